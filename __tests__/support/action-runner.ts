@@ -1,0 +1,229 @@
+/**
+ * Runs the bundled action (dist/index.js) or CLI (dist/cli.js) in a child process, with the
+ * environment the GitHub runner gives a JavaScript action and nothing inherited beyond
+ * PATH/HOME/TMPDIR, so a developer's or CI's own GITHUB_* variables cannot leak in.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { constants, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+export interface ActionRun {
+  exitCode: number
+  stdout: string
+  stderr: string
+  /** Outputs set with core.setOutput (parsed from the GITHUB_OUTPUT file). */
+  outputs: Record<string, string>
+  /** The job summary (the GITHUB_STEP_SUMMARY file). */
+  summary: string
+  durationMs: number
+}
+
+export interface ActionRunOptions {
+  /** GITHUB_WORKSPACE and the working directory. */
+  workspace: string
+  /** Input values by name as declared in action.yml; undeclared inputs get their default. */
+  inputs?: Record<string, string>
+  /** The webhook payload (default `{}`); one with an `issue` makes the event 'issues'. */
+  event?: object
+  /** Applied last, over the runner's variables. */
+  env?: Record<string, string>
+  /** Default 60 s. */
+  timeoutMs?: number
+}
+
+export interface CliRun {
+  exitCode: number
+  stdout: string
+  stderr: string
+  durationMs: number
+}
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+const DEFAULT_TIMEOUT_MS = 60_000
+
+export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
+  const temp = mkdtempSync(join(tmpdir(), 'patchsmith-action-'))
+  try {
+    const outputFile = join(temp, 'output')
+    const summaryFile = join(temp, 'summary')
+    const eventFile = join(temp, 'event.json')
+    const runnerTemp = join(temp, 'runner-temp')
+    writeFileSync(outputFile, '')
+    writeFileSync(summaryFile, '')
+    writeFileSync(eventFile, JSON.stringify(options.event ?? {}))
+    mkdirSync(runnerTemp)
+
+    const env: Record<string, string> = {
+      ...baseEnv(),
+      GITHUB_ACTIONS: 'true',
+      CI: 'true',
+      GITHUB_WORKSPACE: options.workspace,
+      GITHUB_OUTPUT: outputFile,
+      GITHUB_STEP_SUMMARY: summaryFile,
+      GITHUB_EVENT_PATH: eventFile,
+      GITHUB_EVENT_NAME: options.event && 'issue' in options.event ? 'issues' : 'workflow_dispatch',
+      GITHUB_REPOSITORY: 'acme/widgets',
+      GITHUB_REPOSITORY_OWNER: 'acme',
+      RUNNER_TEMP: runnerTemp,
+      ...inputEnv(options.inputs ?? {}),
+      ...options.env
+    }
+    const run = await runNode(entry('index.js'), [], {
+      cwd: options.workspace,
+      env,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    })
+    return {
+      ...run,
+      outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
+      summary: readFileSync(summaryFile, 'utf8')
+    }
+  } finally {
+    rmSync(temp, { recursive: true, force: true })
+  }
+}
+
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}
+): Promise<CliRun> {
+  return runNode(entry('cli.js'), args, {
+    cwd: options.cwd ?? PROJECT_ROOT,
+    env: { ...baseEnv(), ...options.env },
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  })
+}
+
+/**
+ * Parses a GITHUB_OUTPUT file: `name<<DELIMITER` blocks as written by @actions/core, and
+ * `name=value` lines as written by shell steps.
+ */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  const lines = text.split(/\r?\n/)
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    const heredoc = /^([^=]+?)<<(.+)$/.exec(line)
+    if (heredoc) {
+      const [, name, delimiter] = heredoc
+      const end = lines.indexOf(delimiter, i + 1)
+      if (end === -1) throw new Error(`GITHUB_OUTPUT: no closing ${delimiter} for output ${name}`)
+      outputs[name] = lines.slice(i + 1, end).join('\n')
+      i = end
+    } else if (line.includes('=')) {
+      const at = line.indexOf('=')
+      outputs[line.slice(0, at)] = line.slice(at + 1)
+    }
+  }
+  return outputs
+}
+
+/**
+ * The INPUT_* variables the runner sets: one per input declared in action.yml, with the given
+ * value or the declared default. Expression defaults cannot be evaluated here and are left
+ * unset, except `${{ github.token }}`, set to '' so that tests opt in to a token.
+ */
+function inputEnv(inputs: Record<string, string>): Record<string, string> {
+  const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
+    inputs?: Record<string, { default?: unknown } | null>
+  }
+  const declared = action.inputs ?? {}
+  // The runner only warns about unknown inputs; failing here catches typos in tests.
+  const unknown = Object.keys(inputs).filter((name) => !(name in declared))
+  if (unknown.length > 0) {
+    throw new Error(
+      `runAction: inputs not declared in action.yml: ${unknown.join(', ')} ` +
+        `(declared: ${Object.keys(declared).join(', ')})`
+    )
+  }
+  const env: Record<string, string> = {}
+  for (const [name, spec] of Object.entries(declared)) {
+    let value: string | undefined = inputs[name]
+    if (value === undefined && spec?.default !== undefined && spec.default !== null) {
+      const fallback = String(spec.default)
+      if (/^\$\{\{\s*github\.token\s*\}\}$/.test(fallback.trim())) value = ''
+      else if (!fallback.includes('${{')) value = fallback
+    }
+    // The same name mangling as core.getInput.
+    if (value !== undefined) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
+  }
+  return env
+}
+
+/** The only variables inherited from the parent process. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const name of ['PATH', 'HOME', 'TMPDIR']) {
+    const value = process.env[name]
+    if (value !== undefined) env[name] = value
+  }
+  return env
+}
+
+function entry(file: string): string {
+  const path = join(PROJECT_ROOT, 'dist', file)
+  if (!existsSync(path)) throw new Error(`${path} does not exist; run \`npm run bundle\` first`)
+  return path
+}
+
+function runNode(
+  script: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number }
+): Promise<CliRun> {
+  const started = Date.now()
+  return new Promise((resolvePromise, reject) => {
+    // Its own process group, so a timeout also kills whatever the action started.
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup(child.pid)
+    }, options.timeoutMs)
+
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    // The runner ends a step's leftover processes too; here they would hold the pipes open.
+    child.on('exit', () => killGroup(child.pid))
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const durationMs = Date.now() - started
+      if (timedOut) {
+        reject(
+          new Error(
+            `node ${[script, ...args].join(' ')} timed out after ${options.timeoutMs} ms ` +
+              `and was killed; stderr:\n${stderr}`
+          )
+        )
+        return
+      }
+      const exitCode = code ?? 128 + (signal ? constants.signals[signal] : 0)
+      resolvePromise({ exitCode, stdout, stderr, durationMs })
+    })
+  })
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * A loopback stand-in for the GitHub REST API (use its `url` as GITHUB_API_URL) that records
+ * every call. It answers the few calls the action makes with plausible defaults; tests override
+ * any answer with `route()`.
+ */
+import { createServer, type ServerResponse } from 'node:http'
+import { listenOnLoopback, readBody } from './http.js'
+
+export interface GitHubRequest {
+  method: string
+  /** The path without the query string, e.g. '/repos/acme/widgets/issues/7/comments'. */
+  path: string
+  headers: Record<string, string | string[] | undefined>
+  /** The parsed JSON body (the raw text when it is not JSON, undefined when empty). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any
+}
+
+export interface GitHubRoute {
+  method: string
+  /** An exact path, or a pattern tested against the path. */
+  path: string | RegExp
+  /** Default 200. */
+  status?: number
+  /** A string is sent as-is, anything else as JSON. */
+  body?: unknown
+  headers?: Record<string, string>
+  /** Only the first N matching requests, then fall through to older routes and the defaults. */
+  times?: number
+}
+
+export interface GitHubServer {
+  /** e.g. 'http://127.0.0.1:PORT' */
+  url: string
+  requests: GitHubRequest[]
+  /** Adds a route; later routes take precedence over earlier ones and over the defaults. */
+  route(route: GitHubRoute): void
+  close(): Promise<void>
+}
+
+interface Answer {
+  status: number
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+interface ActiveRoute {
+  route: GitHubRoute
+  used: number
+}
+
+const REPO = '/repos/([^/]+)/([^/]+)'
+const COMMENTS = new RegExp(`^${REPO}/issues/(\\d+)/comments$`)
+const LABELS = new RegExp(`^${REPO}/issues/(\\d+)/labels$`)
+const ISSUE = new RegExp(`^${REPO}/issues/(\\d+)$`)
+const GIT_REF = new RegExp(`^${REPO}/git/refs/.+$`)
+
+export async function startGitHubServer(): Promise<GitHubServer> {
+  const routes: ActiveRoute[] = []
+  const requests: GitHubRequest[] = []
+  let nextCommentId = 1000
+
+  const server = createServer((req, res) => {
+    void readBody(req)
+      .then((body) => {
+        const request: GitHubRequest = {
+          method: (req.method ?? 'GET').toUpperCase(),
+          path: (req.url ?? '/').split('?')[0],
+          headers: req.headers,
+          body
+        }
+        requests.push(request)
+        send(res, fromRoutes(request) ?? byDefault(request))
+      })
+      .catch((error: unknown) => {
+        send(res, { status: 500, body: { message: String(error) } })
+      })
+  })
+
+  function fromRoutes(request: GitHubRequest): Answer | undefined {
+    for (let i = routes.length - 1; i >= 0; i--) {
+      const active = routes[i]
+      const { route } = active
+      if (route.method.toUpperCase() !== request.method) continue
+      const matches =
+        typeof route.path === 'string' ? route.path === request.path : route.path.test(request.path)
+      if (!matches) continue
+      if (route.times !== undefined && active.used >= route.times) continue
+      active.used += 1
+      return { status: route.status ?? 200, body: route.body, headers: route.headers }
+    }
+    return undefined
+  }
+
+  function byDefault({ method, path, body }: GitHubRequest): Answer {
+    let match: RegExpExecArray | null
+    if (method === 'POST' && (match = COMMENTS.exec(path))) {
+      const [, owner, repo, number] = match
+      const id = nextCommentId++
+      return {
+        status: 201,
+        body: {
+          id,
+          body: body?.body,
+          html_url: `https://github.com/${owner}/${repo}/issues/${number}#issuecomment-${id}`
+        }
+      }
+    }
+    if (method === 'POST' && LABELS.test(path)) {
+      const labels: unknown[] = Array.isArray(body?.labels) ? body.labels : []
+      return { status: 200, body: labels.map((name) => ({ name })) }
+    }
+    if (method === 'GET' && (match = ISSUE.exec(path))) {
+      const number = Number(match[3])
+      return { status: 200, body: { number, title: `Issue ${number}`, body: '', labels: [] } }
+    }
+    if (method === 'DELETE' && GIT_REF.test(path)) return { status: 204 }
+    return { status: 404, body: { message: 'Not Found' } }
+  }
+
+  const listening = await listenOnLoopback(server)
+  return {
+    url: `http://127.0.0.1:${listening.port}`,
+    requests,
+    route(route) {
+      routes.push({ route, used: 0 })
+    },
+    close: listening.close
+  }
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  if (answer.status === 204 || answer.body === undefined) {
+    res.writeHead(answer.status, answer.headers)
+    res.end()
+    return
+  }
+  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body)
+  res.writeHead(answer.status, {
+    'content-type': 'application/json; charset=utf-8',
+    ...answer.headers
+  })
+  res.end(text)
+}

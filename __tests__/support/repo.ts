@@ -1,0 +1,133 @@
+/**
+ * Temporary git repositories for tests and the demo: a work tree whose `origin` remote is a local
+ * bare repository, so pushes can be checked without any network.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+
+export interface TestRepo {
+  /** The temp folder holding both repositories. */
+  root: string
+  /** The work tree. */
+  dir: string
+  /** The bare repository the work tree pushes to as `origin`. */
+  origin: string
+  /** Runs git in the work tree; returns stdout without trailing whitespace, throws with stderr. */
+  git(...args: string[]): string
+  /** Runs git in the bare origin. */
+  gitOrigin(...args: string[]): string
+  read(path: string): string
+  /** Writes a file in the work tree, creating folders as needed. */
+  write(path: string, content: string): void
+  /** Stages everything and commits; returns the new commit's SHA. */
+  commitAll(message: string): string
+  cleanup(): void
+}
+
+export interface RepoOptions {
+  /** Relative POSIX paths to contents; folders are created. */
+  files: Record<string, string>
+  /** Default 'main'. */
+  branch?: string
+  /** Part of the temp folder's name: `<tmpdir>/patchsmith-<prefix>-XXXXXX`. Default 'repo'. */
+  prefix?: string
+}
+
+export function createRepo(options: RepoOptions): TestRepo {
+  const branch = options.branch ?? 'main'
+  const root = mkdtempSync(join(tmpdir(), `patchsmith-${options.prefix ?? 'repo'}-`))
+  const dir = join(root, 'work')
+  const origin = join(root, 'origin.git')
+
+  const repo: TestRepo = {
+    root,
+    dir,
+    origin,
+    git: (...args) => runGit(dir, args),
+    gitOrigin: (...args) => runGit(origin, args),
+    read: (path) => readFileSync(join(dir, path), 'utf8'),
+    write(path, content) {
+      const file = join(dir, path)
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, content)
+    },
+    commitAll(message) {
+      repo.git('add', '--all')
+      repo.git('commit', '--quiet', '-m', message)
+      return repo.git('rev-parse', 'HEAD')
+    },
+    cleanup: () => rmSync(root, { recursive: true, force: true })
+  }
+
+  try {
+    runGit(root, ['init', '--quiet', '--bare', '-b', branch, origin])
+    runGit(root, ['init', '--quiet', '-b', branch, dir])
+    // A fresh CI machine may have no global identity; signing or CRLF conversion from the
+    // developer's global config must not leak into the tests either.
+    repo.git('config', 'user.name', 'Patchsmith Test')
+    repo.git('config', 'user.email', 'patchsmith-test@example.invalid')
+    repo.git('config', 'commit.gpgsign', 'false')
+    repo.git('config', 'tag.gpgsign', 'false')
+    repo.git('config', 'core.autocrlf', 'false')
+    for (const [path, content] of Object.entries(options.files)) repo.write(path, content)
+    repo.git('add', '--all')
+    repo.git('commit', '--quiet', '--allow-empty', '-m', 'initial')
+    repo.git('remote', 'add', 'origin', origin)
+    repo.git('push', '--quiet', '--set-upstream', 'origin', branch)
+  } catch (error) {
+    repo.cleanup()
+    throw error
+  }
+  return repo
+}
+
+/** Reads every file under `dir` (recursively, skipping `.git`) keyed by relative POSIX path. */
+export function copyDirFiles(dir: string): Record<string, string> {
+  const files: Record<string, string> = {}
+  const walk = (relative: string): void => {
+    const entries = readdirSync(join(dir, relative), { withFileTypes: true })
+    entries.sort((a, b) => a.name.localeCompare(b.name))
+    for (const entry of entries) {
+      const path = relative ? `${relative}/${entry.name}` : entry.name
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') walk(path)
+      } else if (entry.isFile()) {
+        files[path] = readFileSync(join(dir, path), 'utf8')
+      }
+    }
+  }
+  walk('')
+  return files
+}
+
+function runGit(cwd: string, args: string[]): string {
+  try {
+    const stdout = execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: gitEnv()
+    })
+    // Only trailing whitespace: a leading space is meaningful (e.g. ' M file' in --porcelain).
+    return stdout.trimEnd()
+  } catch (error) {
+    const { status, stderr } = error as { status?: number | null; stderr?: string }
+    throw new Error(
+      `git ${args.join(' ')} failed (exit ${status ?? '?'}) in ${cwd}:\n${stderr?.trim() || String(error)}`
+    )
+  }
+}
+
+/**
+ * The parent's environment without the variables that point git at another repository: they are
+ * set when tests run from a git hook, and would make every command here act on that repository.
+ */
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']) {
+    delete env[name]
+  }
+  return env
+}

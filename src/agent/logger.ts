@@ -1,0 +1,7 @@
+export interface Logger {
+  info(message: string): void
+  warn(message: string): void
+  debug(message: string): void
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, debug() {} }

@@ -1,0 +1,2 @@
+export { cli } from './run.js'
+export { parseCliArgs, usage, UsageError } from './args.js'

@@ -1,0 +1,126 @@
+import { z } from 'zod'
+
+/**
+ * Every setting of a run and its default, in one schema. The action reads each key as the
+ * input of the same name in kebab case (`maxRepairs` ← `max-repairs`), the CLI as the flag
+ * of that name (`--max-repairs`); `SETTING_KINDS` tells both readers how to parse the text.
+ */
+
+const bool = (fallback: boolean) =>
+  z
+    .union([z.boolean(), z.string()])
+    .transform((value, ctx) => {
+      if (typeof value === 'boolean') return value
+      const text = value.trim().toLowerCase()
+      if (['true', 'yes', 'on', '1'].includes(text)) return true
+      if (['false', 'no', 'off', '0'].includes(text)) return false
+      ctx.addIssue({ code: 'custom', message: `expected true or false, got "${value}"` })
+      return z.NEVER
+    })
+    .default(fallback)
+
+const int = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback)
+
+const list = () =>
+  z
+    .union([z.array(z.string()), z.string()])
+    .transform((value) => (Array.isArray(value) ? value : value.split('\n')))
+    .transform((items) => items.map((item) => item.trim()).filter((item) => item.length > 0))
+    .default([])
+
+const text = () => z.string().trim().optional()
+
+export const EDIT_FORMATS = ['udiff'] as const
+
+export const RunConfigSchema = z.strictObject({
+  repo: z.string().min(1).default('.'),
+  issue: text(),
+  fixPlan: text(),
+  triageResult: text(),
+  agentInput: text(),
+  model: z.string().trim().min(1).default('gpt-4.1'),
+  baseUrl: z.string().trim().url().default('https://api.openai.com/v1'),
+  apiKey: text(),
+  editFormat: z.enum(EDIT_FORMATS).default('udiff'),
+  validationCommands: list(),
+  allowPlanCommands: bool(false),
+  maxRepairs: int(3, 0, 10),
+  concurrency: int(4, 1, 32),
+  commandTimeout: int(300, 1, 86_400),
+  modelTimeout: int(120, 1, 3_600),
+  outputLimit: int(1000, 100, 1_000_000),
+  blockedPaths: list(),
+  push: bool(true),
+  baseBranch: text(),
+  signoff: bool(true),
+  githubToken: text(),
+  commentOnFailure: bool(true),
+  failureLabel: z.string().trim().default('automation-failed'),
+  outputPath: text(),
+  uploadArtifact: bool(true),
+  artifactName: z.string().trim().min(1).default('patchsmith-result'),
+  dryRun: bool(false)
+})
+
+export type RunConfigInput = z.input<typeof RunConfigSchema>
+export type RunConfig = z.output<typeof RunConfigSchema>
+export type SettingKey = keyof RunConfig
+export type SettingKind = 'text' | 'boolean' | 'list'
+
+/** How each setting is written as text: a flag, a list (one per line or a repeated flag), or text. */
+export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
+  repo: 'text',
+  issue: 'text',
+  fixPlan: 'text',
+  triageResult: 'text',
+  agentInput: 'text',
+  model: 'text',
+  baseUrl: 'text',
+  apiKey: 'text',
+  editFormat: 'text',
+  validationCommands: 'list',
+  allowPlanCommands: 'boolean',
+  maxRepairs: 'text',
+  concurrency: 'text',
+  commandTimeout: 'text',
+  modelTimeout: 'text',
+  outputLimit: 'text',
+  blockedPaths: 'list',
+  push: 'boolean',
+  baseBranch: 'text',
+  signoff: 'boolean',
+  githubToken: 'text',
+  commentOnFailure: 'boolean',
+  failureLabel: 'text',
+  outputPath: 'text',
+  uploadArtifact: 'boolean',
+  artifactName: 'text',
+  dryRun: 'boolean'
+}
+
+export const SETTING_KEYS = Object.keys(SETTING_KINDS) as SettingKey[]
+
+/** `maxRepairs` → `max-repairs`: the action input and CLI flag name of a setting. */
+export function settingName(key: SettingKey): string {
+  return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
+}
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly setting?: string
+  ) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+export function parseRunConfig(input: RunConfigInput): RunConfig {
+  const result = RunConfigSchema.safeParse(input)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]
+  const key = issue?.path[0]
+  const name = typeof key === 'string' ? settingName(key as SettingKey) : 'settings'
+  throw new ConfigError(`Setting "${name}": ${issue?.message ?? 'invalid value'}`, name)
+}

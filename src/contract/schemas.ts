@@ -1,0 +1,149 @@
+import { z } from 'zod'
+
+/** The contract of seed 000 (Code Agent), the one source of the TypeScript types. */
+
+export const ERROR_CODES = [
+  'GIT_CONFLICT',
+  'VALIDATION_FAILED',
+  'PERMISSION_DENIED',
+  'INVALID_DIFF',
+  'BRANCH_EXISTS',
+  'SECURITY_VIOLATION',
+  'INVALID_INPUT',
+  'MODEL_ERROR',
+  'TIMEOUT',
+  'TOKEN_BUDGET_EXCEEDED'
+] as const
+export const ErrorCodeSchema = z.enum(ERROR_CODES)
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>
+
+const Label = z.union([z.string(), z.object({ name: z.string() }).loose()])
+
+/** Issues come from event payloads full of extra fields: unknown keys are dropped, not refused. */
+export const IssueSchema = z.object({
+  number: z.number().int().positive(),
+  title: z.string().min(1).max(1_000),
+  body: z
+    .string()
+    .max(262_144)
+    .nullish()
+    .transform((body) => body ?? ''),
+  labels: z.array(Label).optional(),
+  html_url: z.string().optional()
+})
+export type Issue = z.infer<typeof IssueSchema>
+
+export const TriageResultSchema = z
+  .object({
+    classification: z.string().max(100).optional(),
+    risk: z.string().max(100).optional(),
+    affected_files: z.array(z.string().max(4_096)).max(1_000).optional()
+  })
+  .loose()
+export type TriageResult = z.infer<typeof TriageResultSchema>
+
+export const OperationSchema = z.enum(['MODIFY', 'CREATE', 'DELETE'])
+export type Operation = z.infer<typeof OperationSchema>
+
+export const FileChangeSchema = z.strictObject({
+  path: z.string().min(1).max(4_096),
+  operation: OperationSchema,
+  line_range: z
+    .tuple([z.number().int().min(1), z.number().int().min(1)])
+    .refine(([start, end]) => start <= end, 'line_range start must not exceed its end')
+    .optional(),
+  description: z.string().max(10_000).optional()
+})
+export type FileChange = z.infer<typeof FileChangeSchema>
+
+export const FixPlanSchema = z.strictObject({
+  branch_name: z.string().min(1).max(200),
+  plan_steps: z.array(z.unknown()).max(1_000),
+  file_changes: z
+    .array(FileChangeSchema)
+    .min(1)
+    .max(50)
+    .refine(
+      (changes) => new Set(changes.map((c) => c.path)).size === changes.length,
+      'each path may appear only once in file_changes'
+    ),
+  validation_commands: z.array(z.string().min(1).max(1_000)).max(50)
+})
+export type FixPlan = z.infer<typeof FixPlanSchema>
+
+export const StyleConfigSchema = z.strictObject({
+  indent_style: z.enum(['space', 'tab']),
+  indent_size: z.number().int().min(1).max(16),
+  end_of_line: z.enum(['lf', 'crlf']),
+  insert_final_newline: z.boolean()
+})
+export type StyleConfig = z.infer<typeof StyleConfigSchema>
+
+export const RepositorySnapshotSchema = z.strictObject({
+  branch: z.string().min(1),
+  files: z.record(z.string(), z.string()),
+  git_ref: z.string(),
+  style_config: StyleConfigSchema
+})
+export type RepositorySnapshot = z.infer<typeof RepositorySnapshotSchema>
+
+export const CodeAgentInputSchema = z.strictObject({
+  issue: IssueSchema,
+  triage_result: TriageResultSchema,
+  fix_plan: FixPlanSchema,
+  repository_snapshot: RepositorySnapshotSchema.optional()
+})
+export type CodeAgentInput = z.infer<typeof CodeAgentInputSchema>
+
+export const ValidationResultSchema = z.object({
+  command: z.string(),
+  exit_code: z.number().int(),
+  stdout: z.string(),
+  stderr: z.string(),
+  duration_ms: z.number().int().min(0)
+})
+export type ValidationResult = z.infer<typeof ValidationResultSchema>
+
+export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
+
+export const CommitSchema = z.object({
+  issue_number: z.number().int().positive(),
+  message: z.string().refine((m) => COMMIT_SUBJECT.test(m.split('\n')[0] ?? ''), {
+    message: 'the first line must be a Conventional Commit subject'
+  }),
+  diff: z.string(),
+  files_changed: z.array(z.string()),
+  timestamp: z.string(),
+  validation_results: z.array(ValidationResultSchema),
+  /** The 40-character commit SHA; empty only for a dry run, which commits nothing. */
+  sha: z.string().regex(/^([0-9a-f]{40})?$/),
+  branch: z.string(),
+  patch_id: z.string()
+})
+export type Commit = z.infer<typeof CommitSchema>
+
+export const AgentErrorSchema = z.object({
+  code: ErrorCodeSchema,
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  recoverable: z.boolean()
+})
+export type AgentError = z.infer<typeof AgentErrorSchema>
+
+export function agentResponseSchema<T extends z.ZodType>(data: T) {
+  return z.object({
+    success: z.boolean(),
+    data: data.optional(),
+    error: AgentErrorSchema.optional(),
+    metrics: z.record(z.string(), z.unknown()).optional()
+  })
+}
+
+export const CodeAgentOutputSchema = agentResponseSchema(z.array(CommitSchema))
+export type CodeAgentOutput = z.infer<typeof CodeAgentOutputSchema>
+export interface AgentResponse<T> {
+  success: boolean
+  data?: T
+  error?: AgentError
+  metrics?: Record<string, unknown>
+}

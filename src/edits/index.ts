@@ -1,0 +1,7 @@
+export { editFromUdiffReply } from './draft-edit.js'
+export type { DraftedEdit } from './draft-edit.js'
+export { renderDiff } from './canonical-diff.js'
+export { extractDiff } from './sanitize.js'
+export { parseUnifiedDiff } from './udiff.js'
+export { applyHunks } from './apply-hunks.js'
+export type { FileEdit, FilePatch, Hunk, Placement } from './types.js'

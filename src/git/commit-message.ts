@@ -1,0 +1,88 @@
+import { COMMIT_SUBJECT, type TriageResult } from '../contract/index.js'
+
+export type CommitType = 'fix' | 'feat' | 'docs' | 'chore' | 'refactor'
+const TYPES: readonly CommitType[] = ['fix', 'feat', 'docs', 'chore', 'refactor']
+const CLASSIFICATION_TYPES: Record<string, CommitType> = {
+  bug: 'fix',
+  bugfix: 'fix',
+  fix: 'fix',
+  feature: 'feat',
+  feat: 'feat',
+  enhancement: 'feat',
+  docs: 'docs',
+  documentation: 'docs',
+  chore: 'chore',
+  maintenance: 'chore',
+  refactor: 'refactor'
+}
+// Markers that would let a commit skip CI, and trailers only the agent may add.
+const SKIP_MARKERS = /\[(skip ci|ci skip|no ci|skip actions|actions skip)\]/gi
+
+/** The commit type: from the triage classification, else the branch prefix, else `fix`. */
+export function commitType(triage: TriageResult, branch: string): CommitType {
+  const fromTriage = CLASSIFICATION_TYPES[(triage.classification ?? '').toLowerCase()]
+  if (fromTriage) return fromTriage
+  const prefix = branch.split('/')[0]?.toLowerCase() ?? ''
+  return TYPES.find((type) => type === prefix) ?? CLASSIFICATION_TYPES[prefix] ?? 'fix'
+}
+
+/** The scope: the changed file's name for one root file, else the deepest shared folder. */
+export function commitScope(paths: readonly string[]): string {
+  const dirs = paths.map((path) => path.split('/').slice(0, -1))
+  const shared: string[] = []
+  for (let i = 0; dirs.every((dir) => dir[i] !== undefined && dir[i] === dirs[0]![i]); i++)
+    shared.push(dirs[0]![i]!)
+  const generic = new Set(['src', 'lib', 'app', 'packages', 'source'])
+  const named = shared.filter((segment) => !generic.has(segment.toLowerCase()))
+  const candidate =
+    named[named.length - 1] ??
+    (paths.length === 1 && shared.length === 0 ? stem(paths[0]!) : shared[shared.length - 1])
+  return slug(candidate ?? '') || 'repo'
+}
+
+/** The deterministic subject used when the generated one does not validate. */
+export function templateSubject(type: CommitType, scope: string, issueTitle: string): string {
+  let description = issueTitle
+    .replace(/\s+/g, ' ')
+    .replace(SKIP_MARKERS, '')
+    .trim()
+    .replace(/[.!]+$/, '')
+  description = description.charAt(0).toLowerCase() + description.slice(1)
+  if (description.length < 10) description = `${description} (resolve issue)`.trim()
+  if (description.length > 100) description = `${description.slice(0, 97).trimEnd()}...`
+  return `${type}(${scope}): ${description}`
+}
+
+/** The first line of a generated subject, if it is a valid Conventional Commit subject. */
+export function acceptSubject(generated: string | undefined): string | undefined {
+  const line = (generated ?? '')
+    .split('\n')
+    .map((text) =>
+      text
+        .trim()
+        .replace(/^`+|`+$/g, '')
+        .trim()
+    )
+    .find((text) => text.length > 0)
+  if (!line || line.replace(SKIP_MARKERS, '') !== line) return undefined
+  const subject = line.replace(/\.$/, '')
+  return COMMIT_SUBJECT.test(subject) ? subject : undefined
+}
+
+export function commitMessage(subject: string, issueNumber: number): string {
+  return `${subject}\n\nFixes #${issueNumber}`
+}
+
+function stem(path: string): string {
+  const name = path.split('/').pop() ?? path
+  return name.replace(/^\.+/, '').replace(/\.[^.]*$/, '')
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 30)
+    .replace(/-+$/, '')
+}

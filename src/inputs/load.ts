@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs'
+import type { z } from 'zod'
+import {
+  CodeAgentInputSchema,
+  FixPlanSchema,
+  InvalidInputError,
+  IssueSchema,
+  TriageResultSchema,
+  type CodeAgentInput
+} from '../contract/index.js'
+import { readStructured } from './structured-text.js'
+
+export interface InputSources {
+  issue?: string
+  fixPlan?: string
+  triageResult?: string
+  agentInput?: string
+  /** The triggering event's payload file (GITHUB_EVENT_PATH); its issue is the default issue. */
+  eventPath?: string
+  /** Relative file paths are read from here. */
+  baseDir: string
+}
+
+/** Loads and validates the CodeAgentInput; bad input stops here, naming the field. */
+export function loadAgentInput(sources: InputSources): CodeAgentInput {
+  if (sources.agentInput) {
+    return validate(
+      CodeAgentInputSchema,
+      readStructured(sources.agentInput, 'agent-input', sources.baseDir),
+      ''
+    )
+  }
+  const issue = sources.issue
+    ? readStructured(sources.issue, 'issue', sources.baseDir)
+    : issueFromEvent(sources.eventPath)
+  if (!sources.fixPlan) {
+    throw new InvalidInputError(
+      'No fix plan: give the "fix-plan" input (a file path or inline JSON/YAML) or "agent-input".',
+      { field: 'fix_plan', rule: 'missing-input' }
+    )
+  }
+  const plan = readStructured(sources.fixPlan, 'fix-plan', sources.baseDir)
+  const triage = sources.triageResult
+    ? readStructured(sources.triageResult, 'triage-result', sources.baseDir)
+    : {}
+  return {
+    issue: validate(IssueSchema, issue, 'issue'),
+    triage_result: validate(TriageResultSchema, triage, 'triage_result'),
+    fix_plan: validate(FixPlanSchema, plan, 'fix_plan')
+  }
+}
+
+function issueFromEvent(eventPath: string | undefined): unknown {
+  const payload =
+    eventPath && existsSync(eventPath)
+      ? (JSON.parse(readFileSync(eventPath, 'utf8')) as { issue?: unknown })
+      : {}
+  if (!payload.issue) {
+    throw new InvalidInputError(
+      'No issue: give the "issue" input (a file path or inline JSON/YAML), or run on an issues or issue_comment event.',
+      { field: 'issue', rule: 'missing-input' }
+    )
+  }
+  return payload.issue
+}
+
+function validate<T extends z.ZodType>(schema: T, value: unknown, root: string): z.output<T> {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const problems = result.error.issues.slice(0, 5).map((issue) => ({
+    field: fieldPath(root, issue.path),
+    message: issue.message
+  }))
+  const first = problems[0]!
+  throw new InvalidInputError(`Invalid ${first.field || 'input'}: ${first.message}`, {
+    field: first.field,
+    problems
+  })
+}
+
+function fieldPath(root: string, path: ReadonlyArray<PropertyKey>): string {
+  let text = root
+  for (const part of path) {
+    text += typeof part === 'number' ? `[${part}]` : `${text ? '.' : ''}${String(part)}`
+  }
+  return text
+}

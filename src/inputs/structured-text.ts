@@ -1,0 +1,90 @@
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { parseDocument } from 'yaml'
+import { InvalidInputError } from '../contract/index.js'
+
+export const MAX_INPUT_BYTES = 1024 * 1024
+const MAX_DEPTH = 64
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * Reads an input given as a file path (a downloaded artifact) or as inline JSON/YAML.
+ * Untrusted text: capped in size and depth, YAML warnings are errors, prototype keys refused.
+ */
+export function readStructured(source: string, field: string, baseDir: string): unknown {
+  const path = isAbsolute(source) ? source : resolve(baseDir, source)
+  const looksInline = /^\s*[{[]/.test(source) || source.includes('\n')
+  if (!looksInline && existsSync(path) && statSync(path).isFile()) {
+    const size = statSync(path).size
+    if (size > MAX_INPUT_BYTES) tooLarge(field, size)
+    return parseText(readFileSync(path, 'utf8'), field, path.endsWith('.json'))
+  }
+  if (Buffer.byteLength(source) > MAX_INPUT_BYTES) tooLarge(field, Buffer.byteLength(source))
+  const value = parseText(source, field, /^\s*[{[]/.test(source))
+  if (value === null || typeof value !== 'object') {
+    throw new InvalidInputError(
+      `Input "${field}" is neither a readable file nor inline JSON/YAML: "${source.slice(0, 80)}".`,
+      { field, rule: 'unreadable-input' }
+    )
+  }
+  return value
+}
+
+function parseText(text: string, field: string, json: boolean): unknown {
+  let value: unknown
+  if (json) {
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      throw new InvalidInputError(
+        `Input "${field}" is not valid JSON: ${(error as Error).message}`,
+        {
+          field,
+          rule: 'parse-error'
+        }
+      )
+    }
+  } else {
+    const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true, strict: true })
+    const problem = document.errors[0] ?? document.warnings[0]
+    if (problem) {
+      throw new InvalidInputError(`Input "${field}" is not valid YAML: ${problem.message}`, {
+        field,
+        rule: 'parse-error'
+      })
+    }
+    value = document.toJS({ maxAliasCount: 100 })
+  }
+  assertSafeShape(value, field)
+  return value
+}
+
+function assertSafeShape(root: unknown, field: string): void {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }]
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!
+    if (value === null || typeof value !== 'object') continue
+    if (depth > MAX_DEPTH) {
+      throw new InvalidInputError(`Input "${field}" is nested deeper than ${MAX_DEPTH} levels.`, {
+        field,
+        rule: 'too-deep'
+      })
+    }
+    for (const key of Object.keys(value)) {
+      if (FORBIDDEN_KEYS.has(key)) {
+        throw new InvalidInputError(`Input "${field}" holds the forbidden key "${key}".`, {
+          field,
+          rule: 'forbidden-key'
+        })
+      }
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 })
+    }
+  }
+}
+
+function tooLarge(field: string, bytes: number): never {
+  throw new InvalidInputError(
+    `Input "${field}" is ${bytes} bytes, over the ${MAX_INPUT_BYTES}-byte limit.`,
+    { field, rule: 'input-too-large', bytes }
+  )
+}

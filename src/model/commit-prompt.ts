@@ -1,0 +1,24 @@
+import type { Issue } from '../contract/index.js'
+import type { ChatMessage } from './model-client.js'
+import { renderTemplate } from './prompt-templates.js'
+import { sanitizeUntrusted } from './untrusted-text.js'
+
+export interface CommitPromptInput {
+  issue: Issue
+  type: string
+  scope: string
+  files: readonly string[]
+  diff: string
+}
+
+export function commitMessages(input: CommitPromptInput): ChatMessage[] {
+  const content = renderTemplate('commit-message', {
+    issue_number: input.issue.number,
+    issue_title: sanitizeUntrusted(input.issue.title, 500),
+    type: input.type,
+    scope: input.scope,
+    files: input.files.join(', '),
+    diff: input.diff.length > 6_000 ? `${input.diff.slice(0, 6_000)}\n[… truncated]` : input.diff
+  })
+  return [{ role: 'user', content }]
+}

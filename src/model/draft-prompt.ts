@@ -1,0 +1,75 @@
+import type { FileChange, Issue, StyleConfig } from '../contract/index.js'
+import { renderTemplate } from './prompt-templates.js'
+import { fence, sanitizeUntrusted } from './untrusted-text.js'
+import type { ChatMessage } from './model-client.js'
+
+export interface DraftRequest {
+  issue: Issue
+  change: FileChange
+  planSteps: readonly unknown[]
+  /** The file as it is now (null when it does not exist yet). */
+  content: string | null
+  style: StyleConfig
+  repair?: RepairContext
+}
+
+export interface RepairContext {
+  kind: string
+  /** The failing command's output, or the reason the edit could not be applied. */
+  failure: string
+  /** Paths changed so far besides this one, with their newest content (null: removed). */
+  otherFiles: Record<string, string | null>
+}
+
+export function describeStyle(style: StyleConfig): string {
+  const indent = style.indent_style === 'tab' ? 'tabs' : `${style.indent_size} spaces`
+  const finalNewline = style.insert_final_newline ? 'a final newline' : 'no required final newline'
+  return `indent with ${indent}, ${style.end_of_line.toUpperCase()} line endings, ${finalNewline}`
+}
+
+/** The messages for one planned file: rules, the issue as delimited untrusted data, the file. */
+export function draftMessages(request: DraftRequest): ChatMessage[] {
+  const { issue, change, content, repair } = request
+  const values = {
+    style: describeStyle(request.style),
+    issue_number: issue.number,
+    issue_title: sanitizeUntrusted(issue.title, 500),
+    issue_body: sanitizeUntrusted(issue.body).replace(/<\/?issue-body[^>]*>/gi, ''),
+    path: change.path,
+    operation: change.operation,
+    line_range: change.line_range
+      ? `${change.line_range[0]}-${change.line_range[1]}`
+      : 'whole file',
+    description: sanitizeUntrusted(change.description ?? 'as the issue describes', 4_000),
+    plan_steps: sanitizeUntrusted(planStepsText(request.planSteps), 8_000),
+    content: content === null ? '(the file does not exist yet: create it)' : fence(content),
+    old_name: content === null ? '/dev/null' : `a/${change.path}`
+  }
+  const messages: ChatMessage[] = [
+    { role: 'system', content: renderTemplate('system', values) },
+    { role: 'user', content: renderTemplate('draft-udiff', values) }
+  ]
+  if (repair) {
+    const others = Object.entries(repair.otherFiles).map(([path, text]) =>
+      text === null ? `${path}: removed` : `${path} now reads:\n${fence(text)}`
+    )
+    messages.push({
+      role: 'user',
+      content: renderTemplate('repair', {
+        ...values,
+        failure_kind: repair.kind,
+        failure: fence(repair.failure),
+        other_files:
+          others.length > 0 ? `\nOther files changed so far:\n${others.join('\n')}\n` : ''
+      })
+    })
+  }
+  return messages
+}
+
+function planStepsText(steps: readonly unknown[]): string {
+  if (steps.length === 0) return '(none)'
+  return steps
+    .map((step, i) => `${i + 1}. ${typeof step === 'string' ? step : JSON.stringify(step)}`)
+    .join('\n')
+}

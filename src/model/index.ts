@@ -1,0 +1,8 @@
+export { ModelClient } from './model-client.js'
+export type { ChatMessage, Completion, ModelClientOptions, ModelUsage } from './model-client.js'
+export { loadTemplate, renderTemplate } from './prompt-templates.js'
+export { sanitizeUntrusted, fence } from './untrusted-text.js'
+export { draftMessages, describeStyle } from './draft-prompt.js'
+export type { DraftRequest, RepairContext } from './draft-prompt.js'
+export { commitMessages } from './commit-prompt.js'
+export type { CommitPromptInput } from './commit-prompt.js'

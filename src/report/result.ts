@@ -1,0 +1,27 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { CodeAgentOutput } from '../contract/index.js'
+
+export function writeResultFile(path: string, response: CodeAgentOutput): void {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, `${JSON.stringify(response, null, 2)}\n`)
+}
+
+/** Every output of action.yml, set on success and on failure alike. */
+export function actionOutputs(
+  response: CodeAgentOutput,
+  outputPath: string,
+  branch: string
+): Record<string, string> {
+  const commits = response.data ?? []
+  const last = commits[commits.length - 1]
+  return {
+    success: String(response.success),
+    commits: JSON.stringify(commits),
+    'output-path': outputPath,
+    branch: last?.branch ?? branch,
+    sha: last?.sha ?? '',
+    'error-code': response.error?.code ?? '',
+    'files-changed': [...new Set(commits.flatMap((commit) => commit.files_changed))].join('\n')
+  }
+}

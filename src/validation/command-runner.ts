@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process'
+import type { ValidationResult } from '../contract/index.js'
+import { CappedOutput, truncateMiddle } from './capped-output.js'
+import type { SecretMasker } from './secret-masker.js'
+
+export interface CommandRunnerOptions {
+  cwd: string
+  timeoutMs: number
+  /** Characters of stdout and of stderr kept in each result. */
+  outputLimit: number
+  masker: SecretMasker
+  env?: NodeJS.ProcessEnv
+}
+
+export interface CommandOutcome extends ValidationResult {
+  timedOut: boolean
+}
+
+const READ_CAP = 256 * 1024
+// eslint-disable-next-line no-control-regex -- escape sequences are what this strips
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g
+// Variables a validation command never needs and must never see.
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|^INPUT_|^ACTIONS_|^OPENAI_|^AZURE_OPENAI/i
+
+/** The parent environment without tokens, keys, action inputs or runner credentials. */
+export function scrubbedEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)))
+}
+
+/**
+ * Runs one validation command through `sh -c` in its own process group: stdin closed, output
+ * read with a cap, and the whole group killed at the timeout so no grandchild survives.
+ */
+export function runCommand(
+  command: string,
+  options: CommandRunnerOptions
+): Promise<CommandOutcome> {
+  const started = Date.now()
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd: options.cwd,
+      env: options.env ?? scrubbedEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true
+    })
+    const stdout = new CappedOutput(READ_CAP)
+    const stderr = new CappedOutput(READ_CAP)
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk))
+    let timedOut = false
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // the group is already gone
+      }
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, options.timeoutMs)
+    const finish = (exitCode: number) => {
+      clearTimeout(timer)
+      killGroup()
+      const clean = (text: string) =>
+        truncateMiddle(options.masker.mask(text.replace(ANSI, '')), options.outputLimit)
+      const err = stderr.text()
+      resolve({
+        command,
+        exit_code: timedOut ? 124 : exitCode,
+        stdout: clean(stdout.text()),
+        stderr: clean(
+          timedOut ? `${err}\nKilled after ${options.timeoutMs} ms (command-timeout).` : err
+        ),
+        duration_ms: Date.now() - started,
+        timedOut
+      })
+    }
+    let exitCode = 1
+    child.on('error', (error) => {
+      stderr.push(String(error.message))
+      exitCode = 127
+    })
+    // Background children may hold the pipes open after the shell exits: end them with it.
+    child.on('exit', (code, signal) => {
+      exitCode = code ?? (signal ? 137 : 1)
+      killGroup()
+    })
+    child.on('close', () => finish(exitCode))
+  })
+}

@@ -1,0 +1,6 @@
+export { runCommand, scrubbedEnv } from './command-runner.js'
+export type { CommandOutcome, CommandRunnerOptions } from './command-runner.js'
+export { runPipeline } from './pipeline.js'
+export type { PipelineOutcome } from './pipeline.js'
+export { SecretMasker } from './secret-masker.js'
+export { truncateMiddle } from './capped-output.js'
