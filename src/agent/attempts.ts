@@ -87,7 +87,11 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
     } catch (error) {
       if (!(error instanceof InvalidDiffError)) throw error
       logger.warn(`Edit refused: ${error.message}`)
-      lastError = new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
+      // A repair that cannot be applied says less than the validation failure it was meant to fix.
+      lastError =
+        lastError instanceof ValidationFailedError
+          ? new ValidationFailedError(lastError.message, { ...lastError.details, repair_error: error.message })
+          : new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
     }
   }

@@ -1,0 +1,44 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../support/action-runner.js'
+import { createRepo, copyDirFiles, type TestRepo } from '../support/repo.js'
+
+export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
+export const TYPO_EXAMPLE = join(PROJECT_ROOT, 'examples/typo-fix')
+export const ACTION_OUTPUTS = ['success', 'commits', 'output-path', 'branch', 'sha', 'error-code', 'files-changed']
+
+export interface RecordedReplies {
+  model: string
+  replies: Array<{ contains: string; reply: string }>
+}
+
+export function typoReplies(): RecordedReplies {
+  return JSON.parse(readFileSync(join(TYPO_EXAMPLE, 'replies.json'), 'utf8')) as RecordedReplies
+}
+
+export function typoRepo(): TestRepo {
+  return createRepo({ files: copyDirFiles(join(TYPO_EXAMPLE, 'repo')), prefix: 'typo' })
+}
+
+/** Writes inputs (issue, plan, …) as files beside the work tree, as a downloaded artifact would be. */
+export function writeInputs(repo: TestRepo, files: Record<string, unknown>): Record<string, string> {
+  const dir = join(repo.root, 'artifact')
+  mkdirSync(dir, { recursive: true })
+  const paths: Record<string, string> = {}
+  for (const [name, value] of Object.entries(files)) {
+    paths[name] = join(dir, name)
+    writeFileSync(paths[name]!, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
+  }
+  return paths
+}
+
+/** The state a failed or refused run must leave: on the base branch, nothing changed or added. */
+export function expectUntouched(repo: TestRepo, branch: string, baseSha: string): string[] {
+  const problems: string[] = []
+  if (repo.git('status', '--porcelain') !== '') problems.push(`dirty: ${repo.git('status', '--porcelain')}`)
+  if (repo.git('rev-parse', 'HEAD') !== baseSha) problems.push('HEAD moved')
+  if (repo.git('symbolic-ref', '--short', 'HEAD') !== 'main') problems.push('not on main')
+  if (repo.git('branch', '--list', branch) !== '') problems.push(`local branch ${branch} exists`)
+  if (repo.gitOrigin('branch', '--list', branch) !== '') problems.push(`origin branch ${branch} exists`)
+  return problems
+}
