@@ -5,7 +5,15 @@ import { createRepo, copyDirFiles, type TestRepo } from '../support/repo.js'
 
 export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
 export const TYPO_EXAMPLE = join(PROJECT_ROOT, 'examples/typo-fix')
-export const ACTION_OUTPUTS = ['success', 'commits', 'output-path', 'branch', 'sha', 'error-code', 'files-changed']
+export const ACTION_OUTPUTS = [
+  'success',
+  'commits',
+  'output-path',
+  'branch',
+  'sha',
+  'error-code',
+  'files-changed'
+]
 
 export interface RecordedReplies {
   model: string
@@ -21,7 +29,10 @@ export function typoRepo(): TestRepo {
 }
 
 /** Writes inputs (issue, plan, …) as files beside the work tree, as a downloaded artifact would be. */
-export function writeInputs(repo: TestRepo, files: Record<string, unknown>): Record<string, string> {
+export function writeInputs(
+  repo: TestRepo,
+  files: Record<string, unknown>
+): Record<string, string> {
   const dir = join(repo.root, 'artifact')
   mkdirSync(dir, { recursive: true })
   const paths: Record<string, string> = {}
@@ -35,10 +46,12 @@ export function writeInputs(repo: TestRepo, files: Record<string, unknown>): Rec
 /** The state a failed or refused run must leave: on the base branch, nothing changed or added. */
 export function expectUntouched(repo: TestRepo, branch: string, baseSha: string): string[] {
   const problems: string[] = []
-  if (repo.git('status', '--porcelain') !== '') problems.push(`dirty: ${repo.git('status', '--porcelain')}`)
+  if (repo.git('status', '--porcelain') !== '')
+    problems.push(`dirty: ${repo.git('status', '--porcelain')}`)
   if (repo.git('rev-parse', 'HEAD') !== baseSha) problems.push('HEAD moved')
   if (repo.git('symbolic-ref', '--short', 'HEAD') !== 'main') problems.push('not on main')
   if (repo.git('branch', '--list', branch) !== '') problems.push(`local branch ${branch} exists`)
-  if (repo.gitOrigin('branch', '--list', branch) !== '') problems.push(`origin branch ${branch} exists`)
+  if (repo.gitOrigin('branch', '--list', branch) !== '')
+    problems.push(`origin branch ${branch} exists`)
   return problems
 }

@@ -44,7 +44,10 @@ describe('seed scenario 1: typo fix through node dist/index.js', () => {
     const issue = JSON.parse(readFileSync(`${TYPO_EXAMPLE}/issue.json`, 'utf8'))
     const run = await runAction({
       workspace: repo.dir,
-      event: { action: 'labeled', issue: { ...issue, user: { login: 'someone' }, labels: [{ name: 'patchsmith' }] } },
+      event: {
+        action: 'labeled',
+        issue: { ...issue, user: { login: 'someone' }, labels: [{ name: 'patchsmith' }] }
+      },
       inputs: {
         'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
         'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
@@ -103,12 +106,23 @@ describe('seed scenario 1: typo fix through node dist/index.js', () => {
 describe('seed scenario 2: validation failure', () => {
   it('exits 1 with VALIDATION_FAILED, rolls everything back and tells the issue once', async () => {
     const repo = track(
-      createRepo({ files: { 'src/math.js': 'function add(a, b) {\n  return a + b\n}\nmodule.exports = { add }\n' }, prefix: 'broken' })
+      createRepo({
+        files: {
+          'src/math.js': 'function add(a, b) {\n  return a + b\n}\nmodule.exports = { add }\n'
+        },
+        prefix: 'broken'
+      })
     )
     const baseSha = repo.git('rev-parse', 'HEAD')
-    const broken = '--- a/src/math.js\n+++ b/src/math.js\n@@ -1,3 +1,3 @@\n function add(a, b) {\n-  return a + b\n+  return a + (b\n }\n'
-    const stillBroken = broken.replace('-  return a + b\n+  return a + (b', '-  return a + (b\n+  return a + ((b')
-    const server = await modelServer((request) => (request.body.messages.length > 2 ? stillBroken : broken))
+    const broken =
+      '--- a/src/math.js\n+++ b/src/math.js\n@@ -1,3 +1,3 @@\n function add(a, b) {\n-  return a + b\n+  return a + (b\n }\n'
+    const stillBroken = broken.replace(
+      '-  return a + b\n+  return a + (b',
+      '-  return a + (b\n+  return a + ((b'
+    )
+    const server = await modelServer((request) =>
+      request.body.messages.length > 2 ? stillBroken : broken
+    )
     const github = await startGitHubServer()
     cleanups.push(() => github.close())
     const inputs = writeInputs(repo, {
@@ -136,7 +150,12 @@ describe('seed scenario 2: validation failure', () => {
     })
     expect(run.exitCode).toBe(1)
     for (const name of ACTION_OUTPUTS) expect(run.outputs, name).toHaveProperty(name)
-    expect(run.outputs).toMatchObject({ success: 'false', 'error-code': 'VALIDATION_FAILED', sha: '', commits: '[]' })
+    expect(run.outputs).toMatchObject({
+      success: 'false',
+      'error-code': 'VALIDATION_FAILED',
+      sha: '',
+      commits: '[]'
+    })
     const result = resultOf(run.outputs['output-path']!)
     expect(result.error).toMatchObject({ code: 'VALIDATION_FAILED', recoverable: false })
     expect(result.error!.details).toMatchObject({ command: 'node src/math.js', exit_code: 1 })
@@ -144,8 +163,12 @@ describe('seed scenario 2: validation failure', () => {
     expect(server.requests).toHaveLength(2) // one attempt and one repair, no commit message call
     expect(expectUntouched(repo, 'fix/7-add', baseSha)).toEqual([])
 
-    const comments = github.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/7/comments'))
-    const labels = github.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/7/labels'))
+    const comments = github.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/issues/7/comments')
+    )
+    const labels = github.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/issues/7/labels')
+    )
     expect(comments).toHaveLength(1)
     expect(comments[0]!.path).toBe('/repos/acme/widgets/issues/7/comments')
     expect(comments[0]!.body.body).toContain('VALIDATION_FAILED')
@@ -165,7 +188,9 @@ describe('seed scenario 3: multi-file change', () => {
     const baseSha = repo.git('rev-parse', 'HEAD')
     const server = await modelServer((request) => {
       const text = JSON.stringify(request.body)
-      const name = ['a', 'b', 'c'].find((n) => text.includes(`Write a unified diff for src/${n}.js`))
+      const name = ['a', 'b', 'c'].find((n) =>
+        text.includes(`Write a unified diff for src/${n}.js`)
+      )
       if (!name) return 'refactor(src): rename the three counters to start at two'
       return {
         delayMs: 400,
@@ -173,7 +198,11 @@ describe('seed scenario 3: multi-file change', () => {
       }
     })
     const inputs = writeInputs(repo, {
-      'issue.json': { number: 9, title: 'Counters should start at two', body: 'a, b and c start at 1' },
+      'issue.json': {
+        number: 9,
+        title: 'Counters should start at two',
+        body: 'a, b and c start at 1'
+      },
       'plan.json': {
         branch_name: 'fix/9-counters',
         plan_steps: ['Set each counter to 2'],
@@ -193,17 +222,25 @@ describe('seed scenario 3: multi-file change', () => {
     })
     expect(run.exitCode, run.stderr + run.stdout).toBe(0)
     const drafts = server.requests.slice(0, 3)
-    const overlapping = drafts.every((r) => drafts.every((o) => r.startedAt < o.endedAt! && o.startedAt < r.endedAt!))
+    const overlapping = drafts.every((r) =>
+      drafts.every((o) => r.startedAt < o.endedAt! && o.startedAt < r.endedAt!)
+    )
     expect(server.maxConcurrent).toBe(3)
     expect(overlapping).toBe(true)
     const sha = run.outputs.sha!
     expect(sha).toMatch(/^[0-9a-f]{40}$/)
     expect(repo.gitOrigin('rev-parse', 'refs/heads/fix/9-counters')).toBe(sha)
     expect(repo.gitOrigin('rev-list', '--count', `${baseSha}..${sha}`)).toBe('1')
-    expect(repo.gitOrigin('diff', '--name-only', baseSha, sha).split('\n')).toEqual(['src/a.js', 'src/b.js', 'src/c.js'])
+    expect(repo.gitOrigin('diff', '--name-only', baseSha, sha).split('\n')).toEqual([
+      'src/a.js',
+      'src/b.js',
+      'src/c.js'
+    ])
     const [commit] = JSON.parse(run.outputs.commits!)
     expect(commit.validation_results.map((r: { exit_code: number }) => r.exit_code)).toEqual([0, 0])
-    expect(commit.message.split('\n')[0]).toBe('refactor(src): rename the three counters to start at two')
+    expect(commit.message.split('\n')[0]).toBe(
+      'refactor(src): rename the three counters to start at two'
+    )
     expect(run.outputs['files-changed']).toBe('src/a.js\nsrc/b.js\nsrc/c.js')
   })
 })

@@ -72,7 +72,7 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
       ...inputEnv(options.inputs ?? {}),
       ...options.env
     }
-    const run = await runNode(entry('index.js'), [], {
+    const run = await runNode([process.execPath, entry('index.js')], {
       cwd: options.workspace,
       env,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -91,7 +91,15 @@ export function runCli(
   args: string[],
   options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}
 ): Promise<CliRun> {
-  return runNode(entry('cli.js'), args, {
+  return runProgram([process.execPath, entry('cli.js'), ...args], options)
+}
+
+/** Any program, with the same clean environment and process-group handling as runCli. */
+export function runProgram(
+  argv: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}
+): Promise<CliRun> {
+  return runNode(argv, {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { ...baseEnv(), ...options.env },
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -171,14 +179,13 @@ function entry(file: string): string {
 }
 
 function runNode(
-  script: string,
-  args: string[],
+  argv: string[],
   options: { cwd: string; env: Record<string, string>; timeoutMs: number }
 ): Promise<CliRun> {
   const started = Date.now()
   return new Promise((resolvePromise, reject) => {
     // Its own process group, so a timeout also kills whatever the action started.
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -207,7 +214,7 @@ function runNode(
       if (timedOut) {
         reject(
           new Error(
-            `node ${[script, ...args].join(' ')} timed out after ${options.timeoutMs} ms ` +
+            `${argv.join(' ')} timed out after ${options.timeoutMs} ms ` +
               `and was killed; stderr:\n${stderr}`
           )
         )

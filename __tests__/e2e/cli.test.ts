@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { CodeAgentOutput } from '../../src/contract/index.js'
+import { runCli, runProgram } from '../support/action-runner.js'
+import { replyByMatch, startModelServer } from '../support/model-server.js'
+import { typoRepo, typoReplies, TYPO_EXAMPLE } from './scenario.js'
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+async function typoSetup() {
+  const repo = typoRepo()
+  cleanups.push(() => repo.cleanup())
+  const server = await startModelServer(replyByMatch(typoReplies().replies))
+  cleanups.push(() => server.close())
+  const args = [
+    'run',
+    '--repo',
+    repo.dir,
+    '--issue',
+    `${TYPO_EXAMPLE}/issue.json`,
+    '--plan',
+    `${TYPO_EXAMPLE}/fix-plan.json`,
+    '--triage',
+    `${TYPO_EXAMPLE}/triage-result.json`,
+    '--base-url',
+    server.url,
+    '--validation-command',
+    'npm run lint'
+  ]
+  return { repo, server, args }
+}
+
+describe('patchsmith run (node dist/cli.js)', () => {
+  it('commits without pushing, prints the JSON result on stdout and progress on stderr', async () => {
+    const { repo, server, args } = await typoSetup()
+    const run = await runCli([...args, '--no-push'], {
+      env: { OPENAI_API_KEY: 'sk-from-env-1234' }
+    })
+    expect(run.exitCode, run.stderr).toBe(0)
+    const result = JSON.parse(run.stdout) as CodeAgentOutput
+    expect(result.success).toBe(true)
+    const [commit] = result.data!
+    expect(repo.git('rev-parse', 'refs/heads/docs/42-fix-typo-readme')).toBe(commit!.sha)
+    expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
+    expect(run.stderr).toMatch(/patchsmith: Committed [0-9a-f]{40}/)
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-1234')
+  })
+
+  it('writes the result to --output and keeps stdout free', async () => {
+    const { repo, args } = await typoSetup()
+    const output = `${repo.root}/out/result.json`
+    const run = await runCli([...args, '--api-key', 'k-1234', '--output', output, '--dry-run'])
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.stdout).toBe('')
+    const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
+    expect(result.data![0]!.sha).toBe('')
+    expect(result.data![0]!.diff).toContain('+Run the following command:')
+    // A dry run validates and rolls back: no branch, the work tree as it was.
+    expect(repo.git('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
+    expect(repo.read('README.md')).toContain('Run teh following')
+  })
+
+  it('exits 1 with the JSON result when the run is refused', async () => {
+    const { repo, args } = await typoSetup()
+    const run = await runCli([...args, '--api-key', 'k-1234', '--blocked-paths', 'README.md'])
+    expect(run.exitCode).toBe(1)
+    const result = JSON.parse(run.stdout) as CodeAgentOutput
+    expect(result.error).toMatchObject({
+      code: 'SECURITY_VIOLATION',
+      details: { path: 'README.md' }
+    })
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it.each([
+    [['run', '--no-such-flag']],
+    [['run', '--max-repairs']],
+    [['launch']],
+    [[]],
+    [['run', '--max-repairs', 'many']],
+    [['run', '--push=perhaps']]
+  ])('exits 2 on bad usage %j', async (args) => {
+    const run = await runCli(args)
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toContain('Usage: patchsmith run')
+    expect(run.stdout).toBe('')
+  })
+})
+
+describe('npm run demo', () => {
+  it('runs the whole pipeline offline on recorded replies and says so', async () => {
+    const run = await runProgram(['npm', 'run', '--silent', 'demo'], { timeoutMs: 120_000 })
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.stdout).toContain('RECORDED model replies')
+    expect(run.stdout).toMatch(/"sha": "[0-9a-f]{40}"/)
+    expect(run.stdout).toContain('docs(readme): correct typo in installation section')
+    expect(run.stdout).toContain('docs/42-fix-typo-readme')
+  }, 120_000)
+})
