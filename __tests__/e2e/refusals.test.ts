@@ -208,3 +208,28 @@ describe('a failing model endpoint', () => {
     expect(expectUntouched(repo, 'fix/5-change', baseSha)).toEqual([])
   })
 })
+
+describe('a model that never answers', () => {
+  it('is TIMEOUT after model-timeout, rolled back', async () => {
+    const repo = createRepo({ files: FILES, prefix: 'hang' })
+    cleanups.push(() => repo.cleanup())
+    const baseSha = repo.git('rev-parse', 'HEAD')
+    const server = await startModelServer(() => ({ hang: true }))
+    cleanups.push(() => server.close())
+    const files = writeInputs(repo, { 'issue.json': { number: 5, title: 'Something to change' }, 'plan.json': plan() })
+    const run = await runAction({
+      workspace: repo.dir,
+      inputs: {
+        issue: files['issue.json']!,
+        'fix-plan': files['plan.json']!,
+        'base-url': server.url,
+        'api-key': 'k-hang',
+        'model-timeout': '1'
+      }
+    })
+    expect(run.exitCode).toBe(1)
+    expect(run.outputs['error-code']).toBe('TIMEOUT')
+    expect(run.stdout).toContain('model-timeout')
+    expect(expectUntouched(repo, 'fix/5-change', baseSha)).toEqual([])
+  }, 60_000)
+})
