@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { DefaultArtifactClient } from '@actions/artifact'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { runAgent, type Logger } from './agent/index.js'
 import {
   ConfigError,
@@ -50,13 +50,14 @@ export async function run(): Promise<void> {
 }
 
 function readInputs(): RunConfigInput {
-  const input: Record<string, unknown> = { repo: process.env.GITHUB_WORKSPACE || process.cwd() }
+  const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
+  const input: Record<string, unknown> = {}
   for (const key of SETTING_KEYS) {
-    if (key === 'repo') continue
     const value = core.getInput(settingName(key))
     if (value === '') continue
     input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
   }
+  input.repo = resolve(workspace, (input.repo as string | undefined) ?? '.')
   return input as RunConfigInput
 }
 

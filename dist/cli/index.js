@@ -40461,9 +40461,7 @@ function commitScope(paths) {
 }
 /** The deterministic subject used when the generated one does not validate. */
 function templateSubject(type, scope, issueTitle) {
-    let description = issueTitle
-        .replace(/\s+/g, ' ')
-        .replace(SKIP_MARKERS, '')
+    let description = withoutSkipMarkers(issueTitle.replace(/\s+/g, ' '))
         .trim()
         .replace(/[.!]+$/, '');
     description = description.charAt(0).toLowerCase() + description.slice(1);
@@ -40489,6 +40487,15 @@ function acceptSubject(generated) {
 }
 function commitMessage(subject, issueNumber) {
     return `${subject}\n\nFixes #${issueNumber}`;
+}
+/** Removes skip markers until none is left: `[skip [skip ci]ci]` must not leave `[skip ci]`. */
+function withoutSkipMarkers(text) {
+    let previous;
+    do {
+        previous = text;
+        text = text.replace(SKIP_MARKERS, '');
+    } while (text !== previous);
+    return text;
 }
 function stem(path) {
     const name = path.split('/').pop() ?? path;
@@ -57263,8 +57270,9 @@ const HIDDEN_CHARACTERS =
 const GIT_DIR = /^(\.git[. ]*|git~\d+)$/i;
 /**
  * The one choke point for repository paths: canonical relative POSIX paths only, nothing in
- * `.git`, nothing matching a blocked glob. Globs match with `dot` and `nocase`, so `.ENV`,
- * `certs/a.PEM` and dot-directories cannot slip past.
+ * `.git` or `.github` (workflows run with the repository's secrets), nothing matching a blocked
+ * glob. Globs match with `dot` and `nocase`, so `.ENV`, `certs/a.PEM` and dot-directories cannot
+ * slip past.
  */
 class PathPolicy {
     blockedGlobs;
@@ -57288,6 +57296,8 @@ class PathPolicy {
             return refuse('non-canonical-path', 'the path has "." or empty segments; write it canonically');
         if (segments.some((segment) => GIT_DIR.test(segment)))
             return refuse('git-directory', 'nothing inside .git may be edited');
+        if (segments[0].toLowerCase() === '.github')
+            return refuse('protected-path', 'files under .github (workflows, actions, CODEOWNERS) are changed by people, not by the agent');
         const glob = this.blockedGlobs.find((pattern) => minimatch(path, pattern, { dot: true, nocase: true }));
         if (glob)
             return refuse('blocked-path', `the path matches the blocked pattern "${glob}"`);
@@ -62442,14 +62452,20 @@ class CappedOutput {
 function marker(dropped) {
     return `\n… [${dropped} characters truncated] …\n`;
 }
+const MARKER = /\n… \[(\d+) characters truncated\] …\n/;
 /** Head and tail of a text within `limit` characters, with a visible marker where it was cut. */
 function truncateMiddle(text, limit) {
     if (text.length <= limit)
         return text;
-    const keep = Math.max(0, limit - marker(text.length).length);
+    // Room for the longest marker, so the result stays within the limit whatever the count.
+    const keep = Math.max(0, limit - marker(Number.MAX_SAFE_INTEGER).length);
     const head = Math.ceil(keep / 2);
     const tail = keep - head;
-    return text.slice(0, head) + marker(text.length - keep) + (tail > 0 ? text.slice(-tail) : '');
+    const cut = text.slice(head, text.length - tail);
+    // A marker in the cut part (left by the read cap) stands for more text than its own length.
+    const inner = MARKER.exec(cut);
+    const dropped = cut.length + (inner ? Number(inner[1]) - inner[0].length : 0);
+    return text.slice(0, head) + marker(dropped) + text.slice(text.length - tail);
 }
 
 ;// CONCATENATED MODULE: ./src/validation/command-runner.ts
@@ -62616,8 +62632,9 @@ function applyHunks(path, before, hunks) {
         }
         const reachesEnd = at + oldLength === lines.length;
         lines.splice(at, oldLength, ...replacement);
+        // An empty file has no final newline to keep: new text gets one unless the reply says not.
         if (reachesEnd)
-            finalNewline = endsWithNewline(hunk, file.finalNewline);
+            finalNewline = endsWithNewline(hunk, file.finalNewline || file.lines.length === 0);
     }
     if (lines.length === 0)
         finalNewline = false;
@@ -62647,7 +62664,7 @@ function locate(path, file, hunk, index) {
         if (matches.length === 1)
             return { hunk, at: matches[0], oldLength: old.length, placement };
         if (matches.length > 1) {
-            if (matches.includes(hint))
+            if (matches.includes(hint) && old.some((line) => line.trim() !== ''))
                 return { hunk, at: hint, oldLength: old.length, placement: 'hint' };
             throw new InvalidDiffError(`Hunk ${index + 1} for ${path} matches ${matches.length} places (lines ${matches.map((m) => m + 1).join(', ')}); ` +
                 'add more context lines so it matches exactly one.', { rule: 'ambiguous-hunk', path, hunk: index + 1 });
@@ -62664,7 +62681,9 @@ function endsWithNewline(hunk, before) {
         return before;
     if (last.noEol)
         return false;
-    return last.kind === '+' ? true : before;
+    // A reply without "\ No newline" markers says nothing about the final newline: keep the file's.
+    const oldSide = hunk.lines.filter((line) => line.kind !== '+');
+    return last.kind === '+' && oldSide[oldSide.length - 1]?.noEol ? true : before;
 }
 
 ;// CONCATENATED MODULE: ./src/edits/sanitize.ts
@@ -62681,9 +62700,9 @@ const SEND_INSTEAD = 'Reply with the raw unified diff only: "--- a/<path>" and "
  * refused with a message that tells the model what to send instead.
  */
 function extractDiff(reply) {
-    const lines = reply.replace(/\r\n/g, '\n').split('\n');
-    const fenced = fencedBlocks(lines).find((block) => block.some((line) => DIFF_START.test(line)));
-    const body = fenced ?? lines;
+    // The diff runs from its first header to its last diff line in the whole reply: fences and tags
+    // before and after it are stripped with the prose, and any inside it are refused below.
+    const body = reply.replace(/\r\n/g, '\n').split('\n');
     const start = body.findIndex((line) => DIFF_START.test(line));
     if (start < 0 || !body.some((line) => line.startsWith('@@') || /^[+-](?![+-]{2} )/.test(line))) {
         throw new InvalidDiffError(`The reply holds no unified diff (no "@@" hunk and no +/- lines). ${SEND_INSTEAD}`, {
@@ -62698,25 +62717,6 @@ function extractDiff(reply) {
         throw new InvalidDiffError(`The diff is contaminated at line ${contaminated + 1} ("${kept[contaminated].trim().slice(0, 40)}"). ${SEND_INSTEAD}`, { rule: 'contaminated-diff', line: contaminated + 1 });
     }
     return kept.join('\n') + '\n';
-}
-function fencedBlocks(lines) {
-    const blocks = [];
-    let current;
-    for (const line of lines) {
-        if (FENCE.test(line)) {
-            if (current) {
-                blocks.push(current);
-                current = undefined;
-            }
-            else
-                current = [];
-        }
-        else
-            current?.push(line);
-    }
-    if (current)
-        blocks.push(current);
-    return blocks;
 }
 /** The last line that can belong to a diff; prose after it is dropped. */
 function lastDiffLine(lines) {
@@ -62762,7 +62762,7 @@ function parseUnifiedDiff(diff) {
     };
     for (let i = 0; i < lines.length; i++) {
         const line = lines[i];
-        if (hunk && /^[ +-]/.test(line)) {
+        if (hunk && /^[ +-]/.test(line) && !isFileHeader(lines, i)) {
             hunk.lines.push({ kind: line[0], text: line.slice(1), noEol: false });
             continue;
         }
@@ -62824,6 +62824,12 @@ function parseUnifiedDiff(diff) {
         }
     }
     return patches;
+}
+/** `--- path`, `+++ path`, `@@`: the next file of a plain diff, not a removed and an added line. */
+function isFileHeader(lines, i) {
+    return (lines[i].startsWith('--- ') &&
+        lines[i + 1]?.startsWith('+++ ') === true &&
+        lines[i + 2]?.startsWith('@@') === true);
 }
 function headerPath(raw, prefix) {
     const name = raw.split('\t')[0].trim();
@@ -63669,7 +63675,10 @@ async function attemptChange(settings) {
             // A repair that cannot be applied says less than the validation failure it was meant to fix.
             lastError =
                 lastError instanceof ValidationFailedError
-                    ? new ValidationFailedError(lastError.message, { ...lastError.details, repair_error: error.message })
+                    ? new ValidationFailedError(lastError.message, {
+                        ...lastError.details,
+                        repair_error: error.message
+                    })
                     : new InvalidDiffError(error.message, { ...error.details, attempts: attempt });
             repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} };
         }
@@ -63801,7 +63810,8 @@ async function runAgent(config, env) {
         }
     }
     const repoDir = (0,external_node_path_namespaceObject.resolve)(config.repo);
-    const outputPath = config.outputPath ? (0,external_node_path_namespaceObject.resolve)(repoDir, config.outputPath) : defaultOutputPath();
+    // Input and output files are named as the user sees them: from the current directory.
+    const outputPath = config.outputPath ? (0,external_node_path_namespaceObject.resolve)(config.outputPath) : defaultOutputPath();
     let input;
     let branch;
     let git;
@@ -63809,7 +63819,7 @@ async function runAgent(config, env) {
     let green;
     let response;
     try {
-        input = await clock.time('load', () => loadAgentInput({ ...config, eventPath: env.eventPath, baseDir: repoDir }));
+        input = await clock.time('load', () => loadAgentInput({ ...config, eventPath: env.eventPath, baseDir: process.cwd() }));
         const plan = input.fix_plan;
         logger.info(`Issue #${input.issue.number}: ${plan.file_changes.length} planned file change(s) on ${plan.branch_name}`);
         const policy = new PathPolicy({ blockedGlobs: config.blockedPaths });

@@ -90,7 +90,10 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       // A repair that cannot be applied says less than the validation failure it was meant to fix.
       lastError =
         lastError instanceof ValidationFailedError
-          ? new ValidationFailedError(lastError.message, { ...lastError.details, repair_error: error.message })
+          ? new ValidationFailedError(lastError.message, {
+              ...lastError.details,
+              repair_error: error.message
+            })
           : new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
     }

@@ -69,7 +69,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     }
   }
   const repoDir = resolve(config.repo)
-  const outputPath = config.outputPath ? resolve(repoDir, config.outputPath) : defaultOutputPath()
+  // Input and output files are named as the user sees them: from the current directory.
+  const outputPath = config.outputPath ? resolve(config.outputPath) : defaultOutputPath()
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let git: Git | undefined
@@ -78,7 +79,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   let response: CodeAgentOutput
   try {
     input = await clock.time('load', () =>
-      loadAgentInput({ ...config, eventPath: env.eventPath, baseDir: repoDir })
+      loadAgentInput({ ...config, eventPath: env.eventPath, baseDir: process.cwd() })
     )
     const plan = input.fix_plan
     logger.info(

@@ -49,7 +49,9 @@ export function applyHunks(path: string, before: string, hunks: readonly Hunk[])
     }
     const reachesEnd = at + oldLength === lines.length
     lines.splice(at, oldLength, ...replacement)
-    if (reachesEnd) finalNewline = endsWithNewline(hunk, file.finalNewline)
+    // An empty file has no final newline to keep: new text gets one unless the reply says not.
+    if (reachesEnd)
+      finalNewline = endsWithNewline(hunk, file.finalNewline || file.lines.length === 0)
   }
   if (lines.length === 0) finalNewline = false
   const after: TextLines = { lines, eol: file.eol, finalNewline }
@@ -79,7 +81,7 @@ function locate(path: string, file: TextLines, hunk: Hunk, index: number): Locat
     }
     if (matches.length === 1) return { hunk, at: matches[0]!, oldLength: old.length, placement }
     if (matches.length > 1) {
-      if (matches.includes(hint))
+      if (matches.includes(hint) && old.some((line) => line.trim() !== ''))
         return { hunk, at: hint, oldLength: old.length, placement: 'hint' }
       throw new InvalidDiffError(
         `Hunk ${index + 1} for ${path} matches ${matches.length} places (lines ${matches.map((m) => m + 1).join(', ')}); ` +
@@ -101,5 +103,7 @@ function endsWithNewline(hunk: Hunk, before: boolean): boolean {
   const last = newSide[newSide.length - 1]
   if (!last) return before
   if (last.noEol) return false
-  return last.kind === '+' ? true : before
+  // A reply without "\ No newline" markers says nothing about the final newline: keep the file's.
+  const oldSide = hunk.lines.filter((line) => line.kind !== '+')
+  return last.kind === '+' && oldSide[oldSide.length - 1]?.noEol ? true : before
 }

@@ -14,9 +14,9 @@ const SEND_INSTEAD =
  * refused with a message that tells the model what to send instead.
  */
 export function extractDiff(reply: string): string {
-  const lines = reply.replace(/\r\n/g, '\n').split('\n')
-  const fenced = fencedBlocks(lines).find((block) => block.some((line) => DIFF_START.test(line)))
-  const body = fenced ?? lines
+  // The diff runs from its first header to its last diff line in the whole reply: fences and tags
+  // before and after it are stripped with the prose, and any inside it are refused below.
+  const body = reply.replace(/\r\n/g, '\n').split('\n')
   const start = body.findIndex((line) => DIFF_START.test(line))
   if (start < 0 || !body.some((line) => line.startsWith('@@') || /^[+-](?![+-]{2} )/.test(line))) {
     throw new InvalidDiffError(
@@ -37,21 +37,6 @@ export function extractDiff(reply: string): string {
     )
   }
   return kept.join('\n') + '\n'
-}
-
-function fencedBlocks(lines: string[]): string[][] {
-  const blocks: string[][] = []
-  let current: string[] | undefined
-  for (const line of lines) {
-    if (FENCE.test(line)) {
-      if (current) {
-        blocks.push(current)
-        current = undefined
-      } else current = []
-    } else current?.push(line)
-  }
-  if (current) blocks.push(current)
-  return blocks
 }
 
 /** The last line that can belong to a diff; prose after it is dropped. */

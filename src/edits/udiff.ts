@@ -23,7 +23,7 @@ export function parseUnifiedDiff(diff: string): FilePatch[] {
   }
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
-    if (hunk && /^[ +-]/.test(line)) {
+    if (hunk && /^[ +-]/.test(line) && !isFileHeader(lines, i)) {
       hunk.lines.push({ kind: line[0] as DiffLine['kind'], text: line.slice(1), noEol: false })
       continue
     }
@@ -94,6 +94,15 @@ export function parseUnifiedDiff(diff: string): FilePatch[] {
     }
   }
   return patches
+}
+
+/** `--- path`, `+++ path`, `@@`: the next file of a plain diff, not a removed and an added line. */
+function isFileHeader(lines: readonly string[], i: number): boolean {
+  return (
+    lines[i]!.startsWith('--- ') &&
+    lines[i + 1]?.startsWith('+++ ') === true &&
+    lines[i + 2]?.startsWith('@@') === true
+  )
 }
 
 function headerPath(raw: string, prefix: string): string | null {

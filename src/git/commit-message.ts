@@ -42,9 +42,7 @@ export function commitScope(paths: readonly string[]): string {
 
 /** The deterministic subject used when the generated one does not validate. */
 export function templateSubject(type: CommitType, scope: string, issueTitle: string): string {
-  let description = issueTitle
-    .replace(/\s+/g, ' ')
-    .replace(SKIP_MARKERS, '')
+  let description = withoutSkipMarkers(issueTitle.replace(/\s+/g, ' '))
     .trim()
     .replace(/[.!]+$/, '')
   description = description.charAt(0).toLowerCase() + description.slice(1)
@@ -71,6 +69,16 @@ export function acceptSubject(generated: string | undefined): string | undefined
 
 export function commitMessage(subject: string, issueNumber: number): string {
   return `${subject}\n\nFixes #${issueNumber}`
+}
+
+/** Removes skip markers until none is left: `[skip [skip ci]ci]` must not leave `[skip ci]`. */
+function withoutSkipMarkers(text: string): string {
+  let previous: string
+  do {
+    previous = text
+    text = text.replace(SKIP_MARKERS, '')
+  } while (text !== previous)
+  return text
 }
 
 function stem(path: string): string {

@@ -29,8 +29,9 @@ const GIT_DIR = /^(\.git[. ]*|git~\d+)$/i
 
 /**
  * The one choke point for repository paths: canonical relative POSIX paths only, nothing in
- * `.git`, nothing matching a blocked glob. Globs match with `dot` and `nocase`, so `.ENV`,
- * `certs/a.PEM` and dot-directories cannot slip past.
+ * `.git` or `.github` (workflows run with the repository's secrets), nothing matching a blocked
+ * glob. Globs match with `dot` and `nocase`, so `.ENV`, `certs/a.PEM` and dot-directories cannot
+ * slip past.
  */
 export class PathPolicy {
   readonly blockedGlobs: readonly string[]
@@ -60,6 +61,11 @@ export class PathPolicy {
       )
     if (segments.some((segment) => GIT_DIR.test(segment)))
       return refuse('git-directory', 'nothing inside .git may be edited')
+    if (segments[0]!.toLowerCase() === '.github')
+      return refuse(
+        'protected-path',
+        'files under .github (workflows, actions, CODEOWNERS) are changed by people, not by the agent'
+      )
     const glob = this.blockedGlobs.find((pattern) =>
       minimatch(path, pattern, { dot: true, nocase: true })
     )

@@ -31,11 +31,18 @@ export function marker(dropped: number): string {
   return `\n… [${dropped} characters truncated] …\n`
 }
 
+const MARKER = /\n… \[(\d+) characters truncated\] …\n/
+
 /** Head and tail of a text within `limit` characters, with a visible marker where it was cut. */
 export function truncateMiddle(text: string, limit: number): string {
   if (text.length <= limit) return text
-  const keep = Math.max(0, limit - marker(text.length).length)
+  // Room for the longest marker, so the result stays within the limit whatever the count.
+  const keep = Math.max(0, limit - marker(Number.MAX_SAFE_INTEGER).length)
   const head = Math.ceil(keep / 2)
   const tail = keep - head
-  return text.slice(0, head) + marker(text.length - keep) + (tail > 0 ? text.slice(-tail) : '')
+  const cut = text.slice(head, text.length - tail)
+  // A marker in the cut part (left by the read cap) stands for more text than its own length.
+  const inner = MARKER.exec(cut)
+  const dropped = cut.length + (inner ? Number(inner[1]) - inner[0].length : 0)
+  return text.slice(0, head) + marker(dropped) + text.slice(text.length - tail)
 }
