@@ -216,7 +216,10 @@ describe('a model that never answers', () => {
     const baseSha = repo.git('rev-parse', 'HEAD')
     const server = await startModelServer(() => ({ hang: true }))
     cleanups.push(() => server.close())
-    const files = writeInputs(repo, { 'issue.json': { number: 5, title: 'Something to change' }, 'plan.json': plan() })
+    const files = writeInputs(repo, {
+      'issue.json': { number: 5, title: 'Something to change' },
+      'plan.json': plan()
+    })
     const run = await runAction({
       workspace: repo.dir,
       inputs: {

@@ -40596,18 +40596,19 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 function readStructured(source, field, baseDir) {
     const path = (0,external_node_path_namespaceObject.isAbsolute)(source) ? source : (0,external_node_path_namespaceObject.resolve)(baseDir, source);
-    const looksInline = /^\s*[{[]/.test(source) || source.includes('\n');
-    if (!looksInline && (0,external_node_fs_namespaceObject.existsSync)(path) && (0,external_node_fs_namespaceObject.statSync)(path).isFile()) {
-        const size = (0,external_node_fs_namespaceObject.statSync)(path).size;
-        if (size > MAX_INPUT_BYTES)
-            tooLarge(field, size);
-        return parseText((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), field, path.endsWith('.json'));
-    }
-    if (Buffer.byteLength(source) > MAX_INPUT_BYTES)
-        tooLarge(field, Buffer.byteLength(source));
-    const value = parseText(source, field, /^\s*[{[]/.test(source));
+    const inline = /^\s*[{[]/.test(source);
+    const isFile = !inline && !source.includes('\n') && (0,external_node_fs_namespaceObject.existsSync)(path) && (0,external_node_fs_namespaceObject.statSync)(path).isFile();
+    const bytes = isFile ? (0,external_node_fs_namespaceObject.statSync)(path).size : Buffer.byteLength(source);
+    if (bytes > MAX_INPUT_BYTES)
+        tooLarge(field, bytes);
+    const value = isFile
+        ? parseText((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), field, path.endsWith('.json'))
+        : parseText(source, field, inline);
     if (value === null || typeof value !== 'object') {
-        throw new InvalidInputError(`Input "${field}" is neither a readable file nor inline JSON/YAML: "${source.slice(0, 80)}".`, { field, rule: 'unreadable-input' });
+        const what = isFile
+            ? `the file ${source} holds no JSON/YAML object`
+            : `"${source.slice(0, 80)}" is neither a readable file nor inline JSON/YAML`;
+        throw new InvalidInputError(`Input "${field}": ${what}.`, { field, rule: 'unreadable-input' });
     }
     return value;
 }
@@ -40691,9 +40692,7 @@ function loadAgentInput(sources) {
     };
 }
 function issueFromEvent(eventPath) {
-    const payload = eventPath && (0,external_node_fs_namespaceObject.existsSync)(eventPath)
-        ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8'))
-        : {};
+    const payload = eventPath && (0,external_node_fs_namespaceObject.existsSync)(eventPath) ? readStructured(eventPath, 'event', '/') : {};
     if (!payload.issue) {
         throw new InvalidInputError('No issue: give the "issue" input (a file path or inline JSON/YAML), or run on an issues or issue_comment event.', { field: 'issue', rule: 'missing-input' });
     }
@@ -64182,14 +64181,21 @@ function parseCliArgs(argv) {
         if (negated)
             throw new UsageError(`"--${rawName}" is not a switch.`);
         const value = inlineValue ?? argv[++i];
-        if (value === undefined)
+        if (value === undefined || (inlineValue === undefined && isKnownFlag(value))) {
             throw new UsageError(`"--${name}" needs a value.`);
+        }
         if (kind === 'list')
             settings[key] = [...(settings[key] ?? []), value];
         else
             settings[key] = value;
     }
     return { command, settings: settings, help };
+}
+function isKnownFlag(text) {
+    if (!text.startsWith('--'))
+        return false;
+    const name = splitFlag(text.slice(2))[0];
+    return FLAGS.has(name) || FLAGS.has(name.replace(/^no-/, '')) || name === 'help';
 }
 function splitFlag(text) {
     const eq = text.indexOf('=');

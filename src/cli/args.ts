@@ -66,11 +66,19 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
     }
     if (negated) throw new UsageError(`"--${rawName}" is not a switch.`)
     const value = inlineValue ?? argv[++i]
-    if (value === undefined) throw new UsageError(`"--${name}" needs a value.`)
+    if (value === undefined || (inlineValue === undefined && isKnownFlag(value))) {
+      throw new UsageError(`"--${name}" needs a value.`)
+    }
     if (kind === 'list') settings[key] = [...((settings[key] as string[] | undefined) ?? []), value]
     else settings[key] = value
   }
   return { command, settings: settings as RunConfigInput, help }
+}
+
+function isKnownFlag(text: string): boolean {
+  if (!text.startsWith('--')) return false
+  const name = splitFlag(text.slice(2))[0]
+  return FLAGS.has(name) || FLAGS.has(name.replace(/^no-/, '')) || name === 'help'
 }
 
 function splitFlag(text: string): [string, string | undefined] {

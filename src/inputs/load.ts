@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import type { z } from 'zod'
 import {
   CodeAgentInputSchema,
@@ -51,10 +51,8 @@ export function loadAgentInput(sources: InputSources): CodeAgentInput {
 }
 
 function issueFromEvent(eventPath: string | undefined): unknown {
-  const payload =
-    eventPath && existsSync(eventPath)
-      ? (JSON.parse(readFileSync(eventPath, 'utf8')) as { issue?: unknown })
-      : {}
+  const payload: { issue?: unknown } =
+    eventPath && existsSync(eventPath) ? (readStructured(eventPath, 'event', '/') as object) : {}
   if (!payload.issue) {
     throw new InvalidInputError(
       'No issue: give the "issue" input (a file path or inline JSON/YAML), or run on an issues or issue_comment event.',

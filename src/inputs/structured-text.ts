@@ -13,19 +13,18 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
  */
 export function readStructured(source: string, field: string, baseDir: string): unknown {
   const path = isAbsolute(source) ? source : resolve(baseDir, source)
-  const looksInline = /^\s*[{[]/.test(source) || source.includes('\n')
-  if (!looksInline && existsSync(path) && statSync(path).isFile()) {
-    const size = statSync(path).size
-    if (size > MAX_INPUT_BYTES) tooLarge(field, size)
-    return parseText(readFileSync(path, 'utf8'), field, path.endsWith('.json'))
-  }
-  if (Buffer.byteLength(source) > MAX_INPUT_BYTES) tooLarge(field, Buffer.byteLength(source))
-  const value = parseText(source, field, /^\s*[{[]/.test(source))
+  const inline = /^\s*[{[]/.test(source)
+  const isFile = !inline && !source.includes('\n') && existsSync(path) && statSync(path).isFile()
+  const bytes = isFile ? statSync(path).size : Buffer.byteLength(source)
+  if (bytes > MAX_INPUT_BYTES) tooLarge(field, bytes)
+  const value = isFile
+    ? parseText(readFileSync(path, 'utf8'), field, path.endsWith('.json'))
+    : parseText(source, field, inline)
   if (value === null || typeof value !== 'object') {
-    throw new InvalidInputError(
-      `Input "${field}" is neither a readable file nor inline JSON/YAML: "${source.slice(0, 80)}".`,
-      { field, rule: 'unreadable-input' }
-    )
+    const what = isFile
+      ? `the file ${source} holds no JSON/YAML object`
+      : `"${source.slice(0, 80)}" is neither a readable file nor inline JSON/YAML`
+    throw new InvalidInputError(`Input "${field}": ${what}.`, { field, rule: 'unreadable-input' })
   }
   return value
 }

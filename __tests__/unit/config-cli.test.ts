@@ -1,0 +1,240 @@
+import { readFileSync } from 'node:fs'
+import { describe, it, expect } from 'vitest'
+import { parse } from 'yaml'
+import { parseCliArgs, UsageError, usage } from '../../src/cli/args.js'
+import {
+  ConfigError,
+  parseRunConfig,
+  RunConfigSchema,
+  SETTING_KEYS,
+  SETTING_KINDS,
+  settingName,
+  type SettingKey
+} from '../../src/config.js'
+
+function thrown(action: () => unknown): unknown {
+  try {
+    action()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the call to throw')
+}
+
+describe('settingName', () => {
+  it.each([
+    ['repo', 'repo'],
+    ['fixPlan', 'fix-plan'],
+    ['maxRepairs', 'max-repairs'],
+    ['allowPlanCommands', 'allow-plan-commands'],
+    ['baseUrl', 'base-url']
+  ] as const)('names %s as %s', (key, name) => {
+    expect(settingName(key)).toBe(name)
+  })
+})
+
+describe('parseRunConfig', () => {
+  it('fills in the defaults', () => {
+    const config = parseRunConfig({})
+    expect(config).toMatchObject({
+      repo: '.',
+      model: 'gpt-4.1',
+      baseUrl: 'https://api.openai.com/v1',
+      editFormat: 'udiff',
+      validationCommands: [],
+      allowPlanCommands: false,
+      maxRepairs: 3,
+      concurrency: 4,
+      commandTimeout: 300,
+      modelTimeout: 120,
+      outputLimit: 1000,
+      blockedPaths: [],
+      push: true,
+      signoff: true,
+      commentOnFailure: true,
+      failureLabel: 'automation-failed',
+      uploadArtifact: true,
+      artifactName: 'patchsmith-result',
+      dryRun: false
+    })
+    expect(config.fixPlan).toBeUndefined()
+  })
+
+  it('parses text as the action gives it', () => {
+    const config = parseRunConfig({
+      maxRepairs: '0',
+      push: 'false',
+      dryRun: ' Yes ',
+      signoff: 'off',
+      validationCommands: 'npm test\n\n  npm run lint  \n',
+      blockedPaths: ['docs/private/**'],
+      model: '  gpt-test  '
+    })
+    expect(config.maxRepairs).toBe(0)
+    expect(config.push).toBe(false)
+    expect(config.dryRun).toBe(true)
+    expect(config.signoff).toBe(false)
+    expect(config.validationCommands).toEqual(['npm test', 'npm run lint'])
+    expect(config.blockedPaths).toEqual(['docs/private/**'])
+    expect(config.model).toBe('gpt-test')
+  })
+
+  it.each([
+    [{ push: 'maybe' }, 'push'],
+    [{ dryRun: 'nope' }, 'dry-run'],
+    [{ maxRepairs: '11' }, 'max-repairs'],
+    [{ maxRepairs: 'two' }, 'max-repairs'],
+    [{ concurrency: '0' }, 'concurrency'],
+    [{ commandTimeout: '1.5' }, 'command-timeout'],
+    [{ baseUrl: 'not a url' }, 'base-url'],
+    [{ editFormat: 'whole-file-v9' }, 'edit-format'],
+    [{ artifactName: '  ' }, 'artifact-name']
+  ])('refuses %j naming the setting %s', (input, name) => {
+    const error = thrown(() => parseRunConfig(input as never))
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as ConfigError).setting).toBe(name)
+    expect((error as ConfigError).message).toContain(`"${name}"`)
+  })
+
+  it('names the bad value of a boolean', () => {
+    const error = thrown(() => parseRunConfig({ push: 'maybe' })) as ConfigError
+    expect(error.message).toContain('maybe')
+  })
+
+  it('refuses unknown settings', () => {
+    expect(thrown(() => parseRunConfig({ pushh: true } as never))).toBeInstanceOf(ConfigError)
+  })
+})
+
+describe('parseCliArgs', () => {
+  it('reads the command and flags with separate and inline values', () => {
+    const { command, settings, help } = parseCliArgs([
+      'run',
+      '--repo',
+      '/tmp/repo',
+      '--issue=issue.json',
+      '--model',
+      'gpt-test'
+    ])
+    expect(command).toBe('run')
+    expect(help).toBe(false)
+    expect(settings).toEqual({ repo: '/tmp/repo', issue: 'issue.json', model: 'gpt-test' })
+  })
+
+  it('reads --plan and --fix-plan as the fix plan', () => {
+    expect(parseCliArgs(['run', '--plan', 'p.json']).settings).toEqual({ fixPlan: 'p.json' })
+    expect(parseCliArgs(['run', '--fix-plan', 'q.yml']).settings).toEqual({ fixPlan: 'q.yml' })
+    expect(parseCliArgs(['--triage', 't.json', '--output', 'o.json']).settings).toEqual({
+      triageResult: 't.json',
+      outputPath: 'o.json'
+    })
+  })
+
+  it('reads switches: --push, --no-push, --push=false', () => {
+    expect(parseCliArgs(['--no-push']).settings).toEqual({ push: false })
+    expect(parseCliArgs(['--push']).settings).toEqual({ push: true })
+    expect(parseRunConfig(parseCliArgs(['--push=false']).settings).push).toBe(false)
+    expect(parseRunConfig(parseCliArgs(['--dry-run']).settings).dryRun).toBe(true)
+    expect(parseRunConfig(parseCliArgs(['--no-signoff']).settings).signoff).toBe(false)
+  })
+
+  it('collects a repeated --validation-command in order', () => {
+    const { settings } = parseCliArgs([
+      'run',
+      '--validation-command',
+      'npm test',
+      '--validation-command=npm run lint',
+      '--validation-commands',
+      'make check'
+    ])
+    expect(settings.validationCommands).toEqual(['npm test', 'npm run lint', 'make check'])
+    expect(parseRunConfig(settings).validationCommands).toEqual([
+      'npm test',
+      'npm run lint',
+      'make check'
+    ])
+  })
+
+  it('reads --max-repairs 2 as the number 2 once parsed', () => {
+    const { settings } = parseCliArgs(['run', '--max-repairs', '2'])
+    expect(parseRunConfig(settings).maxRepairs).toBe(2)
+  })
+
+  it('reads --help and -h', () => {
+    expect(parseCliArgs(['--help']).help).toBe(true)
+    expect(parseCliArgs(['run', '-h']).help).toBe(true)
+  })
+
+  it.each([
+    [['run', '--frobnicate', 'x']],
+    [['run', '--no-such-switch']],
+    [['run', '--plan']],
+    [['run', '--max-repairs']],
+    [['run', '--validation-command']],
+    [['run', 'extra']],
+    [['run', '--no-plan']],
+    [['run', '--no-push=true']],
+    [['run', '--plan', '--no-push']],
+    [['run', '--issue', '--repo', '.']]
+  ])('refuses %j with a UsageError', (argv) => {
+    const error = thrown(() => parseCliArgs(argv))
+    expect(error).toBeInstanceOf(UsageError)
+  })
+
+  it('names the unknown flag and the flag that needs a value', () => {
+    expect((thrown(() => parseCliArgs(['--frobnicate'])) as Error).message).toContain(
+      '--frobnicate'
+    )
+    expect((thrown(() => parseCliArgs(['--plan'])) as Error).message).toContain('--plan')
+  })
+})
+
+describe('action.yml and the settings', () => {
+  const action = parse(readFileSync(new URL('../../action.yml', import.meta.url), 'utf8')) as {
+    inputs: Record<string, { default?: string }>
+  }
+  const inputs = Object.keys(action.inputs)
+  const names = new Map(SETTING_KEYS.map((key) => [settingName(key), key] as const))
+
+  it('declares inputs', () => {
+    expect(inputs.length).toBeGreaterThan(10)
+  })
+
+  it('has a setting with a CLI flag for every input', () => {
+    for (const input of inputs) {
+      const key = names.get(input)
+      expect(key, `input "${input}" has no setting`).toBeDefined()
+      expect(Object.keys(RunConfigSchema.shape)).toContain(key)
+      const flag = `--${input}`
+      const value = SETTING_KINDS[key!] === 'boolean' ? [flag] : [flag, 'x']
+      const { settings } = parseCliArgs(value)
+      expect(Object.keys(settings), `flag ${flag}`).toEqual([key])
+    }
+  })
+
+  it('has an input for every setting except repo', () => {
+    const missing = SETTING_KEYS.filter((key) => !inputs.includes(settingName(key)))
+    expect(missing.filter((key) => key !== 'repo')).toEqual([])
+  })
+
+  it('lists every schema key in SETTING_KINDS', () => {
+    expect([...SETTING_KEYS].sort()).toEqual(Object.keys(RunConfigSchema.shape).sort())
+  })
+
+  it('gives the same defaults in action.yml as in the schema', () => {
+    const defaults = parseRunConfig({})
+    for (const [input, declared] of Object.entries(action.inputs)) {
+      if (declared.default === undefined || declared.default.includes('${{')) continue
+      const key = names.get(input) as SettingKey
+      if (defaults[key] === undefined) continue
+      expect(parseRunConfig({ [key]: declared.default })[key], `input "${input}"`).toEqual(
+        defaults[key]
+      )
+    }
+  })
+
+  it('lists every flag in the usage text', () => {
+    const text = usage()
+    for (const key of SETTING_KEYS) expect(text).toContain(`--${settingName(key)}`)
+  })
+})

@@ -1,0 +1,280 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, it, expect } from 'vitest'
+import {
+  truncateMiddle,
+  runCommand,
+  runPipeline,
+  scrubbedEnv,
+  SecretMasker,
+  type CommandRunnerOptions
+} from '../../src/validation/index.js'
+
+const cwd = mkdtempSync(join(tmpdir(), 'patchsmith-validation-'))
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+
+function options(overrides: Partial<CommandRunnerOptions> = {}): CommandRunnerOptions {
+  return { cwd, timeoutMs: 30_000, outputLimit: 1000, masker: new SecretMasker(), ...overrides }
+}
+
+/** `ps` output lines (`pid stat`) for the given selector, without zombies: a killed process
+ * whose parent is gone may stay a zombie where PID 1 does not reap, but it runs nothing. */
+function living(...selector: string[]): string[] {
+  let out = ''
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,stat=', ...selector], { encoding: 'utf8' })
+  } catch {
+    return [] // ps exits 1 when nothing matches
+  }
+  return out
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !/^\d+\s+Z/.test(line))
+}
+
+async function waitUntilGone(...selector: string[]): Promise<string[]> {
+  for (let i = 0; i < 100 && living(...selector).length > 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  return living(...selector)
+}
+
+describe('runCommand', () => {
+  it('captures the exit code, stdout and stderr', async () => {
+    const result = await runCommand('echo out; echo err >&2; exit 3', options())
+    expect(result.exit_code).toBe(3)
+    expect(result.stdout).toBe('out\n')
+    expect(result.stderr).toBe('err\n')
+    expect(result.command).toBe('echo out; echo err >&2; exit 3')
+    expect(result.timedOut).toBe(false)
+    expect(result.duration_ms).toBeGreaterThanOrEqual(0)
+    const ok = await runCommand('true', options())
+    expect(ok.exit_code).toBe(0)
+  })
+
+  it('runs in the given working directory', async () => {
+    const result = await runCommand('pwd', options())
+    expect(result.stdout.trim()).toBe(execFileSync('pwd', { cwd, encoding: 'utf8' }).trim())
+  })
+
+  it('reports 127 for a command that does not exist', async () => {
+    const result = await runCommand('definitely-not-a-command-patchsmith', options())
+    expect(result.exit_code).toBe(127)
+  })
+
+  it('strips ANSI escape sequences', async () => {
+    const result = await runCommand(
+      "printf '\\033[31mred\\033[0m \\033[1;32mbold green\\033[0m\\n'; printf '\\033[33mwarn\\033[0m\\n' >&2",
+      options()
+    )
+    expect(result.stdout).toBe('red bold green\n')
+    expect(result.stderr).toBe('warn\n')
+    expect(result.stdout).not.toContain('\u001b')
+  })
+
+  it('keeps the head and the tail of long output with a visible marker', async () => {
+    const result = await runCommand(
+      'echo HEAD-MARK; seq 1 20000; echo TAIL-MARK',
+      options({ outputLimit: 500 })
+    )
+    expect(result.stdout.length).toBeLessThanOrEqual(500)
+    expect(result.stdout.startsWith('HEAD-MARK\n1\n2\n')).toBe(true)
+    expect(result.stdout.endsWith('19999\n20000\nTAIL-MARK\n')).toBe(true)
+    expect(result.stdout).toMatch(/\[\d+ characters truncated\]/)
+  })
+
+  it('does not truncate output within the limit', async () => {
+    const result = await runCommand('seq 1 50', options({ outputLimit: 1000 }))
+    expect(result.stdout).not.toContain('truncated')
+    expect(result.stdout.split('\n')).toHaveLength(51)
+  })
+
+  it('finishes a command printing 50 MB with a bounded result', async () => {
+    const result = await runCommand('yes | head -c 50000000; echo; echo END', options())
+    expect(result.exit_code).toBe(0)
+    expect(result.stdout.length).toBeLessThanOrEqual(1000)
+    expect(result.stdout.startsWith('y\ny\n')).toBe(true)
+    expect(result.stdout.endsWith('END\n')).toBe(true)
+    const found = /\n… \[(\d+) characters truncated\] …\n/.exec(result.stdout)
+    expect(found).not.toBeNull()
+    // The marker counts what was really dropped, not what was left after the read cap.
+    const kept = result.stdout.length - found![0].length
+    expect(Number(found![1])).toBe(50_000_000 + '\nEND\n'.length - kept)
+  })
+
+  it('kills the whole process group at the timeout', async () => {
+    const pidFile = join(cwd, 'child.pid')
+    const groupFile = join(cwd, 'group.pid')
+    const started = Date.now()
+    const result = await runCommand(
+      `echo $$ > ${groupFile}; sleep 300 & echo $! > ${pidFile}; sleep 300`,
+      { ...options(), timeoutMs: 1000 }
+    )
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(result.exit_code).toBe(124)
+    expect(result.timedOut).toBe(true)
+    expect(result.stderr).toContain('Killed after 1000 ms')
+    const childPid = Number(readFileSync(pidFile, 'utf8').trim())
+    const group = Number(readFileSync(groupFile, 'utf8').trim())
+    expect(childPid).toBeGreaterThan(0)
+    expect(group).toBeGreaterThan(0)
+    expect(await waitUntilGone('-g', String(group))).toEqual([])
+    expect(await waitUntilGone('-p', String(childPid))).toEqual([])
+  })
+
+  it('leaves no process of the group behind when the shell exits first', async () => {
+    const pidFile = join(cwd, 'bg.pid')
+    const started = Date.now()
+    const result = await runCommand(`sleep 300 & echo $! > ${pidFile}; echo done`, options())
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(result.exit_code).toBe(0)
+    expect(result.stdout).toBe('done\n')
+    const childPid = Number(readFileSync(pidFile, 'utf8').trim())
+    expect(await waitUntilGone('-p', String(childPid))).toEqual([])
+  })
+
+  it('has a process check that sees living processes (so the checks above can fail)', () => {
+    expect(living('-p', String(process.pid))).toHaveLength(1)
+  })
+
+  it('masks secrets in its output', async () => {
+    const masker = new SecretMasker()
+    masker.add('hunter2-secret-value')
+    const result = await runCommand(
+      'echo token=hunter2-secret-value; echo hunter2-secret-value >&2',
+      options({ masker })
+    )
+    expect(result.stdout).toBe('token=***\n')
+    expect(result.stderr).toBe('***\n')
+  })
+})
+
+describe('scrubbedEnv', () => {
+  const parent = {
+    PATH: '/usr/bin:/bin',
+    HOME: '/home/runner',
+    LANG: 'C.UTF-8',
+    GITHUB_TOKEN: 'ghs_x',
+    OPENAI_API_KEY: 'sk-x',
+    'INPUT_API-KEY': 'sk-y',
+    ACTIONS_RUNTIME_TOKEN: 'rt',
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://x',
+    MY_SECRET: 's',
+    NPM_TOKEN: 'npm_x',
+    DB_PASSWORD: 'p',
+    AZURE_OPENAI_ENDPOINT: 'https://x'
+  }
+
+  it('removes tokens, keys, inputs and runner credentials and keeps the rest', () => {
+    const env = scrubbedEnv(parent)
+    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH'])
+    expect(env.PATH).toBe(parent.PATH)
+    expect(env.HOME).toBe(parent.HOME)
+  })
+
+  it('reads process.env by default', () => {
+    const name = 'PATCHSMITH_TEST_SECRET'
+    process.env[name] = 'x'
+    try {
+      expect(scrubbedEnv()).not.toHaveProperty(name)
+      expect(scrubbedEnv().PATH).toBe(process.env.PATH)
+    } finally {
+      delete process.env[name]
+    }
+  })
+
+  it('keeps a canary secret of the parent away from a command', async () => {
+    const canary = `canary-${process.pid}-${Date.now()}`
+    const env = scrubbedEnv({ ...process.env, PATCHSMITH_CANARY_TOKEN: canary, MY_SECRET: canary })
+    const result = await runCommand('env', options({ env, outputLimit: 1_000_000 }))
+    expect(result.exit_code).toBe(0)
+    expect(result.stdout).toContain('PATH=')
+    expect(result.stdout).not.toContain(canary)
+  })
+
+  it('keeps a canary secret away from a command when no env is given', async () => {
+    const canary = `canary-default-${process.pid}`
+    process.env.PATCHSMITH_CANARY_API_KEY = canary
+    try {
+      const result = await runCommand('env', options({ outputLimit: 1_000_000 }))
+      expect(result.stdout).toContain('PATH=')
+      expect(result.stdout).not.toContain(canary)
+    } finally {
+      delete process.env.PATCHSMITH_CANARY_API_KEY
+    }
+  })
+})
+
+describe('truncateMiddle', () => {
+  const text = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n')
+
+  it('returns text within the limit unchanged', () => {
+    expect(truncateMiddle(text, text.length)).toBe(text)
+  })
+
+  it.each([100, 333, 5000])(
+    'keeps head and tail within %i characters and counts the cut',
+    (limit) => {
+      const result = truncateMiddle(text, limit)
+      expect(result.length).toBeLessThanOrEqual(limit)
+      const found = /\n… \[(\d+) characters truncated\] …\n/.exec(result)!
+      const head = result.slice(0, found.index)
+      const tail = result.slice(found.index + found[0].length)
+      expect(text.startsWith(head)).toBe(true)
+      expect(text.endsWith(tail)).toBe(true)
+      expect(head.length).toBeGreaterThan(0)
+      expect(Number(found[1])).toBe(text.length - head.length - tail.length)
+    }
+  )
+})
+
+describe('SecretMasker', () => {
+  const secret = 'p@ss w/rd&token=42'
+
+  it('masks the raw, base64 and URL-encoded forms', () => {
+    const masker = new SecretMasker()
+    masker.add(secret)
+    const base64 = Buffer.from(secret).toString('base64')
+    const url = encodeURIComponent(secret)
+    expect(url).not.toBe(secret)
+    const masked = masker.mask(`raw ${secret} b64 ${base64} url ${url} end`)
+    expect(masked).toBe('raw *** b64 *** url *** end')
+  })
+
+  it('masks every occurrence and leaves other text alone', () => {
+    const masker = new SecretMasker()
+    masker.add('abcd1234')
+    expect(masker.mask('abcd1234 and abcd1234, not abcd123')).toBe('*** and ***, not abcd123')
+  })
+
+  it('ignores empty and very short values', () => {
+    const masker = new SecretMasker()
+    masker.add(undefined)
+    masker.add('')
+    masker.add('ab')
+    expect(masker.mask('a b ab abc')).toBe('a b ab abc')
+  })
+})
+
+describe('runPipeline', () => {
+  it('runs the commands in order and stops at the first failure', async () => {
+    const marker = join(cwd, 'after-failure')
+    const outcome = await runPipeline(
+      ['echo one', 'echo two >&2; exit 4', `touch ${marker}`],
+      options()
+    )
+    expect(outcome.results.map((r) => r.exit_code)).toEqual([0, 4])
+    expect(outcome.failed?.command).toBe('echo two >&2; exit 4')
+    expect(outcome.failed?.stderr).toBe('two\n')
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('runs every command when all pass', async () => {
+    const marker = join(cwd, 'all-passed')
+    const outcome = await runPipeline(['true', `touch ${marker}`], options())
+    expect(outcome.failed).toBeUndefined()
+    expect(outcome.results).toHaveLength(2)
+    expect(existsSync(marker)).toBe(true)
+  })
+})
