@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['__tests__/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: 'forks'
+    pool: 'forks',
+    reporters: ['default', './__tests__/plain-summary-reporter.ts']
   }
 })
