@@ -32,6 +32,7 @@ const list = () =>
 const text = () => z.string().trim().optional()
 
 export const EDIT_FORMATS = ['udiff'] as const
+export type EditFormat = (typeof EDIT_FORMATS)[number]
 
 export const RunConfigSchema = z.strictObject({
   repo: z.string().min(1).default('.'),

@@ -9,6 +9,7 @@ import { editFromUdiffReply, renderDiff, type FileEdit, type Placement } from '.
 import type { ChangeBranch } from '../git/index.js'
 import { draftMessages, type ModelClient, type RepairContext } from '../model/index.js'
 import type { PathPolicy } from '../policy/index.js'
+import type { EditFormat } from '../config.js'
 import { runPipeline, type CommandOutcome, type CommandRunnerOptions } from '../validation/index.js'
 import { mapConcurrent } from './concurrency.js'
 import type { Logger } from './logger.js'
@@ -16,6 +17,7 @@ import type { PhaseClock } from './phase-clock.js'
 
 export interface AttemptSettings {
   input: CodeAgentInput
+  format: EditFormat
   style: StyleConfig
   /** Contents of every planned file on the base branch (null: does not exist). */
   base: ReadonlyMap<string, string | null>
@@ -111,6 +113,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       if (change.operation === 'DELETE') return deletion(change, base.get(change.path) ?? null)
       const others = failure ? changedElsewhere(latest, change.path) : undefined
       const messages = draftMessages({
+        format: s.format,
         issue: input.issue,
         change,
         planSteps: input.fix_plan.plan_steps,

@@ -6,28 +6,17 @@ import {
   toAgentError,
   type CodeAgentInput,
   type CodeAgentOutput,
-  type Commit,
   type StyleConfig
 } from '../contract/index.js'
-import {
-  ChangeBranch,
-  Git,
-  WorktreeFiles,
-  acceptSubject,
-  commitMessage,
-  commitScope,
-  commitType,
-  pushAuth,
-  templateSubject
-} from '../git/index.js'
-import { loadAgentInput } from '../inputs/index.js'
-import { ModelClient, commitMessages } from '../model/index.js'
-import { PathPolicy, assertCommandsAllowed } from '../policy/index.js'
-import { failureComment, postFailureFeedback, writeResultFile } from '../report/index.js'
+import type { ChangeBranch, Git } from '../git/index.js'
+import { ModelClient } from '../model/index.js'
+import { writeResultFile } from '../report/index.js'
 import { SecretMasker, scrubbedEnv } from '../validation/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
+import { commitAndPush, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
+import { loadAndGuard } from './prepare.js'
 
 export interface AgentEnvironment {
   logger: Logger
@@ -69,7 +58,6 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     }
   }
   const repoDir = resolve(config.repo)
-  // Input and output files are named as the user sees them: from the current directory.
   const outputPath = config.outputPath ? resolve(config.outputPath) : defaultOutputPath()
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
@@ -78,42 +66,23 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   let green: GreenChange | undefined
   let response: CodeAgentOutput
   try {
-    input = await clock.time('load', () =>
-      loadAgentInput({ ...config, eventPath: env.eventPath, baseDir: process.cwd() })
-    )
-    const plan = input.fix_plan
-    logger.info(
-      `Issue #${input.issue.number}: ${plan.file_changes.length} planned file change(s) on ${plan.branch_name}`
-    )
-    const policy = new PathPolicy({ blockedGlobs: config.blockedPaths })
-    policy.assertAllowed(
-      plan.file_changes.map((change) => change.path),
-      'plan'
-    )
-    const commands = assertCommandsAllowed(
-      plan.validation_commands,
-      config.validationCommands,
-      config.allowPlanCommands
-    )
-    const files = new WorktreeFiles(repoDir)
-    const base = readPlannedFiles(files, input)
-    git = await Git.open(repoDir)
-    branch = await ChangeBranch.prepare(git, {
-      branch: plan.branch_name,
-      baseBranch: config.baseBranch
+    const prepared = await loadAndGuard(config, repoDir, env.eventPath, clock, logger, (loaded) => {
+      input = loaded
     })
+    ;({ git, branch } = prepared)
     model = new ModelClient({
       baseUrl: config.baseUrl,
       apiKey: modelKey(config),
       model: config.model,
       timeoutMs: config.modelTimeout * 1000
     })
-    await branch.create()
+    await prepared.branch.create()
     green = await attemptChange({
-      input,
-      style: input.repository_snapshot?.style_config ?? DEFAULT_STYLE,
-      base,
-      commands,
+      input: prepared.input,
+      format: config.editFormat,
+      style: prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE,
+      base: prepared.base,
+      commands: prepared.commands,
       maxRepairs: config.maxRepairs,
       concurrency: config.concurrency,
       runner: {
@@ -124,43 +93,25 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         env: scrubbedEnv()
       },
       model,
-      branch,
-      policy,
+      branch: prepared.branch,
+      policy: prepared.policy,
       clock,
       logger
     })
-    const ready = green
-    const message = await clock.time('commit', () => writeMessage(model!, input!, ready, logger))
-    let sha = ''
-    let patchId = ''
-    if (config.dryRun) {
-      logger.info('Dry run: validated, rolling back instead of committing')
-      await branch.rollback()
-    } else {
-      sha = await clock.time('commit', () => branch!.commit(message, config.signoff))
-      patchId = await clock.time('commit', () => git!.patchId(sha))
-      logger.info(`Committed ${sha} on ${plan.branch_name}`)
-      if (config.push) {
-        const auth = await pushAuth(git, 'origin', config.githubToken)
-        if (auth) {
-          masker.add(auth.secret)
-          env.onSecret?.(auth.secret)
-        }
-        await clock.time('push', () => branch!.push(auth?.env))
-        logger.info(`Pushed ${plan.branch_name} to origin`)
-      }
-    }
-    const commit: Commit = {
-      issue_number: input.issue.number,
-      message,
-      diff: green.diff,
-      files_changed: plan.file_changes.map((change) => change.path),
-      timestamp: new Date().toISOString(),
-      validation_results: green.results.map(({ timedOut: _timedOut, ...result }) => result),
-      sha,
-      branch: plan.branch_name,
-      patch_id: patchId
-    }
+    const commit = await commitAndPush(
+      {
+        config,
+        input: prepared.input,
+        git,
+        branch,
+        model,
+        masker,
+        clock,
+        logger,
+        onSecret: env.onSecret
+      },
+      green
+    )
     response = { success: true, data: [commit] }
   } catch (error) {
     const agentError = toAgentError(error)
@@ -168,11 +119,12 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     if (branch) {
       const problems = await branch.rollback()
       problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))
-      if (problems.length > 0)
+      if (problems.length > 0) {
         agentError.details = { ...agentError.details, rollback_problems: problems }
+      }
     }
     response = { success: false, error: agentError }
-    await reportFailureOnIssue(config, env, input, response, masker)
+    await reportFailureOnIssue(config, env.repository, input, response, masker, logger)
   }
   response.metrics = {
     attempts: green?.attempts ?? attemptsOf(response),
@@ -194,96 +146,15 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   }
 }
 
-function readPlannedFiles(files: WorktreeFiles, input: CodeAgentInput): Map<string, string | null> {
-  const contents = new Map<string, string | null>()
-  input.fix_plan.file_changes.forEach((change, index) => {
-    const content = files.read(change.path)
-    const field = `fix_plan.file_changes[${index}].path`
-    if (change.operation === 'CREATE' && content !== null) {
-      throw new InvalidInputError(
-        `Invalid ${field}: ${change.path} already exists, so it cannot be created.`,
-        { field }
-      )
-    }
-    if (change.operation !== 'CREATE' && content === null) {
-      throw new InvalidInputError(
-        `Invalid ${field}: ${change.path} does not exist, so it cannot be ${change.operation === 'DELETE' ? 'deleted' : 'modified'}.`,
-        { field }
-      )
-    }
-    contents.set(change.path, content)
-  })
-  return contents
-}
-
 function modelKey(config: RunConfig): string {
   if (config.apiKey) return config.apiKey
   if (OPENAI_HOST.test(config.baseUrl)) {
     throw new InvalidInputError(
       'No API key: set the "api-key" input (CLI: --api-key or OPENAI_API_KEY).',
-      {
-        field: 'api-key'
-      }
+      { field: 'api-key' }
     )
   }
   return 'none'
-}
-
-async function writeMessage(
-  model: ModelClient,
-  input: CodeAgentInput,
-  green: GreenChange,
-  logger: Logger
-): Promise<string> {
-  const paths = green.edits.map((edit) => edit.path)
-  const type = commitType(input.triage_result, input.fix_plan.branch_name)
-  const scope = commitScope(paths)
-  let subject: string | undefined
-  try {
-    const reply = await model.complete(
-      commitMessages({ issue: input.issue, type, scope, files: paths, diff: green.diff })
-    )
-    subject = acceptSubject(reply.text)
-    if (!subject)
-      logger.warn(
-        'The generated commit subject was not a valid Conventional Commit; using the template'
-      )
-  } catch (error) {
-    logger.warn(
-      `Commit message generation failed (${(error as Error).message}); using the template`
-    )
-  }
-  return commitMessage(
-    subject ?? templateSubject(type, scope, input.issue.title),
-    input.issue.number
-  )
-}
-
-async function reportFailureOnIssue(
-  config: RunConfig,
-  env: AgentEnvironment,
-  input: CodeAgentInput | undefined,
-  response: CodeAgentOutput,
-  masker: SecretMasker
-): Promise<void> {
-  if (
-    !config.commentOnFailure ||
-    !config.githubToken ||
-    !env.repository ||
-    !input ||
-    !response.error
-  )
-    return
-  const problems = await postFailureFeedback(
-    {
-      token: config.githubToken,
-      repository: env.repository,
-      issueNumber: input.issue.number,
-      label: config.failureLabel
-    },
-    masker.mask(failureComment(response.error))
-  )
-  problems.forEach((problem) => env.logger.warn(`Issue feedback: ${problem}`))
 }
 
 function attemptsOf(response: CodeAgentOutput): number {
@@ -292,9 +163,7 @@ function attemptsOf(response: CodeAgentOutput): number {
 }
 
 function defaultOutputPath(): string {
-  const dir =
-    process.env.RUNNER_TEMP && isAbsolute(process.env.RUNNER_TEMP)
-      ? process.env.RUNNER_TEMP
-      : tmpdir()
+  const temp = process.env.RUNNER_TEMP
+  const dir = temp && isAbsolute(temp) ? temp : tmpdir()
   return join(dir, 'patchsmith', 'result.json')
 }

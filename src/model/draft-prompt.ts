@@ -4,6 +4,8 @@ import { fence, sanitizeUntrusted } from './untrusted-text.js'
 import type { ChatMessage } from './model-client.js'
 
 export interface DraftRequest {
+  /** The edit format: the user prompt is `prompts/draft-<format>.md`. */
+  format: string
   issue: Issue
   change: FileChange
   planSteps: readonly unknown[]
@@ -47,7 +49,7 @@ export function draftMessages(request: DraftRequest): ChatMessage[] {
   }
   const messages: ChatMessage[] = [
     { role: 'system', content: renderTemplate('system', values) },
-    { role: 'user', content: renderTemplate('draft-udiff', values) }
+    { role: 'user', content: renderTemplate(`draft-${request.format}`, values) }
   ]
   if (repair) {
     const others = Object.entries(repair.otherFiles).map(([path, text]) =>

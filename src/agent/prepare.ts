@@ -1,0 +1,78 @@
+import type { RunConfig } from '../config.js'
+import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
+import { ChangeBranch, Git, WorktreeFiles } from '../git/index.js'
+import { loadAgentInput } from '../inputs/index.js'
+import { PathPolicy, assertCommandsAllowed } from '../policy/index.js'
+import type { PhaseClock } from './phase-clock.js'
+import type { Logger } from './logger.js'
+
+export interface PreparedRun {
+  input: CodeAgentInput
+  policy: PathPolicy
+  /** The validation commands to run, each one trusted. */
+  commands: string[]
+  /** Contents of every planned file on the base (null: does not exist yet). */
+  base: Map<string, string | null>
+  git: Git
+  branch: ChangeBranch
+}
+
+/** Load and guard: everything that may refuse the run before a model is asked or a file written. */
+export async function loadAndGuard(
+  config: RunConfig,
+  repoDir: string,
+  eventPath: string | undefined,
+  clock: PhaseClock,
+  logger: Logger,
+  onInput: (input: CodeAgentInput) => void
+): Promise<PreparedRun> {
+  // Input files are named as the user sees them: from the current directory.
+  const input = await clock.time('load', () =>
+    loadAgentInput({ ...config, eventPath, baseDir: process.cwd() })
+  )
+  onInput(input)
+  const plan = input.fix_plan
+  logger.info(
+    `Issue #${input.issue.number}: ${plan.file_changes.length} planned file change(s) on ${plan.branch_name}`
+  )
+  const policy = new PathPolicy({ blockedGlobs: config.blockedPaths })
+  policy.assertAllowed(
+    plan.file_changes.map((change) => change.path),
+    'plan'
+  )
+  const commands = assertCommandsAllowed(
+    plan.validation_commands,
+    config.validationCommands,
+    config.allowPlanCommands
+  )
+  const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
+  const git = await Git.open(repoDir)
+  const branch = await ChangeBranch.prepare(git, {
+    branch: plan.branch_name,
+    baseBranch: config.baseBranch
+  })
+  return { input, policy, commands, base, git, branch }
+}
+
+function readPlannedFiles(files: WorktreeFiles, input: CodeAgentInput): Map<string, string | null> {
+  const contents = new Map<string, string | null>()
+  input.fix_plan.file_changes.forEach((change, index) => {
+    const content = files.read(change.path)
+    const field = `fix_plan.file_changes[${index}].path`
+    if (change.operation === 'CREATE' && content !== null) {
+      throw new InvalidInputError(
+        `Invalid ${field}: ${change.path} already exists, so it cannot be created.`,
+        { field }
+      )
+    }
+    if (change.operation !== 'CREATE' && content === null) {
+      const verb = change.operation === 'DELETE' ? 'deleted' : 'modified'
+      throw new InvalidInputError(
+        `Invalid ${field}: ${change.path} does not exist, so it cannot be ${verb}.`,
+        { field }
+      )
+    }
+    contents.set(change.path, content)
+  })
+  return contents
+}
