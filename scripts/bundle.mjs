@@ -14,10 +14,14 @@ const ncc = join(
 )
 const staging = join(root, 'node_modules/.cache/patchsmith-dist', String(process.pid))
 const build = (entry, out) =>
-  execFileSync(process.execPath, [ncc, 'build', entry, '-o', join(staging, out), '--quiet'], {
-    cwd: root,
-    stdio: 'inherit'
-  })
+  execFileSync(
+    process.execPath,
+    [ncc, 'build', entry, '-o', join(staging, out), '--quiet', '--transpile-only'],
+    {
+      cwd: root,
+      stdio: 'inherit'
+    }
+  )
 
 rmSync(staging, { recursive: true, force: true })
 build('src/index.ts', '.')

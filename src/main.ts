@@ -1,6 +1,5 @@
 import * as core from '@actions/core'
-import { DefaultArtifactClient } from '@actions/artifact'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { runAgent, type Logger } from './agent/index.js'
 import {
   ConfigError,
@@ -10,7 +9,14 @@ import {
   settingName,
   type RunConfigInput
 } from './config.js'
-import { actionOutputs, summaryMarkdown } from './report/index.js'
+import {
+  actionOutputs,
+  collectArtifactFiles,
+  summaryMarkdown,
+  uploadArtifact,
+  type ArtifactEntry
+} from './report/index.js'
+import { SecretMasker } from './validation/index.js'
 
 const actionLogger: Logger = { info: core.info, warn: core.warning, debug: core.debug }
 
@@ -18,33 +24,43 @@ const actionLogger: Logger = { info: core.info, warn: core.warning, debug: core.
 export async function run(): Promise<void> {
   try {
     const config = parseRunConfig(readInputs())
-    const { response, outputPath, branch, issueNumber } = await runAgent(config, {
+    const { response, outputPath, logDir, branch, issueNumber } = await runAgent(config, {
       logger: actionLogger,
       eventPath: process.env.GITHUB_EVENT_PATH,
       repository: process.env.GITHUB_REPOSITORY,
       onSecret: core.setSecret
     })
-    for (const [name, value] of Object.entries(actionOutputs(response, outputPath, branch)))
+    const pushed = config.push && !config.dryRun
+    for (const [name, value] of Object.entries(
+      actionOutputs(response, outputPath, branch, { pushed })
+    ))
       core.setOutput(name, value)
-    await writeSummary(summaryMarkdown(response, issueNumber))
-    if (config.uploadArtifact) await uploadResult(config.artifactName, outputPath)
+    const summary = summaryMarkdown(response, { issueNumber, pushed, base: config.baseBranch })
+    await writeSummary(summary)
+    if (config.uploadArtifact) {
+      const masker = SecretMasker.forRun({
+        apiKey: config.apiKey,
+        githubToken: config.githubToken,
+        env: process.env
+      })
+      await uploadReport(
+        config.artifactName,
+        [
+          { path: outputPath, name: 'result.json' },
+          { name: 'summary.md', content: summary },
+          { path: logDir, name: 'logs' }
+        ],
+        (text) => masker.mask(text)
+      )
+    }
     if (!response.success) core.setFailed(`${response.error?.code}: ${response.error?.message}`)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const code = error instanceof ConfigError ? 'INVALID_INPUT' : 'MODEL_ERROR'
-    for (const [name, value] of Object.entries({
-      success: 'false',
-      commits: '[]',
-      'output-path': '',
-      branch: '',
-      sha: '',
-      'error-code': code,
-      'files-changed': ''
-    }))
+    const failed = { success: false, error: { code, message, recoverable: false } } as const
+    for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
       core.setOutput(name, value)
-    await writeSummary(
-      `## Patchsmith: failed\n\n| | |\n|---|---|\n| Error | \`${code}\` |\n| Message | ${message} |\n`
-    )
+    await writeSummary(summaryMarkdown(failed))
     core.setFailed(`${code}: ${message}`)
   }
 }
@@ -70,16 +86,19 @@ async function writeSummary(markdown: string): Promise<void> {
   }
 }
 
-async function uploadResult(name: string, path: string): Promise<void> {
+/** The artifact: result file, job summary and attempt logs, masked; skipped off the runner. */
+async function uploadReport(
+  name: string,
+  entries: ArtifactEntry[],
+  mask: (text: string) => string
+): Promise<void> {
   if (!process.env.ACTIONS_RUNTIME_TOKEN) {
-    core.info('Not on a GitHub runner with artifact access: the result stays at ' + path)
+    const paths = entries.flatMap((entry) => ('path' in entry ? [entry.path] : []))
+    core.info(`Not on a GitHub runner with artifact access: no artifact; see ${paths.join(', ')}`)
     return
   }
-  try {
-    await new DefaultArtifactClient().uploadArtifact(name, [path], dirname(path), {
-      retentionDays: 30
-    })
-  } catch (error) {
-    core.warning(`Could not upload the result artifact: ${(error as Error).message}`)
-  }
+  const files = collectArtifactFiles(entries, { mask })
+  const outcome = await uploadArtifact(name, files)
+  if (outcome.uploaded) core.info(`Uploaded the artifact ${name} (${files.files.length} files)`)
+  else core.warning(`Could not upload the artifact ${name}: ${outcome.reason}`)
 }

@@ -4,7 +4,7 @@ import { afterAll, describe, it, expect } from 'vitest'
 import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
 import {
   applyHunks,
-  editFromUdiffReply,
+  editFromReply,
   extractDiff,
   parseUnifiedDiff,
   renderDiff,
@@ -99,7 +99,7 @@ describe('extractDiff', () => {
       '+NINE'
     ].join('\n')
 
-  it.each(['</tool_call>', '<tool_call>', '  <patch>'])(
+  it.each(['</tool_call>', '<tool_call>', '<patch>'])(
     'refuses a tag line %j between hunks as contaminated-diff',
     (tag) => {
       const error = diffError(() => extractDiff(twoHunks(tag)))
@@ -270,12 +270,26 @@ describe('parseUnifiedDiff', () => {
     expect(error.details.line).toBe(2)
   })
 
-  it('accepts regular file modes on new and deleted files', () => {
+  it('accepts new files of mode 100644 and deleted files of a regular mode', () => {
     expect(
+      parseUnifiedDiff(
+        'diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+#!/bin/sh\n'
+      )
+    ).toHaveLength(1)
+    expect(
+      parseUnifiedDiff(
+        'diff --git a/x b/x\ndeleted file mode 100755\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-#!/bin/sh\n'
+      )
+    ).toHaveLength(1)
+  })
+
+  it('refuses an executable new file (new file mode 100755)', () => {
+    const error = diffError(() =>
       parseUnifiedDiff(
         'diff --git a/x b/x\nnew file mode 100755\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+#!/bin/sh\n'
       )
-    ).toHaveLength(1)
+    )
+    expect(error.details.rule).toBe('unsupported-mode')
   })
 
   it('refuses a diff without hunks and a hunk without changes', () => {
@@ -339,8 +353,9 @@ describe('applyHunks', () => {
     const error = diffError(() =>
       applyHunks('f.txt', file, [hunk(3, ' gamma', '-omega', '+OMEGA')])
     )
-    expect(error.details.rule).toBe('hunk-not-found')
-    expect(error.details.expected).toEqual(['gamma', 'omega'])
+    expect(error.details.rule).toBe('removed-line-missing')
+    expect(error.details.expected).toEqual(['omega'])
+    expect(error.message).toContain('omega')
   })
 
   it('refuses overlapping hunks', () => {
@@ -486,7 +501,10 @@ describe('renderDiff with git apply', () => {
   })
 })
 
-describe('editFromUdiffReply', () => {
+describe('editFromReply with a unified diff', () => {
+  const editFromUdiffReply = (reply: string, change: FileChange, current: string | null) =>
+    editFromReply('udiff', reply, change, current)
+
   const modify: FileChange = { path: 'src/form.ts', operation: 'MODIFY' }
   const current = lines('export function check(email: string) {', '  return true', '}')
 

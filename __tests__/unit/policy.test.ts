@@ -24,7 +24,17 @@ describe('PathPolicy.check', () => {
     '.config/certs/server.pem',
     'a/.hidden/deployment/x.yaml',
     'deployment/app.yaml',
-    'config/SECRETS/x.json'
+    'config/SECRETS/x.json',
+    // SECURITY.md T09 and finding 6: case variants and dot-directories.
+    '.Env.local',
+    'Config/Secrets/db.json',
+    'certs/server.PEM',
+    'keys/id.KEY',
+    'Deployment/prod.yaml',
+    '.ssh/id.key',
+    'a/.b/.c/.env.production',
+    '.config/certs/.hidden.pem',
+    'x/DEPLOYMENT/.k8s/secret.yml'
   ])('refuses %j as blocked-path', (path) => {
     const violation = policy.check(path)
     expect(violation?.rule).toBe('blocked-path')
@@ -58,7 +68,64 @@ describe('PathPolicy.check', () => {
     ['src/a\tb.ts', 'path-charset'],
     ['src/a\u0000.ts', 'path-charset'],
     ['src/a\n.ts', 'path-charset'],
-    ['', 'empty-path']
+    ['', 'empty-path'],
+    // Normalisation: no spelling of a blocked path that a file system reads the same way passes.
+    ['./.env', 'non-canonical-path'],
+    ['config/secrets/../../.env', 'path-traversal'],
+    ['config\\secrets\\x.json', 'path-charset'],
+    ['server.pem ', 'path-charset'],
+    ['server.pem.', 'path-charset'],
+    ['.env.', 'path-charset'],
+    ['src/x\u2066.ts', 'path-charset'],
+    ['src/\u{e0041}.ts', 'path-charset'],
+    ['src/a\u00ad.ts', 'path-charset'],
+    ['src/caf\u00e9.ts', 'path-charset'],
+    ['src/a"b.ts', 'path-charset'],
+    ['src/a:b.ts', 'path-charset'],
+    ['src/a*.ts', 'path-charset'],
+    ['-rf', 'path-charset'],
+    ['a/'.repeat(2100) + 'x', 'path-too-long'],
+    ['x'.repeat(256), 'path-charset'],
+    ['.git', 'git-directory'],
+    ['.GIT/config', 'git-directory'],
+    ['.git  /hooks/pre-commit', 'git-directory'],
+    ['.git.../config', 'git-directory'],
+    ['a/b/.Git/info/attributes', 'git-directory'],
+    ['D:/x', 'absolute-path'],
+    ['//server/share', 'absolute-path'],
+    // Protected unless allow-protected-paths lists them (T10, T17-T19, T30, T31, T35, T36).
+    ['.gitmodules', 'protected-path'],
+    ['GITMOD~1', 'protected-path'],
+    ['.gitattributes', 'protected-path'],
+    ['sub/.GitAttributes', 'protected-path'],
+    ['.gitignore', 'protected-path'],
+    ['.husky/pre-commit', 'protected-path'],
+    ['.githooks/pre-push', 'protected-path'],
+    ['lefthook.yml', 'protected-path'],
+    ['.pre-commit-config.yaml', 'protected-path'],
+    ['package-lock.json', 'protected-path'],
+    ['packages/a/yarn.lock', 'protected-path'],
+    ['pnpm-lock.yaml', 'protected-path'],
+    ['.npmrc', 'protected-path'],
+    ['.yarnrc.yml', 'protected-path'],
+    ['eslint.config.mjs', 'protected-path'],
+    ['.eslintrc.cjs', 'protected-path'],
+    ['vitest.config.ts', 'protected-path'],
+    ['Makefile', 'protected-path'],
+    ['Dockerfile.dev', 'protected-path'],
+    ['AGENTS.md', 'protected-path'],
+    ['docs/CLAUDE.md', 'protected-path'],
+    ['GEMINI.md', 'protected-path'],
+    ['SECURITY.md', 'protected-path'],
+    ['CODEOWNERS', 'protected-path'],
+    ['docs/CODEOWNERS', 'protected-path'],
+    ['build.sh', 'protected-path'],
+    ['codeRollup.sh', 'protected-path'],
+    ['LLMInstructions.md', 'protected-path'],
+    ['UserSpecification.md', 'protected-path'],
+    ['agent-config/key.txt', 'protected-path'],
+    ['.github/copilot-instructions.md', 'protected-path'],
+    ['.github/dependabot.yml', 'protected-path']
   ])('refuses %j with rule %s', (path, rule) => {
     expect(policy.check(path)?.rule).toBe(rule)
   })
@@ -69,7 +136,19 @@ describe('PathPolicy.check', () => {
     'docs/keys.md',
     'src/deploy.ts',
     '.github2/x',
-    'src/.gitkeep'
+    'src/.gitkeep',
+    'package.json',
+    'src/package.json',
+    'docs/My Notes (draft).md',
+    'src/@scope/a+b_c-d.ts',
+    'src/.gitignore.md',
+    'src/github/workflows.ts',
+    'src/agents.ts',
+    'lib/env.d.ts',
+    'src/keys/index.ts',
+    'environment.ts',
+    'src/git-utils.ts',
+    'src/.gits/x'
   ])('allows %j', (path) => {
     expect(policy.check(path)).toBeUndefined()
   })
@@ -85,6 +164,47 @@ describe('PathPolicy.check', () => {
     expect(custom.check('docs/public.md')).toBeUndefined()
     // The default policy is not affected by another instance's options.
     expect(policy.check('docs/private/plan.md')).toBeUndefined()
+  })
+})
+
+describe('the protected set', () => {
+  it('is allowed path by path with allowProtected, never for blocked paths or .git', () => {
+    const opted = new PathPolicy({ allowProtected: ['.github/workflows/**', 'package-lock.json'] })
+    expect(opted.check('.github/workflows/ci.yml')).toBeUndefined()
+    expect(opted.check('.GitHub/Workflows/ci.yml')).toBeUndefined()
+    expect(opted.check('package-lock.json')).toBeUndefined()
+    expect(opted.check('.github/CODEOWNERS')?.rule).toBe('protected-path')
+    expect(opted.check('sub/package-lock.json')?.rule).toBe('protected-path')
+    const everything = new PathPolicy({ allowProtected: ['**'] })
+    expect(everything.check('.gitmodules')).toBeUndefined()
+    expect(everything.check('.env')?.rule).toBe('blocked-path')
+    expect(everything.check('.git/hooks/pre-commit')?.rule).toBe('git-directory')
+  })
+
+  it('names the group and tells how to opt in', () => {
+    const violation = policy.check('.husky/pre-commit')!
+    expect(violation.group).toBe('hook-manager')
+    expect(violation.reason).toContain('allow-protected-paths')
+    const error = thrown(() => policy.assertAllowed(['lefthook.yml'], 'plan'))
+    expect((error as SecurityViolationError).details).toMatchObject({
+      rule: 'protected-path',
+      group: 'hook-manager',
+      path: 'lefthook.yml'
+    })
+  })
+
+  it('accepts non-ASCII names only when allowed, and then only in NFC', () => {
+    const wide = new PathPolicy({ allowNonAscii: true })
+    expect(wide.check('docs/caf\u00e9.md')).toBeUndefined()
+    expect(wide.check('docs/cafe\u0301.md')?.rule).toBe('path-charset')
+    expect(wide.check('docs/\u202e.md')?.rule).toBe('path-charset')
+    expect(wide.check('docs/a:b.md')?.rule).toBe('path-charset')
+  })
+
+  it('shows hidden characters escaped in its message', () => {
+    const error = thrown(() => policy.assertAllowed(['src/\u202egpj.js'], 'edit'))
+    expect((error as Error).message).toContain('src/\\u{202e}gpj.js')
+    expect((error as Error).message).not.toContain('\u202e')
   })
 })
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +6,6 @@ import { afterAll, describe, it, expect } from 'vitest'
 import {
   truncateMiddle,
   runCommand,
-  runPipeline,
   scrubbedEnv,
   SecretMasker,
   type CommandRunnerOptions
@@ -254,27 +253,5 @@ describe('SecretMasker', () => {
     masker.add('')
     masker.add('ab')
     expect(masker.mask('a b ab abc')).toBe('a b ab abc')
-  })
-})
-
-describe('runPipeline', () => {
-  it('runs the commands in order and stops at the first failure', async () => {
-    const marker = join(cwd, 'after-failure')
-    const outcome = await runPipeline(
-      ['echo one', 'echo two >&2; exit 4', `touch ${marker}`],
-      options()
-    )
-    expect(outcome.results.map((r) => r.exit_code)).toEqual([0, 4])
-    expect(outcome.failed?.command).toBe('echo two >&2; exit 4')
-    expect(outcome.failed?.stderr).toBe('two\n')
-    expect(existsSync(marker)).toBe(false)
-  })
-
-  it('runs every command when all pass', async () => {
-    const marker = join(cwd, 'all-passed')
-    const outcome = await runPipeline(['true', `touch ${marker}`], options())
-    expect(outcome.failed).toBeUndefined()
-    expect(outcome.results).toHaveLength(2)
-    expect(existsSync(marker)).toBe(true)
   })
 })

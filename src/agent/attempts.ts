@@ -1,94 +1,158 @@
 import {
   InvalidDiffError,
   ValidationFailedError,
-  type CodeAgentInput,
-  type FileChange,
-  type StyleConfig
+  type ValidationResult
 } from '../contract/index.js'
-import { editFromUdiffReply, renderDiff, type FileEdit, type Placement } from '../edits/index.js'
-import type { ChangeBranch } from '../git/index.js'
-import { draftMessages, type ModelClient, type RepairContext } from '../model/index.js'
-import type { PathPolicy } from '../policy/index.js'
-import type { EditFormat } from '../config.js'
-import { runPipeline, type CommandOutcome, type CommandRunnerOptions } from '../validation/index.js'
-import { mapConcurrent } from './concurrency.js'
-import type { Logger } from './logger.js'
+import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
+import { WorktreeFiles, type ChangeBranch } from '../git/index.js'
+import type { RepairContext, RunBudget } from '../model/index.js'
+import {
+  assertExactChanges,
+  guardEdits,
+  ValidationWatch,
+  type PathPolicy
+} from '../policy/index.js'
+import {
+  errorExcerpt,
+  failureFingerprint,
+  runCommand,
+  runPipeline,
+  type BaseCheck,
+  type CommandOutcome,
+  type CommandRunnerOptions,
+  type PipelineFailure,
+  type PipelineStep
+} from '../validation/index.js'
+import { draftEdits, type DraftContext } from './drafting.js'
 import type { PhaseClock } from './phase-clock.js'
 
-export interface AttemptSettings {
-  input: CodeAgentInput
-  format: EditFormat
-  style: StyleConfig
-  /** Contents of every planned file on the base branch (null: does not exist). */
-  base: ReadonlyMap<string, string | null>
-  commands: readonly string[]
+export interface AttemptSettings extends DraftContext {
+  steps: readonly PipelineStep[]
   maxRepairs: number
-  concurrency: number
   runner: CommandRunnerOptions
-  model: ModelClient
+  retryFlaky: boolean
+  keepPreexisting: boolean
   branch: ChangeBranch
   policy: PathPolicy
   clock: PhaseClock
-  logger: Logger
+  // model (issue 7): max-attempts, max-total-tokens and time-limit, asked before each round
+  budget?: RunBudget
+}
+
+export interface AttemptStats {
+  attempts: number
+  repairs: number
+  retries: { invalid_diff: number; validation: number; flaky_reruns: number; auto_fixes: number }
+  stop_reason: 'validated' | 'repairs-exhausted' | 'same-failure' | 'no-change'
 }
 
 export interface GreenChange {
   edits: FileEdit[]
   diff: string
-  results: CommandOutcome[]
+  results: ValidationResult[]
   attempts: number
   placements: Record<string, Placement[]>
+  stats: AttemptStats
 }
 
-const NO_CHANGES = /^\s*NO_CHANGES\s*$/
+/** A run's change as it stands: the edits from the base and the diff that applies them. */
+interface Applied {
+  edits: FileEdit[]
+  diff: string
+}
+
+const REPAIR_EXCERPT = 8_000
 
 /**
  * Draft → apply → validate, and on a failed apply or validation, repair with the failure in
  * hand: at most 1 + maxRepairs attempts. Each attempt is applied from the base, so the work
- * tree never holds half of one attempt and half of another.
+ * tree never holds half of one attempt and half of another. The loop stops early when a
+ * repair brings the same failure back or changes nothing. A failing command is also run on the
+ * base, so the result tells a failure that was already there from one the change introduced.
  */
 export async function attemptChange(settings: AttemptSettings): Promise<GreenChange> {
-  const { input, base, clock, logger } = settings
-  const current = new Map(base)
+  const { clock, logger } = settings
+  const current = new Map(settings.base)
+  const baseChecks = new Map<string, BaseCheck>()
+  const stats: AttemptStats = {
+    attempts: 0,
+    repairs: 0,
+    retries: { invalid_diff: 0, validation: 0, flaky_reruns: 0, auto_fixes: 0 },
+    stop_reason: 'repairs-exhausted'
+  }
+  let applied: Applied | undefined
   let repair: RepairContext | undefined
-  let lastError: Error | undefined
+  let lastError: ValidationFailedError | InvalidDiffError | undefined
+  let lastFingerprint: string | undefined
+
   for (let attempt = 1; attempt <= settings.maxRepairs + 1; attempt++) {
+    // model (issue 7): TIMEOUT / TOKEN_BUDGET_EXCEEDED when spent; a reason when max-attempts stops
+    const refusal = settings.budget?.beforeAttempt(attempt, lastError?.code)
+    if (refusal) throw stopped(lastError, 'repairs-exhausted', refusal, stats)
+    stats.attempts = attempt
+    stats.repairs = attempt - 1
     logger.info(
       attempt === 1 ? 'Drafting edits' : `Repair ${attempt - 1} of ${settings.maxRepairs}`
     )
     try {
-      const drafted = await clock.time('draft', () => draftAll(settings, current, repair))
-      const edits = [...drafted.values()].map(({ edit }) => edit)
-      const diff = await clock.time('apply', () => applyEdits(settings, edits, attempt))
-      for (const edit of edits) current.set(edit.path, edit.after)
+      const drafted = await clock.time('draft', () =>
+        draftEdits(settings, attempt, current, repair)
+      )
+      if (attempt > 1 && drafted.edits.every((edit) => edit.after === current.get(edit.path))) {
+        stats.stop_reason = 'no-change'
+        throw stopped(lastError, 'no-change', 'the repair changed nothing', stats)
+      }
+      applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))
+      for (const edit of drafted.edits) current.set(edit.path, edit.after)
+      const watch = await ValidationWatch.start(
+        settings.runner.cwd,
+        settings.branch.git,
+        settings.policy
+      )
       const pipeline = await clock.time('validate', () =>
-        runPipeline(settings.commands, settings.runner)
+        runPipeline(settings.steps, {
+          ...settings.runner,
+          retryFlaky: settings.retryFlaky,
+          keepPreexisting: settings.keepPreexisting,
+          afterFix: async () => {
+            applied = await keepFixesInPlan(settings, applied!, current)
+          },
+          checkBase: (step, outcome) => checkOnBase(settings, step, outcome, applied!, baseChecks)
+        })
       )
+      await watch.assertClean(applied.edits)
+      countRuns(stats, pipeline.results)
+      settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
-        const placements = Object.fromEntries([...drafted].map(([path, d]) => [path, d.placements]))
-        return { edits, diff, results: pipeline.results, attempts: attempt, placements }
-      }
-      const failed = pipeline.failed
-      logger.warn(`Validation failed: ${failed.command} exited ${failed.exit_code}`)
-      lastError = new ValidationFailedError(
-        `Validation failed: "${failed.command}" exited with ${failed.exit_code} after ${attempt} attempt(s).`,
-        {
-          command: failed.command,
-          exit_code: failed.exit_code,
-          stderr: failed.stderr,
-          stdout: failed.stdout,
+        stats.stop_reason = 'validated'
+        return {
+          ...applied,
+          results: pipeline.results,
           attempts: attempt,
-          validation_results: pipeline.results
+          placements: drafted.placements,
+          stats
         }
-      )
-      repair = {
-        kind: `the validation command "${failed.command}" failed with exit code ${failed.exit_code}`,
-        failure: `$ ${failed.command}\n${failed.stderr}\n${failed.stdout}`.trim(),
-        otherFiles: {}
       }
+      lastError = validationError(pipeline.failed, pipeline.results, attempt)
+      logger.warn(lastError.message)
+      const fingerprint = failureFingerprint(
+        pipeline.failed.outcome.exit_code,
+        pipeline.failed.outcome.full.stdout,
+        pipeline.failed.outcome.full.stderr
+      )
+      if (fingerprint === lastFingerprint) {
+        stats.stop_reason = 'same-failure'
+        throw stopped(lastError, 'same-failure', 'the repair brought back the same failure', stats)
+      }
+      lastFingerprint = fingerprint
+      stats.retries.validation++
+      repair = repairFor(pipeline.failed)
     } catch (error) {
+      if (isStop(error)) throw error
       if (!(error instanceof InvalidDiffError)) throw error
       logger.warn(`Edit refused: ${error.message}`)
+      settings.log.build(attempt, [], `The edit was refused before validation:\n${error.message}\n`)
+      stats.retries.invalid_diff++
       // A repair that cannot be applied says less than the validation failure it was meant to fix.
       lastError =
         lastError instanceof ValidationFailedError
@@ -100,95 +164,145 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
     }
   }
-  throw lastError ?? new InvalidDiffError('No attempt was made.')
-
-  async function draftAll(
-    s: AttemptSettings,
-    latest: Map<string, string | null>,
-    failure: RepairContext | undefined
-  ): Promise<Map<string, ReturnType<typeof editFromUdiffReply>>> {
-    const changes = input.fix_plan.file_changes
-    const drafts = await mapConcurrent(changes, s.concurrency, async (change, _index, signal) => {
-      const content = latest.get(change.path) ?? null
-      if (change.operation === 'DELETE') return deletion(change, base.get(change.path) ?? null)
-      const others = failure ? changedElsewhere(latest, change.path) : undefined
-      const messages = draftMessages({
-        format: s.format,
-        issue: input.issue,
-        change,
-        planSteps: input.fix_plan.plan_steps,
-        content,
-        style: s.style,
-        repair: failure && { ...failure, otherFiles: others ?? {} }
-      })
-      const reply = await s.model.complete(messages, signal)
-      if (failure && NO_CHANGES.test(reply.text) && content !== base.get(change.path)) {
-        return { edit: edit(change, content), placements: [] as Placement[] }
-      }
-      const drafted = editFromUdiffReply(reply.text, change, content)
-      if (drafted.claimedPath)
-        s.logger.warn(
-          `Reply for ${change.path} named ${drafted.claimedPath}; applied to ${change.path}`
-        )
-      s.logger.debug(`${change.path}: hunks placed ${drafted.placements.join(', ')}`)
-      return { edit: edit(change, drafted.edit.after), placements: drafted.placements }
-    })
-    return new Map(changes.map((change, i) => [change.path, drafts[i]!]))
-  }
-
-  function edit(change: FileChange, after: string | null): FileEdit {
-    return {
-      path: change.path,
-      operation: change.operation,
-      before: base.get(change.path) ?? null,
-      after
-    }
-  }
-
-  function changedElsewhere(
-    latest: Map<string, string | null>,
-    path: string
-  ): Record<string, string | null> {
-    const others: Record<string, string | null> = {}
-    for (const [other, content] of latest)
-      if (other !== path && content !== base.get(other)) others[other] = content
-    return others
-  }
+  throw withStats(lastError ?? new InvalidDiffError('No attempt was made.'), stats)
 }
 
-function deletion(change: FileChange, before: string | null) {
-  return {
-    edit: { path: change.path, operation: change.operation, before, after: null },
-    placements: [] as Placement[]
-  }
-}
-
-async function applyEdits(
-  settings: AttemptSettings,
-  edits: FileEdit[],
-  attempt: number
-): Promise<string> {
+async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise<Applied> {
   for (const edit of edits) {
     if (edit.after === edit.before) {
       throw new InvalidDiffError(
         `The edit leaves ${edit.path} unchanged; the plan asks for a change to it.`,
-        {
-          rule: 'no-change',
-          path: edit.path
-        }
+        { rule: 'no-change', path: edit.path }
       )
     }
   }
   const paths = edits.map((edit) => edit.path)
-  settings.policy.assertAllowed(paths, 'edit')
+  await guardEdits(edits, settings.policy, settings.runner.cwd, settings.branch.git, {
+    planned: settings.input.fix_plan.file_changes,
+    masker: settings.runner.masker
+  })
   const diff = renderDiff(edits)
-  if (attempt > 1) await settings.branch.reset()
-  const applied = await settings.branch.apply(diff, paths)
-  if (applied.exitCode !== 0) {
-    throw new InvalidDiffError(`git apply --check refused the edit: ${applied.stderr.trim()}`, {
+  await settings.branch.reset()
+  const result = await settings.branch.apply(diff, paths)
+  if (result.exitCode !== 0) {
+    throw new InvalidDiffError(`git apply --check refused the edit: ${result.stderr.trim()}`, {
       rule: 'git-apply-check',
-      stderr: applied.stderr.trim()
+      stderr: result.stderr.trim()
     })
   }
-  return diff
+  await assertExactChanges(settings.branch.git, edits, 'apply')
+  return { edits, diff }
+}
+
+/**
+ * A fix command (prettier --write, eslint --fix) may touch any file: what it did to the
+ * planned files becomes part of the change, everything else is undone.
+ */
+async function keepFixesInPlan(
+  settings: AttemptSettings,
+  applied: Applied,
+  current: Map<string, string | null>
+): Promise<Applied> {
+  const files = new WorktreeFiles(settings.runner.cwd)
+  const edits = applied.edits.map((edit) => ({ ...edit, after: files.read(edit.path) }))
+  const next = await applyEdits(settings, edits)
+  for (const edit of edits) current.set(edit.path, edit.after)
+  return next
+}
+
+/** The failing command once more, on the untouched base; then the change is put back. */
+async function checkOnBase(
+  settings: AttemptSettings,
+  step: PipelineStep,
+  outcome: CommandOutcome,
+  applied: Applied,
+  cache: Map<string, BaseCheck>
+): Promise<BaseCheck> {
+  const known = cache.get(step.command)
+  const fingerprint = failureFingerprint(
+    outcome.exit_code,
+    outcome.full.stdout,
+    outcome.full.stderr
+  )
+  if (known) return known
+  await settings.branch.reset()
+  const onBase = await runCommand(step.command, settings.runner)
+  const reapplied = await settings.branch.apply(
+    applied.diff,
+    applied.edits.map((e) => e.path)
+  )
+  if (reapplied.exitCode !== 0) throw new Error(`Could not restore the change: ${reapplied.stderr}`)
+  const check: BaseCheck = {
+    failsOnBase: onBase.exit_code !== 0,
+    sameFailure:
+      onBase.exit_code !== 0 &&
+      failureFingerprint(onBase.exit_code, onBase.full.stdout, onBase.full.stderr) === fingerprint
+  }
+  cache.set(step.command, check)
+  return check
+}
+
+function repairFor(failed: PipelineFailure): RepairContext {
+  const { outcome } = failed
+  return {
+    kind: `the ${failed.step.step === 'command' ? 'validation command' : `${failed.step.step} step`} "${outcome.command}" failed with exit code ${outcome.exit_code}`,
+    failure: `$ ${outcome.command}\n${errorExcerpt(outcome.full.stdout, outcome.full.stderr, REPAIR_EXCERPT)}`,
+    otherFiles: {}
+  }
+}
+
+function validationError(
+  failed: PipelineFailure,
+  results: ValidationResult[],
+  attempt: number
+): ValidationFailedError {
+  const { outcome, base } = failed
+  const preexisting = base?.failsOnBase
+  const message =
+    `Validation failed: "${outcome.command}" exited with ${outcome.exit_code} after ${attempt} attempt(s)` +
+    (preexisting ? '; it fails on the base branch too, so the failure was already there.' : '.')
+  return new ValidationFailedError(message, {
+    command: outcome.command,
+    exit_code: outcome.exit_code,
+    stderr: outcome.stderr,
+    stdout: outcome.stdout,
+    attempts: attempt,
+    validation_results: results,
+    ...(base ? { preexisting: base.failsOnBase, same_failure_on_base: base.sameFailure } : {})
+  })
+}
+
+function stopped(
+  error: ValidationFailedError | InvalidDiffError | undefined,
+  reason: AttemptStats['stop_reason'],
+  why: string,
+  stats: AttemptStats
+): ValidationFailedError | InvalidDiffError {
+  const message = `${error?.message ?? 'Validation failed.'} Stopped early: ${why}.`
+  const details = { ...(error?.details ?? {}), stop_reason: reason, stats }
+  return error instanceof InvalidDiffError
+    ? new InvalidDiffError(message, details)
+    : new ValidationFailedError(message, details)
+}
+
+function withStats(error: ValidationFailedError | InvalidDiffError, stats: AttemptStats): Error {
+  const details = { ...error.details, stats }
+  return error instanceof ValidationFailedError
+    ? new ValidationFailedError(error.message, details)
+    : new InvalidDiffError(error.message, details)
+}
+
+function isStop(error: unknown): boolean {
+  const stop = error instanceof ValidationFailedError || error instanceof InvalidDiffError
+  return stop && error.details.stop_reason !== undefined
+}
+
+function countRuns(stats: AttemptStats, results: ValidationResult[]): void {
+  stats.retries.flaky_reruns += results.filter((r) => r.flaky).length
+  stats.retries.auto_fixes += results.filter((r) => r.auto_fixed).length
+}
+
+function logged(outcome: CommandOutcome) {
+  const { command, exit_code, duration_ms, full } = outcome
+  return { command, exit_code, duration_ms, stdout: full.stdout, stderr: full.stderr }
 }

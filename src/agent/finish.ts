@@ -2,13 +2,17 @@ import type { RunConfig } from '../config.js'
 import type { CodeAgentInput, CodeAgentOutput, Commit } from '../contract/index.js'
 import {
   acceptSubject,
+  commitGroups,
   commitMessage,
   commitScope,
   commitType,
-  pushAuth,
+  splitPatch,
   templateSubject,
   type ChangeBranch,
-  type Git
+  type CommitGroup,
+  type CommitRequest,
+  type Git,
+  type MadeCommit
 } from '../git/index.js'
 import { commitMessages, type ModelClient } from '../model/index.js'
 import { failureComment, postFailureFeedback } from '../report/index.js'
@@ -29,41 +33,111 @@ export interface FinishContext {
   onSecret?: (value: string) => void
 }
 
-/** Commit the green change (or, in a dry run, roll it back), push it, and describe it. */
-export async function commitAndPush(ctx: FinishContext, green: GreenChange): Promise<Commit> {
+/**
+ * Commits the green change (or, in a dry run, rolls it back), pushes it or leaves it on the
+ * base for a pull-request step, and describes each commit. An earlier run's branch that holds
+ * the same change is reused: no second commit.
+ */
+export async function commitChange(ctx: FinishContext, green: GreenChange): Promise<Commit[]> {
   const { config, input, branch, clock, logger } = ctx
   const plan = input.fix_plan
-  const message = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))
-  let sha = ''
-  let patchId = ''
-  if (config.dryRun) {
-    logger.info('Dry run: validated, rolling back instead of committing')
-    await branch.rollback()
-  } else {
-    sha = await clock.time('commit', () => branch.commit(message, config.signoff))
-    patchId = await clock.time('commit', () => ctx.git.patchId(sha))
-    logger.info(`Committed ${sha} on ${plan.branch_name}`)
-    if (config.push) {
-      const auth = await pushAuth(ctx.git, 'origin', config.githubToken)
-      if (auth) {
-        ctx.masker.add(auth.secret)
-        ctx.onSecret?.(auth.secret)
-      }
-      await clock.time('push', () => branch.push(auth?.env))
-      logger.info(`Pushed ${plan.branch_name} to origin`)
-    }
+  const secret = branch.authSecret
+  if (secret) {
+    ctx.masker.add(secret)
+    ctx.onSecret?.(secret)
   }
-  return {
+  const planned = plan.file_changes.map((change) => change.path)
+  const describe = (
+    made: Partial<MadeCommit> & { message: string },
+    diff: string,
+    files: readonly string[] = planned
+  ): Commit => ({
     issue_number: input.issue.number,
-    message,
-    diff: green.diff,
-    files_changed: plan.file_changes.map((change) => change.path),
+    message: made.message,
+    diff,
+    files_changed: [...files],
     timestamp: new Date().toISOString(),
-    validation_results: green.results.map(({ timedOut: _timedOut, ...result }) => result),
-    sha,
+    validation_results: green.results,
+    sha: made.sha ?? '',
     branch: plan.branch_name,
-    patch_id: patchId
+    patch_id: made.patchId ?? ''
+  })
+  if (config.dryRun) {
+    const message = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))
+    logger.info('Dry run: validated, rolling back instead of committing')
+    const problems = await branch.rollback()
+    problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))
+    return [describe({ message }, green.diff)]
   }
+  const reused = await clock.time('commit', () => branch.reuseExisting())
+  let commits: Commit[]
+  if (reused) {
+    logger.info(
+      `Branch ${plan.branch_name} already holds this change (${shas(reused)}): reused, nothing committed`
+    )
+    commits = reused.map((made) => describe(made, made.diff))
+  } else {
+    const groups = commitGroups(
+      plan.plan_steps,
+      green.edits.map((edit) => edit.path)
+    )
+    const requests = await clock.time('commit', () => commitRequests(ctx, green, groups))
+    const made = await clock.time('commit', () =>
+      branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })
+    )
+    logger.info(
+      `Committed ${shas(made)} on ${branch.push ? plan.branch_name : `${branch.base} (and ${plan.branch_name})`}`
+    )
+    // With hooks, what was committed may differ from what was validated: report git's patch.
+    commits = made.map((commit, i) =>
+      describe(
+        commit,
+        config.gitHooks ? commit.diff : requests[i]!.patch,
+        made.length > 1 ? requests[i]!.paths : planned
+      )
+    )
+  }
+  if (branch.push && !branch.reused) {
+    await clock.time('push', () => branch.pushBranch())
+    logger.info(`Pushed ${plan.branch_name} to origin`)
+  } else if (!branch.push) {
+    logger.info(
+      `Not pushed: the commit is on ${branch.base} for a pull-request step (branch: ${plan.branch_name})`
+    )
+  }
+  const problems = await branch.restoreUserChanges()
+  problems.forEach((problem) => logger.warn(problem))
+  return commits
+}
+
+/** One request per commit: the model's subject for a single commit, the template per step. */
+async function commitRequests(
+  ctx: FinishContext,
+  green: GreenChange,
+  groups: CommitGroup[]
+): Promise<CommitRequest[]> {
+  const { input } = ctx
+  if (groups.length === 1) {
+    const message = await writeMessage(ctx.model, input, green, ctx.logger)
+    return [{ message, patch: green.diff, paths: groups[0]!.paths }]
+  }
+  const sections = splitPatch(green.diff)
+  const type = commitType(input.triage_result, input.fix_plan.branch_name)
+  return groups.map((group) => {
+    const step = group.step!
+    const description =
+      step.description ?? `${input.issue.title} (step ${step.number} of ${step.total})`
+    const subject = templateSubject(type, commitScope(group.paths), description)
+    return {
+      message: commitMessage(subject, input.issue.number),
+      patch: group.paths.map((path) => sections.get(path) ?? '').join(''),
+      paths: group.paths
+    }
+  })
+}
+
+function shas(commits: readonly { sha: string }[]): string {
+  return commits.map((commit) => commit.sha).join(', ')
 }
 
 async function writeMessage(
@@ -97,7 +171,10 @@ async function writeMessage(
   )
 }
 
-/** The failure comment and label on the issue, masked; problems are logged, never thrown. */
+/**
+ * The failure comment and label on the issue, masked. What could not be done (no permission, no
+ * such issue, rate limits that held) is logged and noted in the result, never thrown.
+ */
 export async function reportFailureOnIssue(
   config: RunConfig,
   repository: string | undefined,
@@ -106,17 +183,28 @@ export async function reportFailureOnIssue(
   masker: SecretMasker,
   logger: Logger
 ): Promise<void> {
-  if (!config.commentOnFailure || !config.githubToken || !repository || !input || !response.error) {
+  const error = response.error
+  if (!config.commentOnFailure || !config.githubToken || !repository || !input || !error) {
     return
   }
+  const body = failureComment(error, { branch: input.fix_plan.branch_name, runUrl: runUrl() })
   const problems = await postFailureFeedback(
     {
       token: config.githubToken,
       repository,
       issueNumber: input.issue.number,
-      label: config.failureLabel
+      label: config.failureLabel,
+      client: { warn: (message) => logger.warn(message) }
     },
-    masker.mask(failureComment(response.error))
+    masker.mask(body)
   )
   problems.forEach((problem) => logger.warn(`Issue feedback: ${problem}`))
+  if (problems.length > 0) error.details = { ...error.details, issue_feedback_problems: problems }
+}
+
+/** The workflow run's page, from the variables the runner sets. */
+function runUrl(): string | undefined {
+  const { GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID } = process.env
+  if (!GITHUB_REPOSITORY || !GITHUB_RUN_ID) return undefined
+  return `${GITHUB_SERVER_URL || 'https://github.com'}/${GITHUB_REPOSITORY}/actions/runs/${GITHUB_RUN_ID}`
 }

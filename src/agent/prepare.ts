@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs'
 import type { RunConfig } from '../config.js'
 import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
-import { ChangeBranch, Git, WorktreeFiles } from '../git/index.js'
+import { ChangeBranch, Git, WorktreeFiles, pushAuth } from '../git/index.js'
 import { loadAgentInput } from '../inputs/index.js'
-import { PathPolicy, assertCommandsAllowed } from '../policy/index.js'
+import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
 import type { PhaseClock } from './phase-clock.js'
 import type { Logger } from './logger.js'
 
@@ -35,7 +36,10 @@ export async function loadAndGuard(
   logger.info(
     `Issue #${input.issue.number}: ${plan.file_changes.length} planned file change(s) on ${plan.branch_name}`
   )
-  const policy = new PathPolicy({ blockedGlobs: config.blockedPaths })
+  const policy = new PathPolicy({
+    blockedGlobs: config.blockedPaths,
+    allowProtected: config.allowProtectedPaths
+  })
   policy.assertAllowed(
     plan.file_changes.map((change) => change.path),
     'plan'
@@ -47,11 +51,36 @@ export async function loadAndGuard(
   )
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
   const git = await Git.open(repoDir)
+  await assertRepoPaths(
+    plan.file_changes.map((change) => change.path),
+    policy,
+    repoDir,
+    git,
+    'plan'
+  )
   const branch = await ChangeBranch.prepare(git, {
     branch: plan.branch_name,
-    baseBranch: config.baseBranch
+    baseBranch: config.baseBranch,
+    push: config.push && !config.dryRun,
+    auth: pushAuth(config.githubToken),
+    plannedPaths: plan.file_changes.map((change) => change.path),
+    protectedBranches: defaultBranchOf(eventPath)
   })
   return { input, policy, commands, base, git, branch }
+}
+
+/** The repository's default branch as the triggering event names it: never the plan's branch. */
+function defaultBranchOf(eventPath: string | undefined): string[] {
+  if (!eventPath) return []
+  try {
+    const event = JSON.parse(readFileSync(eventPath, 'utf8')) as {
+      repository?: { default_branch?: unknown }
+    }
+    const name = event.repository?.default_branch
+    return typeof name === 'string' && name ? [name] : []
+  } catch {
+    return []
+  }
 }
 
 function readPlannedFiles(files: WorktreeFiles, input: CodeAgentInput): Map<string, string | null> {

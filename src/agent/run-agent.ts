@@ -4,16 +4,25 @@ import type { RunConfig } from '../config.js'
 import {
   InvalidInputError,
   toAgentError,
+  type AgentError,
   type CodeAgentInput,
-  type CodeAgentOutput,
-  type StyleConfig
+  type CodeAgentOutput
 } from '../contract/index.js'
 import type { ChangeBranch, Git } from '../git/index.js'
-import { ModelClient } from '../model/index.js'
-import { writeResultFile } from '../report/index.js'
-import { SecretMasker, scrubbedEnv } from '../validation/index.js'
+import {
+  DEFAULT_STYLE,
+  DraftPrompter,
+  ModelClient,
+  RunBudget,
+  modelMetrics,
+  parseHeaderLines,
+  secretHint
+} from '../model/index.js'
+import { resolveEditFormat } from '../edits/index.js'
+import { AttemptLog, writeResultFile } from '../report/index.js'
+import { SecretMasker, pipelineSteps, scrubbedEnv } from '../validation/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
-import { commitAndPush, reportFailureOnIssue } from './finish.js'
+import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
 import { loadAndGuard } from './prepare.js'
@@ -31,16 +40,12 @@ export interface AgentEnvironment {
 export interface AgentRun {
   response: CodeAgentOutput
   outputPath: string
+  /** The attempt logs (NN-request.json, NN-reply.txt, NN-build.txt), for the artifact. */
+  logDir: string
   branch: string
   issueNumber?: number
 }
 
-const DEFAULT_STYLE: StyleConfig = {
-  indent_style: 'space',
-  indent_size: 2,
-  end_of_line: 'lf',
-  insert_final_newline: true
-}
 const OPENAI_HOST = /^https:\/\/api\.openai\.com\b/
 
 /**
@@ -48,21 +53,32 @@ const OPENAI_HOST = /^https:\/\/api\.openai\.com\b/
  * push → report. Any failure rolls the repository back and is reported with its error code.
  */
 export async function runAgent(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
-  const { logger } = env
   const clock = new PhaseClock()
-  const masker = new SecretMasker()
-  for (const secret of [config.apiKey, config.githubToken]) {
-    if (secret) {
-      masker.add(secret)
-      env.onSecret?.(secret)
-    }
+  const budget = new RunBudget({
+    maxAttempts: config.maxAttempts,
+    maxTotalTokens: config.maxTotalTokens,
+    timeLimitMs: config.timeLimit * 1000
+  })
+  const masker = SecretMasker.forRun({
+    apiKey: config.apiKey,
+    githubToken: config.githubToken,
+    env: process.env
+  })
+  for (const value of masker.values()) env.onSecret?.(value)
+  // The runner masks registered values only; pattern rules (keys, tokens) are applied here.
+  const logger: Logger = {
+    info: (message) => env.logger.info(masker.mask(message)),
+    warn: (message) => env.logger.warn(masker.mask(message)),
+    debug: (message) => env.logger.debug(masker.mask(message))
   }
   const repoDir = resolve(config.repo)
   const outputPath = config.outputPath ? resolve(config.outputPath) : defaultOutputPath()
+  const logDir = config.logDir ? resolve(config.logDir) : defaultLogDir()
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let git: Git | undefined
   let model: ModelClient | undefined
+  let prompter: DraftPrompter | undefined
   let green: GreenChange | undefined
   let response: CodeAgentOutput
   try {
@@ -70,35 +86,49 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       input = loaded
     })
     ;({ git, branch } = prepared)
-    model = new ModelClient({
-      baseUrl: config.baseUrl,
-      apiKey: modelKey(config),
-      model: config.model,
-      timeoutMs: config.modelTimeout * 1000
+    const secret = (value: string) => {
+      masker.add(value)
+      env.onSecret?.(value)
+    }
+    model = modelClient(config, budget, logger, secret)
+    const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
+    prompter = new DraftPrompter({
+      repoDir,
+      maxTokens: config.maxTokensPerDraft,
+      style,
+      budget
     })
     await prepared.branch.create()
     green = await attemptChange({
       input: prepared.input,
-      format: config.editFormat,
-      style: prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE,
+      format: resolveEditFormat(config.editFormat, config.model),
+      style,
       base: prepared.base,
-      commands: prepared.commands,
+      steps: pipelineSteps(config, prepared.commands),
+      retryFlaky: config.retryFlaky,
+      keepPreexisting: config.onPreexistingFailure === 'commit',
+      log: new AttemptLog(logDir, (text) => masker.mask(text)),
       maxRepairs: config.maxRepairs,
       concurrency: config.concurrency,
       runner: {
         cwd: repoDir,
-        timeoutMs: config.commandTimeout * 1000,
+        // Read when each validation round starts: no command may run past the time-limit.
+        get timeoutMs() {
+          return Math.max(1_000, Math.min(config.commandTimeout * 1000, budget.remainingMs()))
+        },
         outputLimit: config.outputLimit,
         masker,
         env: scrubbedEnv()
       },
       model,
+      prompter,
+      budget,
       branch: prepared.branch,
       policy: prepared.policy,
       clock,
       logger
     })
-    const commit = await commitAndPush(
+    const commits = await commitChange(
       {
         config,
         input: prepared.input,
@@ -112,9 +142,9 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       },
       green
     )
-    response = { success: true, data: [commit] }
+    response = { success: true, data: commits }
   } catch (error) {
-    const agentError = toAgentError(error)
+    const agentError = withinTimeLimit(toAgentError(error), budget)
     logger.warn(`${agentError.code}: ${agentError.message}`)
     if (branch) {
       const problems = await branch.rollback()
@@ -128,9 +158,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   }
   response.metrics = {
     attempts: green?.attempts ?? attemptsOf(response),
-    model_calls: model?.usage.calls ?? 0,
-    prompt_tokens: model?.usage.promptTokens ?? 0,
-    completion_tokens: model?.usage.completionTokens ?? 0,
+    ...statsOf(green, response),
+    ...modelMetrics(model, prompter, budget),
     git_processes: git?.processCount ?? 0,
     phase_ms: clock.totals,
     duration_ms: clock.elapsed(),
@@ -141,8 +170,64 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   return {
     response,
     outputPath,
+    logDir,
     branch: input?.fix_plan.branch_name ?? '',
     issueNumber: input?.issue.number
+  }
+}
+
+/** The client for the run: endpoint, key and headers from the settings, bound to the budget. */
+function modelClient(
+  config: RunConfig,
+  budget: RunBudget,
+  logger: Logger,
+  secret: (value: string) => void
+): ModelClient {
+  const apiKey = modelKey(config)
+  const headers = parseHeaderLines(config.modelHeaders)
+  // Header values often carry a gateway's own key; short ones (e.g. "1") would mask too much.
+  Object.values(headers)
+    .filter((value) => value.length >= 8)
+    .forEach(secret)
+  const client = new ModelClient({
+    baseUrl: config.baseUrl,
+    apiKey,
+    model: config.model,
+    timeoutMs: config.modelTimeout * 1000,
+    maxRetries: config.modelRetries,
+    headers,
+    stream: config.modelStream,
+    structuredOutput: config.structuredOutput,
+    budget,
+    log: logger
+  })
+  const key = config.apiKey ? `key ${secretHint(apiKey)}` : 'no key'
+  const extra = Object.keys(headers)
+  logger.info(
+    `Model ${config.model} at ${client.endpoint} (${key}` +
+      (extra.length > 0 ? `, headers ${extra.join(', ')}` : '') +
+      `); at most ${config.maxTokensPerDraft} prompt tokens per draft`
+  )
+  return client
+}
+
+/**
+ * A run that failed after its time-limit passed (a validation command cut short by it, a
+ * refused repair) is reported as the TIMEOUT it is, with the failure it ended on.
+ */
+function withinTimeLimit(error: AgentError, budget: RunBudget): AgentError {
+  if (error.code === 'TIMEOUT' || budget.limits.timeLimitMs <= 0 || budget.remainingMs() > 0) {
+    return error
+  }
+  budget.stoppedBy = 'time-limit'
+  const timeout = budget.timeLimitError('before the change was validated').toAgentError()
+  return {
+    ...timeout,
+    details: {
+      ...error.details,
+      ...timeout.details,
+      last_error: { code: error.code, message: error.message }
+    }
   }
 }
 
@@ -157,13 +242,36 @@ function modelKey(config: RunConfig): string {
   return 'none'
 }
 
+/** Repairs, retries by reason and why the loop stopped, from the green change or the error. */
+function statsOf(
+  green: GreenChange | undefined,
+  response: CodeAgentOutput
+): Record<string, unknown> {
+  const stats = (green?.stats ?? response.error?.details?.stats) as
+    Record<string, unknown> | undefined
+  if (!stats) return {}
+  return { repairs: stats.repairs, retries: stats.retries, stop_reason: stats.stop_reason }
+}
+
 function attemptsOf(response: CodeAgentOutput): number {
   const attempts = response.error?.details?.attempts
   return typeof attempts === 'number' ? attempts : 0
 }
 
-function defaultOutputPath(): string {
+function runnerTemp(): string {
   const temp = process.env.RUNNER_TEMP
-  const dir = temp && isAbsolute(temp) ? temp : tmpdir()
-  return join(dir, 'patchsmith', 'result.json')
+  return temp && isAbsolute(temp) ? temp : tmpdir()
+}
+
+function defaultOutputPath(): string {
+  return join(runnerTemp(), 'patchsmith', 'result.json')
+}
+
+/** A fresh folder per run, outside the work tree, so logs are never committed. */
+function defaultLogDir(): string {
+  return join(
+    runnerTemp(),
+    'patchsmith',
+    `logs-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`
+  )
 }

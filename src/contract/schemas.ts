@@ -95,12 +95,23 @@ export const CodeAgentInputSchema = z.strictObject({
 })
 export type CodeAgentInput = z.infer<typeof CodeAgentInputSchema>
 
+export const ValidationStepSchema = z.enum(['format', 'lint', 'typecheck', 'test', 'command'])
+export type ValidationStep = z.infer<typeof ValidationStepSchema>
+
 export const ValidationResultSchema = z.object({
   command: z.string(),
   exit_code: z.number().int(),
   stdout: z.string(),
   stderr: z.string(),
-  duration_ms: z.number().int().min(0)
+  duration_ms: z.number().int().min(0),
+  /** Patchsmith's additions: the pipeline step, and how the result came about. */
+  step: ValidationStepSchema.optional(),
+  /** Failed, then passed when run again (`retry-flaky`). */
+  flaky: z.boolean().optional(),
+  /** Passed after the step's fix command ran. */
+  auto_fixed: z.boolean().optional(),
+  /** Fails on the untouched base too; kept only with `on-preexisting-failure: commit`. */
+  preexisting: z.boolean().optional()
 })
 export type ValidationResult = z.infer<typeof ValidationResultSchema>
 

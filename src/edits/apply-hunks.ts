@@ -1,99 +1,216 @@
 import { InvalidDiffError } from '../contract/index.js'
-import { joinText, splitText, type TextLines } from './text-file.js'
-import type { Hunk, Placement } from './types.js'
+import {
+  hintDistance,
+  indexLines,
+  isWeak,
+  locate,
+  type FileIndex,
+  type HintTrust
+} from './locate.js'
+import { patchError } from './patch-error.js'
+import { joinText, splitText } from './text-file.js'
+import type { Hunk, HunkPlacement, Placement } from './types.js'
 
 export interface AppliedText {
   content: string
   placements: Placement[]
+  located: HunkPlacement[]
 }
 
-interface Located {
-  hunk: Hunk
-  at: number
-  oldLength: number
-  placement: Placement
+export interface ApplyOptions {
+  /** Hunks of other files of the same reply were found away from their line numbers. */
+  numbersContradicted?: boolean
+  /** Line ending for an empty or new file's lines (default '\n'). */
+  eol?: '\n' | '\r\n'
+  /** Whether an empty or new file ends with a newline when the reply does not say (default true). */
+  finalNewline?: boolean
 }
-
-const loose = (line: string) => line.replace(/\s+/g, ' ').trim()
 
 /**
- * Applies hunks to a file's contents. Each hunk is placed where its context and removed lines
- * occur, exactly or with whitespace drift; the model's line number only settles a tie. A hunk
- * whose lines do not occur, or occur in several places the hint cannot settle, is refused.
+ * Applies hunks to a file's contents. Every hunk is located on its own in the original text (in
+ * any order; see `locate`), then all changes are made at once, line by line: hunks may share
+ * context lines, but a line one hunk removes may not be another's context, and two hunks may not
+ * insert at the same place. Untouched lines keep their own line endings.
  */
-export function applyHunks(path: string, before: string, hunks: readonly Hunk[]): AppliedText {
-  const file = splitText(before)
-  const located = hunks.map((hunk, index) => locate(path, file, hunk, index))
-  const ordered = [...located].sort((a, b) => a.at - b.at)
-  for (let i = 1; i < ordered.length; i++) {
-    const previous = ordered[i - 1]!
-    if (ordered[i]!.at < previous.at + previous.oldLength) {
-      throw new InvalidDiffError(
-        `Two hunks for ${path} overlap near line ${ordered[i]!.at + 1}; send one hunk per region.`,
-        {
-          rule: 'overlapping-hunks',
-          path
-        }
-      )
-    }
-  }
-  const lines = [...file.lines]
-  let finalNewline = file.finalNewline
-  for (const { hunk, at, oldLength } of ordered.reverse()) {
-    const replacement: string[] = []
-    let offset = 0
+export function applyHunks(
+  path: string,
+  before: string,
+  hunks: readonly Hunk[],
+  options: ApplyOptions = {}
+): AppliedText {
+  const file = splitText(before, options.eol)
+  const index = indexLines(file.lines)
+  const n = file.lines.length
+  const removedBy = new Int32Array(n + 1)
+  const keptBy = new Int32Array(n + 1)
+  const inserts = new Map<number, { hunk: number; lines: { text: string; noEol: boolean }[] }>()
+  const located: HunkPlacement[] = []
+  let touchesEnd = false
+  let endHunk: Hunk | undefined
+  const starts = placeAll(path, index, hunks, options.numbersContradicted === true)
+  hunks.forEach((hunk, i) => {
+    const number = i + 1
+    const { at, ...placement } = starts[i]!
+    located.push(placement)
+    let j = at
     for (const line of hunk.lines) {
-      if (line.kind === '+') replacement.push(line.text)
-      else if (line.kind === ' ') replacement.push(lines[at + offset++]!)
-      else offset++
+      if (line.kind === '+') {
+        const slot = inserts.get(j)
+        if (slot && slot.hunk !== number) throw overlap(path, slot.hunk, number, j)
+        if (slot) slot.lines.push({ text: line.text, noEol: line.noEol })
+        else inserts.set(j, { hunk: number, lines: [{ text: line.text, noEol: line.noEol }] })
+        continue
+      }
+      if (line.kind === '-') {
+        if (removedBy[j] || keptBy[j]) throw overlap(path, removedBy[j] || keptBy[j], number, j)
+        removedBy[j] = number
+      } else {
+        if (removedBy[j]) throw overlap(path, removedBy[j]!, number, j)
+        keptBy[j] = number
+      }
+      j++
     }
-    const reachesEnd = at + oldLength === lines.length
-    lines.splice(at, oldLength, ...replacement)
-    // An empty file has no final newline to keep: new text gets one unless the reply says not.
-    if (reachesEnd)
-      finalNewline = endsWithNewline(hunk, file.finalNewline || file.lines.length === 0)
+    if (j === n) {
+      touchesEnd = true
+      endHunk = hunk
+    }
+  })
+
+  const lines: string[] = []
+  const ends: string[] = []
+  const eol = file.eol
+  for (let i = 0; i <= n; i++) {
+    for (const added of inserts.get(i)?.lines ?? []) {
+      lines.push(added.text)
+      ends.push(added.noEol ? '' : eol)
+    }
+    if (i < n && !removedBy[i]) {
+      lines.push(file.lines[i]!)
+      ends.push(file.ends[i]!)
+    }
   }
-  if (lines.length === 0) finalNewline = false
-  const after: TextLines = { lines, eol: file.eol, finalNewline }
-  return { content: joinText(after), placements: located.map((l) => l.placement) }
+  // Only the last line may lack an ending; whether it has one is the file's, unless the reply
+  // says otherwise with "\ No newline at end of file" in a hunk that reaches the end.
+  for (let i = 0; i < ends.length - 1; i++) if (ends[i] === '') ends[i] = eol
+  if (ends.length > 0) {
+    const wasEmpty = n === 0
+    let finalNewline = wasEmpty ? (options.finalNewline ?? true) : file.finalNewline
+    if (touchesEnd && endHunk) finalNewline = endsWithNewline(endHunk, finalNewline)
+    ends[ends.length - 1] = finalNewline ? ends[ends.length - 1] || eol : ''
+  }
+  return {
+    content: joinText({ lines, ends }),
+    placements: located.map((place) => place.how),
+    located
+  }
 }
 
-function locate(path: string, file: TextLines, hunk: Hunk, index: number): Located {
-  const old = hunk.lines.filter((line) => line.kind !== '+').map((line) => line.text)
-  const hint = Math.max(0, hunk.oldStart - 1)
-  if (old.length === 0) {
-    if (file.lines.length === 0) return { hunk, at: 0, oldLength: 0, placement: 'exact' }
-    if (hunk.oldStart > 0 && hunk.oldStart <= file.lines.length) {
-      return { hunk, at: hunk.oldStart, oldLength: 0, placement: 'hint' }
-    }
-    throw new InvalidDiffError(
-      `Hunk ${index + 1} for ${path} adds lines without any context, so its place is unknown; include a few unchanged lines around it.`,
-      { rule: 'no-context', path, hunk: index + 1 }
-    )
-  }
-  for (const [placement, same] of [
-    ['exact', (a: string, b: string) => a === b],
-    ['whitespace', (a: string, b: string) => loose(a) === loose(b)]
-  ] as const) {
-    const matches: number[] = []
-    for (let at = 0; at + old.length <= file.lines.length; at++) {
-      if (old.every((line, k) => same(file.lines[at + k]!, line))) matches.push(at)
-    }
-    if (matches.length === 1) return { hunk, at: matches[0]!, oldLength: old.length, placement }
-    if (matches.length > 1) {
-      if (matches.includes(hint) && old.some((line) => line.trim() !== ''))
-        return { hunk, at: hint, oldLength: old.length, placement: 'hint' }
-      throw new InvalidDiffError(
-        `Hunk ${index + 1} for ${path} matches ${matches.length} places (lines ${matches.map((m) => m + 1).join(', ')}); ` +
-          'add more context lines so it matches exactly one.',
-        { rule: 'ambiguous-hunk', path, hunk: index + 1 }
-      )
+/**
+ * Where every hunk's old lines start. Hunks that match in one place are placed first; their
+ * line numbers then tell how far the reply's numbers can be trusted to settle the hunks that
+ * match in several places (see `HintTrust`).
+ */
+function placeAll(
+  path: string,
+  index: FileIndex,
+  hunks: readonly Hunk[],
+  contradictedElsewhere: boolean,
+  probe = false
+): (HunkPlacement & { at: number })[] & { trust?: HintTrust } {
+  const n = index.lines.length
+  const placed: (HunkPlacement & { at: number })[] = new Array(hunks.length)
+  const window = (hunk: Hunk) => {
+    const old = hunk.lines.filter((line) => line.kind !== '+').length
+    return {
+      hint: hunk.oldStart === null ? null : Math.max(0, hunk.oldStart - 1),
+      slack: Math.max(0, (hunk.oldCount ?? old) - old)
     }
   }
-  throw new InvalidDiffError(
-    `Hunk ${index + 1} for ${path} does not match the file: its context and "-" lines were not found. ` +
-      'Copy them exactly from the current content.',
-    { rule: 'hunk-not-found', path, hunk: index + 1, expected: old.slice(0, 5) }
+  const place = (hunk: Hunk, i: number, hintTrust: HintTrust) => {
+    const number = i + 1
+    const old = hunk.lines.filter((line) => line.kind !== '+')
+    if (old.length === 0) {
+      const at = placeWithoutContext(path, n, hunk, number, hintTrust)
+      const how = n === 0 ? 'exact' : 'hint'
+      placed[i] = { at, hunk: number, line: at + 1, how, whitespaceLines: 0, fuzzyLines: 0 }
+      return
+    }
+    const where = locate(index, {
+      path,
+      number,
+      noun: 'Hunk',
+      old: old.map((line) => ({ text: line.text, removed: line.kind === '-' })),
+      ...window(hunk),
+      hintTrust,
+      allowTypos: true,
+      weakNeedsHint: true
+    })
+    placed[i] = { ...where, hunk: number, line: where.at + 1 }
+  }
+  const deferred: number[] = []
+  hunks.forEach((hunk, i) => {
+    // Hunks that only a line number can place wait until the other hunks have tested the numbers.
+    const old = hunk.lines.filter((line) => line.kind !== '+')
+    if (n > 0 && (old.length === 0 || isWeak(old))) {
+      deferred.push(i)
+      return
+    }
+    try {
+      place(hunk, i, 'contradicted')
+    } catch (error) {
+      if (!(error instanceof InvalidDiffError)) throw error
+      if (error.details.rule === 'ambiguous-hunk') deferred.push(i)
+      else if (!probe) throw error
+    }
+  })
+  const numbered = hunks
+    .map((hunk, i) => ({ hunk, where: placed[i], ...window(hunk) }))
+    .filter((h) => h.where && h.hint !== null && h.hunk.lines.some((l) => l.kind !== '+'))
+  const trust: HintTrust =
+    contradictedElsewhere || numbered.some((h) => hintDistance(h.where!.at, h.hint!, h.slack) !== 0)
+      ? 'contradicted'
+      : numbered.length > 0
+        ? 'verified'
+        : 'unverified'
+  if (probe) return Object.assign(placed, { trust })
+  for (const i of deferred) place(hunks[i]!, i, trust)
+  return placed
+}
+
+/**
+ * What a file's hunks that match one place say about the reply's line numbers, without
+ * applying anything: one reply that numbers one file wrong is not trusted to number the next.
+ */
+export function probeLineNumbers(before: string, hunks: readonly Hunk[]): HintTrust {
+  const index = indexLines(splitText(before).lines)
+  return placeAll('', index, hunks, false, true).trust ?? 'unverified'
+}
+
+/** Lines added with no context at all: only an empty file, or a line number, can place them. */
+function placeWithoutContext(
+  path: string,
+  n: number,
+  hunk: Hunk,
+  number: number,
+  trust: HintTrust
+): number {
+  if (n === 0) return 0
+  // `@@ -k,0 +…` adds after old line k, when the reply's other hunks showed its numbers right.
+  // (`-0,0` on a file that has lines is a reply that thinks the file is new: refused.)
+  const start = hunk.oldStart
+  if (trust === 'verified' && start !== null && start > 0 && start <= n) return start
+  throw patchError(
+    `Hunk ${number} for ${path} adds lines without any unchanged line around them, so its place is unknown; ` +
+      'include the 2-3 lines before and after the addition as context.',
+    { kind: 'no-context', file: path, hunk: number }
+  )
+}
+
+function overlap(path: string, first: number, second: number, at: number) {
+  return patchError(
+    `Hunks ${first} and ${second} for ${path} overlap near line ${at + 1}: a line one changes is ` +
+      'context or a change in the other. Send one hunk per region of the file.',
+    { kind: 'overlapping-hunks', file: path, hunk: second }
   )
 }
 

@@ -1,49 +1,115 @@
-import { InvalidDiffError } from '../contract/index.js'
+import { clip, patchError } from './patch-error.js'
+import { jsonOf, unwrapToolCall } from './reply-json.js'
 
 const FENCE = /^(```|~~~)/
-const TAG_LINE = /^\s*<\/?[A-Za-z_][\w:-]*(\s[^>]*)?>\s*$/
-const DIFF_START = /^(diff --git |--- |@@ )/
+// A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
+// an indented "<div>" is content, not a wrapper.
+const TAG_LINE = /^<\/?[A-Za-z_][\w:-]*(\s[^>]*)?>\s*$/
 const HEADER = /^(@@|diff --git |--- |\+\+\+ |index |new file mode |deleted file mode )/
-const SEND_INSTEAD =
-  'Reply with the raw unified diff only: "--- a/<path>" and "+++ b/<path>" headers, then "@@" hunks, ' +
+export const SEND_UDIFF =
+  'Reply with the raw unified diff only: "--- a/<path>" and "+++ b/<path>" headers, then "@@ -<line>,<count> +<line>,<count> @@" hunks, ' +
   'with no markdown fences, tags or explanations around it.'
 
 /**
- * Takes the diff out of a model reply: markdown fences, tool-call style tags and prose around
- * it are removed. A reply with no diff in it, or with fences or tags inside the diff itself, is
+ * Takes the diff out of a model reply: markdown fences, tool-call style tags and prose around it
+ * are removed, and a JSON reply (`{"diff": …, "reasoning": …}`, possibly inside a tool call) gives
+ * its `diff`. A reply with no diff in it, or with fences or tags inside the diff itself, is
  * refused with a message that tells the model what to send instead.
  */
 export function extractDiff(reply: string): string {
-  // The diff runs from its first header to its last diff line in the whole reply: fences and tags
-  // before and after it are stripped with the prose, and any inside it are refused below.
+  const json = jsonOf(reply)
+  if (json !== undefined) {
+    const diff = unwrapToolCall(json, (object) =>
+      typeof object.diff === 'string'
+        ? object.diff
+        : typeof object.patch === 'string'
+          ? object.patch
+          : undefined
+    )
+    if (diff !== undefined) return extractDiff(diff)
+  }
   const body = reply.replace(/\r\n/g, '\n').split('\n')
-  const start = body.findIndex((line) => DIFF_START.test(line))
-  if (start < 0 || !body.some((line) => line.startsWith('@@') || /^[+-](?![+-]{2} )/.test(line))) {
-    throw new InvalidDiffError(
-      `The reply holds no unified diff (no "@@" hunk and no +/- lines). ${SEND_INSTEAD}`,
+  const starts = body.map((_, i) => isDiffStart(body, i))
+  const first = starts.indexOf(true)
+  const changes = (line: string) =>
+    line.startsWith('@@') || /^[+-](?![+-]{2} )/.test(line) || line.startsWith('new file mode ')
+  if (first < 0 || !body.some(changes)) {
+    throw patchError(
+      `The reply holds no unified diff (no "@@" hunk and no +/- lines). ${SEND_UDIFF}`,
       {
-        rule: 'no-diff'
+        kind: 'no-diff'
       }
     )
   }
-  const diff = body.slice(start)
-  const end = lastDiffLine(diff)
-  const kept = diff.slice(0, end + 1)
-  const contaminated = kept.findIndex((line) => FENCE.test(line) || TAG_LINE.test(line))
-  if (contaminated >= 0) {
-    throw new InvalidDiffError(
-      `The diff is contaminated at line ${contaminated + 1} ("${kept[contaminated]!.trim().slice(0, 40)}"). ${SEND_INSTEAD}`,
-      { rule: 'contaminated-diff', line: contaminated + 1 }
-    )
+  const fenced = fencedDiff(body, starts)
+  if (fenced !== undefined) return fenced
+  const end = lastDiffLine(body, first, starts.lastIndexOf(true))
+  return checked(body.slice(first, end + 1))
+}
+
+function isDiffStart(lines: readonly string[], i: number): boolean {
+  const line = lines[i]!
+  return (
+    line.startsWith('diff --git ') ||
+    line.startsWith('@@') ||
+    (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ') === true)
+  )
+}
+
+/**
+ * A diff inside markdown fences: the fenced blocks that hold diff headers, joined. When diff
+ * headers also stand outside every fence, the fences are inside the diff and it is refused.
+ */
+function fencedDiff(body: readonly string[], starts: readonly boolean[]): string | undefined {
+  const blocks: { from: number; to: number }[] = []
+  let open = -1
+  body.forEach((line, i) => {
+    if (!FENCE.test(line)) return
+    if (open < 0) open = i
+    else {
+      blocks.push({ from: open + 1, to: i })
+      open = -1
+    }
+  })
+  if (open >= 0) blocks.push({ from: open + 1, to: body.length })
+  const inside = (i: number) => blocks.some((block) => i >= block.from && i < block.to)
+  const holding = blocks.filter((block) => starts.slice(block.from, block.to).includes(true))
+  if (holding.length === 0) return undefined
+  const stray = starts.findIndex((start, i) => start && !inside(i))
+  if (stray >= 0) {
+    const fence = body.findIndex((line, i) => FENCE.test(line) && i > holding[0]!.from)
+    throw contaminated(body, fence >= 0 ? fence : stray)
   }
+  const lines = holding.flatMap((block) => {
+    const part = body.slice(block.from, block.to)
+    const first = part.findIndex((_, k) => starts[block.from + k])
+    return part.slice(first)
+  })
+  return checked(lines)
+}
+
+/** Refuses fences and tags inside the diff; returns it with one final newline. */
+function checked(lines: readonly string[]): string {
+  const kept = [...lines]
+  while (kept.length > 0 && kept[kept.length - 1]!.trim() === '') kept.pop()
+  const bad = kept.findIndex((line) => FENCE.test(line) || TAG_LINE.test(line))
+  if (bad >= 0) throw contaminated(kept, bad)
   return kept.join('\n') + '\n'
 }
 
-/** The last line that can belong to a diff; prose after it is dropped. */
-function lastDiffLine(lines: string[]): number {
-  let last = 0
+function contaminated(lines: readonly string[], at: number) {
+  return patchError(
+    `The diff is contaminated at line ${at + 1} ("${clip(lines[at]!.trim(), 40)}"): markdown fences, ` +
+      `tags such as <tool_call> and explanations may not appear inside it. Regenerate the diff. ${SEND_UDIFF}`,
+    { kind: 'contaminated-diff', line: at + 1 }
+  )
+}
+
+/** The last line that can belong to a diff that starts at `first`; prose after it is dropped. */
+function lastDiffLine(lines: readonly string[], first: number, lastStart: number): number {
+  let last = first
   let inHunk = false
-  for (let i = 0; i < lines.length; i++) {
+  for (let i = first; i < lines.length; i++) {
     const line = lines[i]!
     if (HEADER.test(line)) {
       inHunk = line.startsWith('@@')
@@ -52,7 +118,7 @@ function lastDiffLine(lines: string[]): number {
       last = i
     } else if (!(inHunk && line === '')) {
       inHunk = false
-      if (!lines.slice(i + 1).some((rest) => DIFF_START.test(rest))) break
+      if (i > lastStart) break
     }
   }
   return last

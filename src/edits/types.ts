@@ -18,16 +18,63 @@ export interface DiffLine {
 }
 
 export interface Hunk {
-  /** The model's line number, used only as a tie-break hint. */
-  oldStart: number
+  /**
+   * The model's old-side line number, used only as a tie-break hint; null when the header
+   * carries none (`@@`, `@@ @@`, `@@ ... @@`).
+   */
+  oldStart: number | null
+  /** The header's old-side line count (null when absent); only widens the hint. */
+  oldCount?: number | null
   lines: DiffLine[]
 }
 
 export interface FilePatch {
+  /** Paths as the headers give them, `a/`/`b/` removed; null for /dev/null or no header. */
   oldPath: string | null
   newPath: string | null
+  /** Whether the `---`/`+++` names carried git's `a/` and `b/` prefixes. */
+  prefixed: boolean
+  /** Whether the section had `---`/`+++` headers at all. */
+  headed: boolean
+  /** Whether it says `new file mode` (with no hunks: an empty new file). */
+  created: boolean
   hunks: Hunk[]
 }
 
-/** How a hunk was placed, for the logs. */
-export type Placement = 'exact' | 'whitespace' | 'hint'
+/** How a hunk (or search block, or JSON edit) was placed, for the logs. */
+export type Placement = 'exact' | 'whitespace' | 'fuzzy' | 'hint'
+
+/** One placed hunk: where it went and how it was found. */
+export interface HunkPlacement {
+  /** 1-based hunk, block or edit number within its file. */
+  hunk: number
+  /** 1-based line of the file (before the change) where its old lines start. */
+  line: number
+  how: Placement
+  /** Context lines that differ only in whitespace, or that are slightly damaged. */
+  whitespaceLines: number
+  fuzzyLines: number
+  /** For a place the line number settled among several: how many lines off that number was. */
+  hintOffBy?: number
+}
+
+/** A parsed reply for one file, whatever the format, before it meets the file. */
+export type FileInstruction =
+  | { kind: 'hunks'; path: string | null; patch: FilePatch; deletes?: boolean }
+  | { kind: 'replace'; path: string | null; content: string }
+  | { kind: 'delete'; path: string | null }
+  | { kind: 'search-replace'; path: string | null; blocks: SearchReplaceBlock[] }
+  | { kind: 'json-edits'; path: string | null; edits: LineEdit[] }
+
+export interface SearchReplaceBlock {
+  search: string[]
+  replace: string[]
+}
+
+export interface LineEdit {
+  /** 1-based, inclusive; `end = start - 1` inserts before `start`. */
+  start: number
+  end: number
+  oldText?: string
+  newText: string
+}

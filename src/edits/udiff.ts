@@ -1,99 +1,136 @@
-import { InvalidDiffError } from '../contract/index.js'
+import { clip, patchError } from './patch-error.js'
 import type { DiffLine, FilePatch, Hunk } from './types.js'
 
 // Headers asking for things no text edit may do: modes, symlinks, copies, renames, binaries.
 const REFUSED_HEADER =
   /^(old mode |new mode |copy from |copy to |rename from |rename to |similarity index |dissimilarity index |GIT binary patch|Binary files )/
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/
+
+interface Section extends FilePatch {
+  gitNames?: { old: string; new: string }
+}
 
 /**
- * Parses a unified diff (git-style or plain, one or many files). Line counts in hunk headers
- * are ignored: a hunk runs until a line that cannot belong to it. Line numbers are kept only
- * as a hint for placing the hunk.
+ * Parses a unified diff (git-style or plain, one or many files). Line counts in hunk headers are
+ * ignored: a hunk runs until a line that cannot belong to it. Line numbers are kept only as a
+ * hint for placing the hunk, and a header without them (`@@`, `@@ ... @@`) is accepted.
  */
 export function parseUnifiedDiff(diff: string): FilePatch[] {
-  const lines = diff.split('\n')
-  const files: FilePatch[] = []
-  let file: FilePatch | undefined
-  let hunk: Hunk | undefined
-  const startFile = (): FilePatch => {
-    file = { oldPath: null, newPath: null, hunks: [] }
-    files.push(file)
+  const lines = diff.replace(/\r\n/g, '\n').split('\n')
+  const sections: Section[] = []
+  let section: Section | undefined
+  let hunk: (Hunk & { looseBlanks: number }) | undefined
+  const startSection = (): Section => {
+    section = {
+      oldPath: null,
+      newPath: null,
+      prefixed: false,
+      headed: false,
+      created: false,
+      hunks: []
+    }
+    sections.push(section)
+    return section
+  }
+  const endHunk = () => {
+    // Blank lines with no leading space at the end of a hunk are the reply's own spacing.
+    if (hunk) hunk.lines.splice(hunk.lines.length - hunk.looseBlanks, hunk.looseBlanks)
     hunk = undefined
-    return file
   }
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
-    if (hunk && /^[ +-]/.test(line) && !isFileHeader(lines, i)) {
-      hunk.lines.push({ kind: line[0] as DiffLine['kind'], text: line.slice(1), noEol: false })
-      continue
+    if (hunk) {
+      if (/^[ +-]/.test(line) && !isFileHeader(lines, i)) {
+        hunk.lines.push({ kind: line[0] as DiffLine['kind'], text: line.slice(1), noEol: false })
+        hunk.looseBlanks = 0
+        continue
+      }
+      if (line === '') {
+        hunk.lines.push({ kind: ' ', text: '', noEol: false })
+        hunk.looseBlanks++
+        continue
+      }
+      if (line.startsWith('\\')) {
+        const previous = hunk.lines[hunk.lines.length - 1]
+        if (previous) previous.noEol = true
+        continue
+      }
+      endHunk()
     }
-    if (hunk && line === '' && i < lines.length - 1) {
-      hunk.lines.push({ kind: ' ', text: '', noEol: false })
-      continue
-    }
-    if (hunk && line.startsWith('\\')) {
-      const previous = hunk.lines[hunk.lines.length - 1]
-      if (previous) previous.noEol = true
-      continue
-    }
-    hunk = undefined
     if (REFUSED_HEADER.test(line)) {
-      throw new InvalidDiffError(
-        `The diff asks for "${line.slice(0, 60)}": only text changes are accepted (no mode changes, copies, renames or binary patches).`,
-        { rule: 'unsupported-header', line: i + 1 }
+      throw patchError(
+        `The diff asks for "${clip(line)}" (line ${i + 1}): only text changes are accepted, with no mode changes, copies, renames or binary patches.`,
+        { kind: 'unsupported-header', line: i + 1 }
       )
     }
     const mode = /^(new|deleted) file mode (\d+)/.exec(line)
-    if (mode && mode[2] !== '100644' && mode[2] !== '100755') {
-      throw new InvalidDiffError(
-        `The diff asks for file mode ${mode[2]}: only regular files may be edited.`,
-        {
-          rule: 'unsupported-mode',
-          line: i + 1
-        }
+    if (mode?.[1] === 'new' && section) section.created = true
+    if (mode && mode[2] !== '100644' && !(mode[1] === 'deleted' && mode[2] === '100755')) {
+      throw patchError(
+        `The diff asks for file mode ${mode[2]} (line ${i + 1}): only regular files (100644) may be created or edited.`,
+        { kind: 'unsupported-mode', line: i + 1 }
       )
     }
     if (line.startsWith('diff --git ')) {
-      startFile()
+      startSection().gitNames = gitNames(line, i + 1)
     } else if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
       const target =
-        file && file.hunks.length === 0 && file.oldPath === null && file.newPath === null
-          ? file
-          : startFile()
-      target.oldPath = headerPath(line.slice(4), 'a/')
-      target.newPath = headerPath(lines[i + 1]!.slice(4), 'b/')
+        section && section.hunks.length === 0 && !section.headed ? section : startSection()
+      const oldName = headerName(lines[i]!.slice(4), i + 1)
+      const newName = headerName(lines[i + 1]!.slice(4), i + 2)
+      target.headed = true
+      target.oldPath = stripPrefix(oldName, 'a/')
+      target.newPath = stripPrefix(newName, 'b/')
+      target.prefixed = hasPrefix(oldName, 'a/') && hasPrefix(newName, 'b/')
+      checkNames(target, i + 1)
       i++
     } else if (line.startsWith('@@')) {
-      const target = file ?? startFile()
-      hunk = { oldStart: Number(/^@@ -(\d+)/.exec(line)?.[1] ?? 0), lines: [] }
+      const target = section ?? startSection()
+      const numbers = HUNK_HEADER.exec(line)
+      hunk = {
+        oldStart: numbers ? Number(numbers[1]) : null,
+        oldCount: numbers ? Number(numbers[2] ?? 1) : null,
+        lines: [],
+        looseBlanks: 0
+      }
       target.hunks.push(hunk)
     }
   }
-  const patches = files.filter((patch) => patch.hunks.length > 0 || patch.oldPath !== patch.newPath)
-  if (patches.length === 0) {
-    throw new InvalidDiffError(
-      'The diff has no hunks: send at least one "@@" hunk with the lines to change.',
-      {
-        rule: 'no-hunks'
-      }
-    )
-  }
-  for (const patch of patches) {
-    for (const h of patch.hunks) {
-      while (
-        h.lines.length > 0 &&
-        h.lines[h.lines.length - 1]!.kind === ' ' &&
-        h.lines[h.lines.length - 1]!.text === ''
-      )
-        h.lines.pop()
-      if (!h.lines.some((l) => l.kind !== ' ')) {
-        throw new InvalidDiffError('A hunk changes nothing: every hunk needs "+" or "-" lines.', {
-          rule: 'empty-hunk'
-        })
-      }
+  endHunk()
+  // A git section that only says "new file mode" creates an empty file.
+  for (const patch of sections) {
+    if (patch.created && !patch.headed && patch.gitNames) {
+      patch.newPath = patch.gitNames.new
+      patch.prefixed = true
     }
   }
-  return patches
+  const patches = sections.filter(
+    (patch) => patch.hunks.length > 0 || patch.headed || patch.created
+  )
+  if (patches.length === 0 || patches.some((patch) => patch.hunks.length === 0 && !patch.created)) {
+    throw patchError(
+      'The diff has no hunks: send at least one "@@ -<line>,<count> +<line>,<count> @@" hunk with the lines to change.',
+      { kind: 'no-hunks' }
+    )
+  }
+  patches.forEach((patch) =>
+    patch.hunks.forEach((h, index) => {
+      if (!h.lines.some((l) => l.kind !== ' ')) {
+        throw patchError(
+          `Hunk ${index + 1}${patch.newPath ? ` for ${patch.newPath}` : ''} changes nothing: every hunk needs "+" or "-" lines.`,
+          { kind: 'empty-hunk', file: patch.newPath ?? undefined, hunk: index + 1 }
+        )
+      }
+    })
+  )
+  return patches.map(({ oldPath, newPath, prefixed, headed, created, hunks }) => ({
+    oldPath,
+    newPath,
+    prefixed,
+    headed,
+    created,
+    hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({ oldStart, oldCount, lines: body }))
+  }))
 }
 
 /** `--- path`, `+++ path`, `@@`: the next file of a plain diff, not a removed and an added line. */
@@ -105,8 +142,43 @@ function isFileHeader(lines: readonly string[], i: number): boolean {
   )
 }
 
-function headerPath(raw: string, prefix: string): string | null {
+/** A header name as written (timestamps dropped); null for /dev/null. Quoted names are refused. */
+function headerName(raw: string, line: number): string | null {
   const name = raw.split('\t')[0]!.trim()
-  if (name === '/dev/null') return null
-  return name.startsWith(prefix) ? name.slice(prefix.length) : name
+  if (name.startsWith('"')) throw quoted(name, line)
+  return name === '/dev/null' ? null : name
+}
+
+const hasPrefix = (name: string | null, prefix: string) => name === null || name.startsWith(prefix)
+const stripPrefix = (name: string | null, prefix: string) =>
+  name !== null && name.startsWith(prefix) ? name.slice(prefix.length) : name
+
+function gitNames(line: string, at: number): { old: string; new: string } | undefined {
+  const rest = line.slice('diff --git '.length).trim()
+  if (rest.startsWith('"') || rest.includes(' "')) throw quoted(rest, at)
+  const match = /^a\/(.+) b\/(.+)$/.exec(rest)
+  return match ? { old: match[1]!, new: match[2]! } : undefined
+}
+
+/** The names of one section must agree: git would follow `---`/`+++` over `diff --git`. */
+function checkNames(section: Section, line: number): void {
+  const { oldPath, newPath, gitNames: git } = section
+  const disagree =
+    (oldPath !== null && newPath !== null && oldPath !== newPath) ||
+    (git !== undefined &&
+      ((oldPath !== null && oldPath !== git.old) || (newPath !== null && newPath !== git.new)))
+  if (disagree) {
+    throw patchError(
+      `The file names in the diff headers disagree (line ${line}: ${[git?.old, oldPath, newPath].filter(Boolean).join(' / ')}). ` +
+        'Name the one file you change the same way in "diff --git", "---" and "+++"; renames are not accepted.',
+      { kind: 'path-mismatch', line }
+    )
+  }
+}
+
+function quoted(name: string, line: number) {
+  return patchError(
+    `The diff names a quoted path (${clip(name)}, line ${line}); write plain paths such as "--- a/src/file.ts".`,
+    { kind: 'quoted-path', line }
+  )
 }

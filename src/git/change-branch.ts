@@ -2,168 +2,444 @@ import {
   BranchExistsError,
   GitConflictError,
   InvalidInputError,
-  PermissionDeniedError
+  ValidationFailedError
 } from '../contract/index.js'
-import type { Git, GitOutput } from './git.js'
+import { GitCommandError, type BranchCommit, type Git, type GitOutput } from './git.js'
+import { patchId } from './patch-id.js'
+import type { PushAuth } from './push-auth.js'
+import { pushError, remoteReadError } from './remote-errors.js'
+import type { RepoStatus } from './status.js'
 
 const REMOTE = 'origin'
 const BRANCH_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/
+const MAX_EXISTING_COMMITS = 100
 
 export interface ChangeBranchOptions {
   branch: string
   /** The branch to start from; the checked-out branch when absent. */
   baseBranch?: string
+  /**
+   * true (default): the commit goes on the plan's branch, which is pushed. false: it goes on the
+   * base branch, unpushed, where a pull-request step (create-pull-request) picks it up.
+   */
+  push?: boolean
+  /** Credentials for the commands that talk to origin. */
+  auth?: PushAuth
+  /** The plan's paths: uncommitted changes to them are refused, others are stashed. */
+  plannedPaths?: readonly string[]
+  /** Branches the change must never go to (the repository's default branch). */
+  protectedBranches?: readonly string[]
+}
+
+/** One commit to make: the message and the files of the index it holds. */
+export interface CommitRequest {
+  message: string
+  /** The patch of these files, applied to the index when the change is split into commits. */
+  patch: string
+  paths: readonly string[]
+}
+
+/** A commit on the branch, as git has it. */
+export interface MadeCommit {
+  sha: string
+  message: string
+  /** `git patch-id --stable` of the commit. */
+  patchId: string
+  /** The commit's patch as git renders it. */
+  diff: string
+}
+
+interface ExistingBranch {
+  tip: string
+  local: boolean
+  remote: boolean
+  commits: BranchCommit[]
 }
 
 /**
- * The git side of one change: a feature branch made from the base, patches applied and undone
- * on it, one commit, a push, and a rollback that leaves the repository as it was found.
+ * The git side of one change: prepared from the base, patches applied and undone, committed
+ * (or an identical earlier commit reused), pushed, and rolled back so that the repository and
+ * the user's uncommitted work are as they were found.
  */
 export class ChangeBranch {
-  private created = false
+  /** An earlier run's branch holding this change: reused instead of a second commit. */
+  reused = false
+  private baseSha: string
+  private existing?: ExistingBranch
+  private stash?: string
+  private onBranch = false
+  private createdLocal = false
   private pushed = false
-  private pushEnv?: Record<string, string>
+  private worktreeChanged = false
+  private baseMoved = false
+  private leftStart = false
   private readonly touched = new Set<string>()
 
   private constructor(
     readonly git: Git,
     readonly branch: string,
     readonly base: string,
-    readonly baseSha: string,
-    readonly hasRemote: boolean
-  ) {}
+    startSha: string,
+    private readonly startBranch: string | undefined,
+    private readonly status: RepoStatus,
+    private readonly remoteTip: string | undefined,
+    private readonly options: ChangeBranchOptions
+  ) {
+    this.baseSha = startSha
+  }
 
+  get push(): boolean {
+    return this.options.push ?? true
+  }
+
+  /** Credentials for remote commands, registered as a secret by the caller. */
+  get authSecret(): string | undefined {
+    return this.options.auth?.secret
+  }
+
+  /**
+   * Everything that can refuse the run before anything changes: the branch name, the state of
+   * the work tree, and (when pushing) whether origin can be read and already has the branch.
+   */
   static async prepare(git: Git, options: ChangeBranchOptions): Promise<ChangeBranch> {
     const { branch } = options
-    if (
-      !BRANCH_NAME.test(branch) ||
-      branch.endsWith('.lock') ||
-      branch.endsWith('/') ||
-      branch.endsWith('.')
-    ) {
-      throw new InvalidInputError(
-        `Invalid fix_plan.branch_name: "${branch}" is not a safe branch name.`,
-        {
-          field: 'fix_plan.branch_name',
-          rule: 'branch-name'
-        }
-      )
+    assertBranchName(branch)
+    let status: RepoStatus
+    try {
+      status = await git.status()
+    } catch (error) {
+      if (!(error instanceof GitCommandError)) throw error
+      throw new InvalidInputError(`${git.dir} is not a git repository with a work tree.`, {
+        field: 'repo',
+        stderr: error.output.stderr.trim()
+      })
     }
-    const dirty = await git.trackedChanges()
-    if (dirty.length > 0) {
+    if (!status.head) {
+      throw new InvalidInputError('The repository has no commit to start from.', { field: 'repo' })
+    }
+    if (status.unmerged.length > 0) {
       throw new GitConflictError(
-        'The working tree has uncommitted changes; commit or stash them first so nothing of yours is lost.',
-        { rule: 'dirty-worktree', status: dirty.slice(0, 20) }
+        'The repository is in the middle of a merge, rebase or cherry-pick with unmerged paths; resolve it first.',
+        { rule: 'unmerged-paths', paths: status.unmerged.slice(0, 20) },
+        false
       )
     }
-    const base = options.baseBranch || (await git.currentBranch())
+    const base = options.baseBranch || status.branch
     if (!base) {
       throw new InvalidInputError(
         'HEAD is detached: set "base-branch" to the branch the change starts from.',
-        {
-          field: 'base-branch'
-        }
+        { field: 'base-branch' }
       )
     }
-    if (branch === base) {
-      throw new InvalidInputError(
-        `The plan's branch "${branch}" is the base branch; refusing to commit onto it.`,
-        {
-          field: 'fix_plan.branch_name',
-          rule: 'base-branch'
-        }
+    const planned = new Set(options.plannedPaths ?? [])
+    const overlap = status.changed.filter((entry) => planned.has(entry.path))
+    if (overlap.length > 0) {
+      throw new GitConflictError(
+        `Uncommitted changes to files the plan changes (${overlap.map((e) => e.path).join(', ')}); commit or stash them first so nothing of yours is lost.`,
+        { rule: 'dirty-worktree', paths: overlap.map((e) => e.path).slice(0, 20) },
+        false
       )
     }
-    if (options.baseBranch && (await git.currentBranch()) !== base) await git.checkout(base)
-    const baseSha = await git.revParse('HEAD')
-    const hasRemote = await git.hasRemote(REMOTE)
-    const exists =
-      (await git.localBranchExists(branch)) ||
-      (hasRemote && (await git.remoteBranchExists(REMOTE, branch)))
-    if (exists) {
-      throw new BranchExistsError(
-        `Branch "${branch}" already exists; delete it or choose another branch name.`,
-        {
-          branch
-        }
+    const refuse = () =>
+      new InvalidInputError(
+        `The plan's branch "${branch}" is the base or default branch; refusing to commit onto it.`,
+        { field: 'fix_plan.branch_name', rule: 'base-branch' }
       )
+    if ([base, ...(options.protectedBranches ?? [])].includes(branch)) throw refuse()
+    let remoteTip: string | undefined
+    if (options.push ?? true) {
+      let heads
+      try {
+        heads = await git.remoteHeads(REMOTE, branch, options.auth?.env)
+      } catch (error) {
+        if (!(error instanceof GitCommandError)) throw error
+        throw remoteReadError(REMOTE, error.output.stderr)
+      }
+      if (heads.defaultBranch === branch) throw refuse()
+      remoteTip = heads.tip
     }
-    return new ChangeBranch(git, branch, base, baseSha, hasRemote)
+    return new ChangeBranch(
+      git,
+      branch,
+      base,
+      status.head,
+      status.branch,
+      status,
+      remoteTip,
+      options
+    )
   }
 
+  /**
+   * Sets the repository up for the change: the user's other uncommitted changes stashed, the
+   * base checked out, and the plan's branch created (when pushing) or checked for (when not).
+   * A branch that exists already is reused only if it holds this very change; anything else on
+   * it is BRANCH_EXISTS.
+   */
   async create(): Promise<void> {
-    await this.git.createBranch(this.branch, this.baseSha)
-    this.created = true
+    if (this.status.changed.length > 0) {
+      this.stash = await this.git.stashPush(`patchsmith: uncommitted changes before ${this.branch}`)
+    }
+    if (this.status.branch !== this.base) {
+      this.leftStart = true
+      await this.git.checkout(this.base)
+      this.baseSha = await this.git.revParse('HEAD')
+    }
+    let localTip: string | undefined
+    if (this.push) {
+      const created = await this.git.tryCreateBranch(this.branch, this.baseSha)
+      if (created.exitCode === 0) {
+        this.createdLocal = true
+        this.onBranch = true
+      } else if (/already exists/i.test(created.stderr)) {
+        localTip = await this.git.revParse(`refs/heads/${this.branch}`)
+      } else {
+        throw new GitCommandError(['checkout', '-b', this.branch], created)
+      }
+    } else {
+      localTip = await this.git.tryRevParse(`refs/heads/${this.branch}`)
+    }
+    await this.findExisting(localTip, this.remoteTip)
   }
 
-  /** Applies a canonical patch after `git apply --check`; returns git's answer when it refuses. */
+  /** Applies a canonical patch to index and work tree; returns git's answer when it refuses. */
   async apply(patch: string, paths: readonly string[]): Promise<GitOutput> {
     paths.forEach((path) => this.touched.add(path))
-    return this.git.applyChecked(patch)
+    this.worktreeChanged = true
+    return this.git.applyIndex(patch)
   }
 
-  /** Back to the base content, keeping the branch. */
+  /** Back to the base content, keeping the branch (nothing to do before the first apply). */
   async reset(): Promise<void> {
+    if (!this.worktreeChanged && !this.baseMoved) return
     await this.git.resetHard(this.baseSha)
     await this.git.cleanPaths([...this.touched])
   }
 
-  async commit(message: string, signoff: boolean): Promise<string> {
-    return this.git.commit(message, signoff)
-  }
-
-  async push(env?: Record<string, string>): Promise<void> {
-    if (!this.hasRemote) {
-      throw new PermissionDeniedError(`No remote "${REMOTE}" to push to; run with push disabled.`, {
-        remote: REMOTE
-      })
-    }
-    const out = await this.git.push(REMOTE, `HEAD:refs/heads/${this.branch}`, env)
-    if (out.exitCode === 0) {
-      this.pushed = true
-      this.pushEnv = env
-      return
-    }
-    const text = `${out.stderr}\n${out.stdout}`.trim()
-    const details = { branch: this.branch, stderr: text.slice(-2_000) }
-    if (/non-fast-forward|fetch first|\(conflict\)|stale info/i.test(text)) {
-      throw new GitConflictError(
-        `Push of "${this.branch}" was rejected as a conflict: ${lastLine(text)}`,
-        details
+  /**
+   * When an earlier run left this branch with exactly the change now in the index, takes it over
+   * instead of committing again; a branch with any other change is BRANCH_EXISTS. Returns the
+   * branch's commits, or undefined when there was no such branch.
+   */
+  async reuseExisting(): Promise<MadeCommit[] | undefined> {
+    const existing = this.existing
+    if (!existing) return undefined
+    const tree = await this.git.writeTree()
+    if (tree !== existing.commits[existing.commits.length - 1]!.tree) {
+      throw new BranchExistsError(
+        `Branch "${this.branch}" already exists (${where(existing)}) with a different change than this run made; delete it or choose another branch_name.`,
+        { branch: this.branch, tip: existing.tip, rule: 'different-change' }
       )
     }
-    throw new PermissionDeniedError(
-      `Push of "${this.branch}" was refused: ${lastLine(text)}`,
-      details
+    if (this.push) {
+      if (this.onBranch) await this.git.resetSoft(existing.tip)
+      else await this.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${this.branch}`])
+      this.onBranch = true
+      if (!existing.remote) await this.pushHead()
+    } else {
+      // The index already holds the branch's tree, so the base fast-forwards onto it.
+      await this.git.resetSoft(existing.tip)
+      this.baseMoved = true
+    }
+    this.reused = true
+    const made: MadeCommit[] = []
+    for (const commit of existing.commits) {
+      const { diff } = await this.git.commitPatch(commit.sha)
+      // As this run would report it: without the sign-off trailer git added.
+      const message = commit.message.replace(/(\n+Signed-off-by: [^\n]*)+$/, '')
+      made.push({ sha: commit.sha, message, patchId: patchId(diff), diff })
+    }
+    return made
+  }
+
+  /**
+   * Commits the index: one commit, or one per request when the change is split by plan step.
+   * With hooks, a hook that fails gets one auto-fix (the files it rewrote are staged again)
+   * and one retry.
+   */
+  async commit(
+    requests: readonly CommitRequest[],
+    options: { signoff: boolean; hooks?: boolean }
+  ): Promise<MadeCommit[]> {
+    const made: MadeCommit[] = []
+    if (requests.length > 1) await this.git.resetIndex()
+    for (const request of requests) {
+      if (requests.length > 1) await this.git.applyCached(request.patch)
+      await this.commitIndex(request, options)
+      const { sha, diff } = await this.git.commitPatch('HEAD')
+      made.push({ sha, message: request.message, patchId: patchId(diff), diff })
+    }
+    if (!this.push) {
+      this.baseMoved = true
+      await this.git.createBranchRef(this.branch, made[made.length - 1]!.sha)
+      this.createdLocal = true
+    }
+    return made
+  }
+
+  /** Pushes the branch to origin: never forced, always to refs/heads/<branch>. */
+  async pushBranch(): Promise<void> {
+    if (!this.push || this.reused) return
+    await this.pushHead()
+  }
+
+  /**
+   * Back to the branch the run started on (when that was not the base), and the user's stashed
+   * changes put back. Call last: after the push, or after the rollback.
+   */
+  async restoreUserChanges(): Promise<string[]> {
+    const problems: string[] = []
+    if (this.leftStart) {
+      const start = this.startBranch ?? this.status.head!
+      await attempt(problems, 'back to the starting point', () => this.git.checkout(start))
+      this.leftStart = false
+      this.onBranch = false
+    }
+    if (this.stash) {
+      const stash = this.stash
+      this.stash = undefined
+      await attempt(problems, 'restore uncommitted changes', async () => {
+        const out = await this.git.stashRestore(stash)
+        if (out.exitCode !== 0) {
+          throw new Error(
+            `they are kept in the stash (${stash.slice(0, 12)}): ${out.stderr.trim() || out.stdout.trim()}`
+          )
+        }
+      })
+    }
+    return problems
+  }
+
+  /**
+   * Undoes everything this change did: work tree, commits on the base, the branch it created
+   * (locally, and on origin if pushed), then puts the user's stashed changes back. A branch that
+   * existed before the run is never deleted.
+   */
+  async rollback(): Promise<string[]> {
+    const problems: string[] = []
+    if (this.onBranch) {
+      await attempt(problems, 'checkout base', () => this.git.checkout(this.base, { force: true }))
+      this.onBranch = false
+    }
+    if (this.worktreeChanged || this.baseMoved) {
+      await attempt(problems, 'reset', () => this.reset())
+      this.worktreeChanged = false
+      this.baseMoved = false
+    }
+    if (this.createdLocal) {
+      await attempt(problems, 'delete branch', () => this.git.deleteLocalBranch(this.branch))
+      this.createdLocal = false
+    }
+    if (this.pushed) {
+      await attempt(problems, 'delete remote branch', async () => {
+        const out = await this.git.push(
+          REMOTE,
+          `:refs/heads/${this.branch}`,
+          this.options.auth?.env
+        )
+        if (out.exitCode !== 0) throw new Error(out.stderr.trim())
+      })
+      this.pushed = false
+    }
+    problems.push(...(await this.restoreUserChanges()))
+    return problems
+  }
+
+  private async pushHead(): Promise<void> {
+    const out = await this.git.push(
+      REMOTE,
+      `HEAD:refs/heads/${this.branch}`,
+      this.options.auth?.env
+    )
+    if (out.exitCode !== 0) throw pushError(this.branch, out)
+    this.pushed = !this.existing?.remote
+  }
+
+  private async commitIndex(
+    request: CommitRequest,
+    options: { signoff: boolean; hooks?: boolean }
+  ): Promise<void> {
+    this.worktreeChanged = true
+    let out = await this.git.commit(request.message, options)
+    if (out.exitCode === 0) return
+    if (!options.hooks) throw new GitCommandError(['commit'], out)
+    // The usual failing hook is a formatter that fixed the files and wants them staged.
+    await this.git.addPaths(request.paths)
+    out = await this.git.commit(request.message, options)
+    if (out.exitCode === 0) return
+    throw new ValidationFailedError(
+      'A commit hook refused the commit, also after its fixes were staged and the commit retried.',
+      {
+        rule: 'commit-hook',
+        command: 'git commit',
+        exit_code: out.exitCode,
+        stderr: out.stderr.trim(),
+        stdout: out.stdout.trim()
+      }
     )
   }
 
-  /** Undo everything this change did: work tree, local branch, and the remote branch if pushed. */
-  async rollback(): Promise<string[]> {
-    const problems: string[] = []
-    const attempt = async (step: string, action: () => Promise<unknown>) => {
-      try {
-        await action()
-      } catch (error) {
-        problems.push(`${step}: ${(error as Error).message}`)
-      }
+  /** Classifies a branch of that name found locally or on origin; refuses one that diverged. */
+  private async findExisting(local?: string, remote?: string): Promise<void> {
+    if (!local && !remote) return
+    const place = local && remote ? 'locally and on origin' : local ? 'locally' : 'on origin'
+    const refuse = (why: string, rule: string) =>
+      new BranchExistsError(
+        `Branch "${this.branch}" already exists ${place} and ${why}; delete it or choose another branch_name.`,
+        { branch: this.branch, rule, tip: remote ?? local }
+      )
+    if (local && remote && local !== remote) {
+      throw refuse(
+        `differs between the two (${local.slice(0, 12)} here, ${remote.slice(0, 12)} there)`,
+        'diverged'
+      )
     }
-    await attempt('reset', () => this.reset())
-    await attempt('checkout base', () => this.git.checkout(this.base))
-    if (this.created) await attempt('delete branch', () => this.git.deleteLocalBranch(this.branch))
-    if (this.pushed) {
-      await attempt('delete remote branch', async () => {
-        const out = await this.git.push(REMOTE, `:refs/heads/${this.branch}`, this.pushEnv)
-        if (out.exitCode !== 0) throw new Error(out.stderr.trim())
-      })
+    const tip = (remote ?? local)!
+    if (remote && !local) await this.git.fetchBranch(REMOTE, this.branch, this.options.auth?.env)
+    const commits =
+      tip === this.baseSha
+        ? []
+        : await this.git.commitsSince(this.baseSha, tip, MAX_EXISTING_COMMITS + 1)
+    if (commits.length === 0) throw refuse('holds no change of its own', 'no-change')
+    if (commits.length > MAX_EXISTING_COMMITS || commits[0]!.parents[0] !== this.baseSha) {
+      throw refuse(`does not start from ${this.base} (${this.baseSha.slice(0, 12)})`, 'diverged')
     }
-    this.created = false
-    this.pushed = false
-    return problems
+    this.existing = { tip, local: Boolean(local), remote: Boolean(remote), commits }
   }
 }
 
-function lastLine(text: string): string {
-  const lines = text.split('\n').filter((line) => line.trim().length > 0)
-  return lines[lines.length - 1]?.trim() ?? 'no message'
+function assertBranchName(branch: string): void {
+  if (
+    !BRANCH_NAME.test(branch) ||
+    branch.endsWith('.lock') ||
+    branch.endsWith('/') ||
+    branch.endsWith('.') ||
+    branch === 'HEAD' ||
+    branch.startsWith('refs/')
+  ) {
+    throw new InvalidInputError(
+      `Invalid fix_plan.branch_name: "${branch}" is not a safe branch name.`,
+      { field: 'fix_plan.branch_name', rule: 'branch-name' }
+    )
+  }
+}
+
+function where(existing: ExistingBranch): string {
+  return existing.local && existing.remote
+    ? 'locally and on origin'
+    : existing.local
+      ? 'locally'
+      : 'on origin'
+}
+
+async function attempt(
+  problems: string[],
+  step: string,
+  action: () => Promise<unknown>
+): Promise<void> {
+  try {
+    await action()
+  } catch (error) {
+    problems.push(`${step}: ${(error as Error).message}`)
+  }
 }

@@ -1,4 +1,8 @@
 import { getExecOutput } from '@actions/exec'
+import { PatchsmithError } from '../contract/index.js'
+import { scrubbedEnv } from '../validation/index.js'
+import { identityFallbackConfig } from './identity.js'
+import { parseStatus, type RepoStatus } from './status.js'
 
 export interface GitOutput {
   exitCode: number
@@ -9,72 +13,93 @@ export interface GitOutput {
 export interface GitExecOptions {
   allowFailure?: boolean
   input?: string
+  /** Added to the environment of this one process (the push credential goes here). */
   env?: Record<string, string>
+  /**
+   * The command talks to a remote: it keeps the caller's whole environment, so the user's own
+   * credential helpers and proxies work. Every other git process runs without tokens and keys,
+   * because repository config (filters, hooks) may start programs.
+   */
+  network?: boolean
+  /** Let the repository's hooks run (they are off for every other command). */
+  hooks?: boolean
 }
 
-export class GitCommandError extends Error {
+export interface CommitOptions {
+  signoff: boolean
+  hooks?: boolean
+}
+
+export interface BranchCommit {
+  sha: string
+  parents: string[]
+  tree: string
+  message: string
+}
+
+/**
+ * A git command that failed where no failure was expected. It carries a contract code so a run
+ * that ends on it says so: INVALID_INPUT outside a repository, GIT_CONFLICT otherwise.
+ */
+export class GitCommandError extends PatchsmithError {
   constructor(
     readonly args: readonly string[],
     readonly output: GitOutput
   ) {
+    const text = output.stderr.trim() || output.stdout.trim()
     super(
-      `git ${args.join(' ')} failed (exit ${output.exitCode}): ${output.stderr.trim() || output.stdout.trim()}`
+      /not a git repository/i.test(text) ? 'INVALID_INPUT' : 'GIT_CONFLICT',
+      `git ${args.join(' ')} failed (exit ${output.exitCode}): ${text}`,
+      { rule: 'git-command-failed', command: `git ${args[0] ?? ''}`, stderr: text.slice(-2_000) }
     )
-    this.name = 'GitCommandError'
   }
 }
 
 // Repository config and hooks can be written by code the model wrote; none of it may run here.
-const SAFE_CONFIG = [
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'core.quotePath=false'
-]
-const IDENTITY = {
-  name: 'github-actions[bot]',
-  email: '41898282+github-actions[bot]@users.noreply.github.com'
-}
+const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false']
+const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null']
+const FIELD = '\x1f'
+const RECORD = '\x1e'
 
 /**
- * The only door to git: argument arrays (no shell), hooks and fsmonitor off, no prompts, and a
- * count of the processes started so the cost of a run can be reported.
+ * The only door to git: argument arrays (no shell), hooks and fsmonitor off, no prompts, no
+ * secrets in the environment of local commands, and a count of the processes started so the
+ * cost of a run can be reported.
  */
 export class Git {
   processCount = 0
-  private identity: string[] = []
 
   private constructor(readonly dir: string) {}
 
+  /** Starts no process: the first command (`status`) is also the check that `dir` is a repository. */
   static async open(dir: string): Promise<Git> {
-    const git = new Git(dir)
-    const top = await git.exec(['rev-parse', '--show-toplevel'], { allowFailure: true })
-    if (top.exitCode !== 0) throw new GitCommandError(['rev-parse', '--show-toplevel'], top)
-    const name = await git.exec(['config', 'user.name'], { allowFailure: true })
-    if (name.stdout.trim() === '' && !process.env.GIT_COMMITTER_NAME) {
-      git.identity = ['-c', `user.name=${IDENTITY.name}`, '-c', `user.email=${IDENTITY.email}`]
-    }
-    return git
+    return new Git(dir)
   }
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
     this.processCount++
-    const output = await getExecOutput('git', [...SAFE_CONFIG, ...this.identity, ...args], {
+    const base = options.network ? process.env : scrubbedEnv(process.env)
+    const config = options.hooks ? SAFE_CONFIG : [...SAFE_CONFIG, ...NO_HOOKS]
+    const output = await getExecOutput('git', [...config, ...args], {
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,
       input: options.input === undefined ? undefined : Buffer.from(options.input),
-      env: { ...stringEnv(process.env), GIT_TERMINAL_PROMPT: '0', ...options.env }
+      env: {
+        ...stringEnv(base),
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env),
+        ...options.env
+      }
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
   }
 
-  async currentBranch(): Promise<string> {
-    const out = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })
-    return out.stdout.trim()
+  /** Branch, HEAD and changed tracked files in one process. */
+  async status(): Promise<RepoStatus> {
+    const args = ['status', '--porcelain=v2', '--branch', '--untracked-files=no', '-z']
+    return parseStatus((await this.exec(args)).stdout)
   }
 
   async revParse(ref: string): Promise<string> {
@@ -83,45 +108,57 @@ export class Git {
     ).stdout.trim()
   }
 
-  async localBranchExists(branch: string): Promise<boolean> {
-    const out = await this.exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+  /** The commit a ref points to, or undefined when there is no such ref. */
+  async tryRevParse(ref: string): Promise<string | undefined> {
+    const out = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
       allowFailure: true
     })
-    return out.exitCode === 0
+    return out.exitCode === 0 ? out.stdout.trim() : undefined
   }
 
-  async remoteBranchExists(remote: string, branch: string): Promise<boolean> {
-    const out = await this.exec(
-      ['ls-remote', '--exit-code', '--heads', remote, `refs/heads/${branch}`],
-      {
-        allowFailure: true
-      }
-    )
-    if (out.exitCode === 0) return true
-    if (out.exitCode === 2) return false
-    throw new GitCommandError(['ls-remote', remote], out)
+  /**
+   * One `ls-remote`: the remote's default branch and the tip of `branch` there. Throws the
+   * command's output when the remote cannot be read.
+   */
+  async remoteHeads(
+    remote: string,
+    branch: string,
+    env?: Record<string, string>
+  ): Promise<{ defaultBranch?: string; tip?: string }> {
+    const args = ['ls-remote', '--symref', remote, 'HEAD', `refs/heads/${branch}`]
+    const out = await this.exec(args, { env, network: true })
+    const result: { defaultBranch?: string; tip?: string } = {}
+    for (const line of out.stdout.split('\n')) {
+      const symref = /^ref: refs\/heads\/(.+)\tHEAD$/.exec(line)
+      if (symref) result.defaultBranch = symref[1]
+      const [sha, ref] = line.split('\t')
+      if (ref === `refs/heads/${branch}` && sha) result.tip = sha
+    }
+    return result
   }
 
-  async hasRemote(remote: string): Promise<boolean> {
-    return (await this.exec(['remote', 'get-url', remote], { allowFailure: true })).exitCode === 0
+  async fetchBranch(remote: string, branch: string, env?: Record<string, string>): Promise<void> {
+    await this.exec(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], {
+      env,
+      network: true
+    })
   }
 
-  async remoteUrl(remote: string): Promise<string> {
-    return (await this.exec(['remote', 'get-url', remote])).stdout.trim()
+  /** `checkout -b`; a branch that exists already is a failed output, not an exception. */
+  async tryCreateBranch(branch: string, startPoint: string): Promise<GitOutput> {
+    return this.exec(['checkout', '--quiet', '-b', branch, startPoint, '--'], {
+      allowFailure: true
+    })
   }
 
-  /** Changes to tracked files, as `git status --porcelain` lines (untracked files are not ours). */
-  async trackedChanges(): Promise<string[]> {
-    const out = await this.exec(['status', '--porcelain=v1', '--untracked-files=no'])
-    return out.stdout.split('\n').filter((line) => line.length > 0)
+  /** A branch ref without checking it out; fails when the branch exists. */
+  async createBranchRef(branch: string, sha: string): Promise<void> {
+    await this.exec(['branch', '--no-track', '--end-of-options', branch, sha])
   }
 
-  async createBranch(branch: string, startPoint: string): Promise<void> {
-    await this.exec(['checkout', '--quiet', '-b', branch, startPoint])
-  }
-
-  async checkout(ref: string): Promise<void> {
-    await this.exec(['checkout', '--quiet', ref])
+  async checkout(ref: string, options: { force?: boolean } = {}): Promise<void> {
+    // The trailing `--`: a ref, even when a file has the same name.
+    await this.exec(['checkout', '--quiet', ...(options.force ? ['--force'] : []), ref, '--'])
   }
 
   async deleteLocalBranch(branch: string): Promise<void> {
@@ -132,48 +169,116 @@ export class Git {
     await this.exec(['reset', '--quiet', '--hard', ref])
   }
 
+  /** Moves the checked-out branch to `ref`, leaving index and work tree as they are. */
+  async resetSoft(ref: string): Promise<void> {
+    await this.exec(['reset', '--quiet', '--soft', ref])
+  }
+
+  /** Empties the index back to HEAD, leaving the work tree as it is. */
+  async resetIndex(): Promise<void> {
+    await this.exec(['reset', '--quiet'])
+  }
+
   /** Removes untracked files, limited to the given paths so a user's own files are never touched. */
   async cleanPaths(paths: readonly string[]): Promise<void> {
     if (paths.length > 0) await this.exec(['clean', '-f', '-q', '--', ...paths])
   }
 
-  /** `git apply --check` as the gate, then the same patch applied to the index and work tree. */
-  async applyChecked(patch: string): Promise<GitOutput> {
-    const check = await this.exec(['apply', '--check', '--index', '--whitespace=nowarn', '-'], {
-      input: patch,
-      allowFailure: true
-    })
-    if (check.exitCode !== 0) return check
+  /** Stages the work tree state of these paths (deletions included). */
+  async addPaths(paths: readonly string[]): Promise<void> {
+    if (paths.length > 0) await this.exec(['add', '--all', '--', ...paths])
+  }
+
+  /**
+   * `git apply --index`: all or nothing (a patch that would fail `--check` writes nothing), so
+   * one process is both the gate and the write.
+   */
+  async applyIndex(patch: string): Promise<GitOutput> {
     return this.exec(['apply', '--index', '--whitespace=nowarn', '-'], {
       input: patch,
       allowFailure: true
     })
   }
 
-  async commit(message: string, signoff: boolean): Promise<string> {
-    const args = ['commit', '--quiet', '--no-verify', '--cleanup=whitespace', '-F', '-']
-    if (signoff) args.push('--signoff')
-    await this.exec(args, { input: message })
-    return this.revParse('HEAD')
+  /** Applies to the index only: the work tree already holds the change. */
+  async applyCached(patch: string): Promise<void> {
+    await this.exec(['apply', '--cached', '--whitespace=nowarn', '-'], { input: patch })
   }
 
-  /** `git patch-id --stable` of a commit: survives a rebase or cherry-pick that changes its SHA. */
-  async patchId(sha: string): Promise<string> {
-    const diff = await this.exec(['diff-tree', '--patch', '--no-color', '--full-index', sha])
-    const out = await this.exec(['patch-id', '--stable'], { input: diff.stdout })
-    return out.stdout.trim().split(/\s+/)[0] ?? ''
+  /** Commits the index; returns git's output (a hook may refuse), never the SHA. */
+  async commit(message: string, options: CommitOptions): Promise<GitOutput> {
+    const args = ['commit', '--quiet', '--cleanup=whitespace', '-F', '-']
+    if (!options.hooks) args.push('--no-verify')
+    if (options.signoff) args.push('--signoff')
+    return this.exec(args, { input: message, allowFailure: true, hooks: options.hooks })
+  }
+
+  async writeTree(): Promise<string> {
+    return (await this.exec(['write-tree'])).stdout.trim()
+  }
+
+  /** A commit's SHA and its patch against its first parent, from one process. */
+  async commitPatch(ref: string): Promise<{ sha: string; diff: string }> {
+    const out = await this.exec([
+      'diff-tree',
+      '--patch',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      '--full-index',
+      '--root',
+      '--end-of-options',
+      ref
+    ])
+    const newline = out.stdout.indexOf('\n')
+    const sha = (newline < 0 ? out.stdout : out.stdout.slice(0, newline)).trim()
+    return { sha, diff: newline < 0 ? '' : out.stdout.slice(newline + 1) }
+  }
+
+  /** The commits of `tip` that `base` does not have, oldest first (at most `limit`). */
+  async commitsSince(base: string, tip: string, limit: number): Promise<BranchCommit[]> {
+    const out = await this.exec([
+      'log',
+      `--format=%H${FIELD}%P${FIELD}%T${FIELD}%B${RECORD}`,
+      `--max-count=${limit}`,
+      '--end-of-options',
+      tip,
+      `^${base}`
+    ])
+    return out.stdout
+      .split(RECORD)
+      .map((record) => record.replace(/^\n/, ''))
+      .filter((record) => record.length > 0)
+      .map((record) => {
+        const [sha = '', parents = '', tree = '', message = ''] = record.split(FIELD)
+        return { sha, parents: parents.split(' ').filter(Boolean), tree, message: message.trim() }
+      })
+      .reverse()
   }
 
   async push(remote: string, refspec: string, env?: Record<string, string>): Promise<GitOutput> {
     return this.exec(['push', '--porcelain', '--no-verify', remote, refspec], {
       allowFailure: true,
-      env
+      env,
+      network: true
     })
   }
 
-  async configValues(key: string): Promise<string[]> {
-    const out = await this.exec(['config', '--get-all', key], { allowFailure: true })
-    return out.stdout.split('\n').filter((line) => line.length > 0)
+  async stashPush(message: string): Promise<string> {
+    await this.exec(['stash', 'push', '--quiet', '--message', message])
+    return this.revParse('refs/stash')
+  }
+
+  /** Re-applies a stash (index included) and drops it when it is still the newest entry. */
+  async stashRestore(sha: string): Promise<GitOutput> {
+    const out = await this.exec(['stash', 'apply', '--quiet', '--index', sha], {
+      allowFailure: true
+    })
+    if (out.exitCode === 0 && (await this.tryRevParse('refs/stash')) === sha) {
+      await this.exec(['stash', 'drop', '--quiet'])
+    }
+    return out
   }
 }
 

@@ -1,8 +1,15 @@
 export { Git, GitCommandError } from './git.js'
-export type { GitOutput } from './git.js'
+export type { GitOutput, BranchCommit } from './git.js'
 export { ChangeBranch } from './change-branch.js'
+export type { ChangeBranchOptions, CommitRequest, MadeCommit } from './change-branch.js'
 export { pushAuth } from './push-auth.js'
 export type { PushAuth } from './push-auth.js'
+export { patchId } from './patch-id.js'
+export { commitGroups, splitPatch, STEPS_FOR_SPLIT } from './commit-plan.js'
+export type { CommitGroup } from './commit-plan.js'
+export { parseStatus } from './status.js'
+export type { RepoStatus } from './status.js'
+export { FALLBACK_IDENTITY } from './identity.js'
 export {
   commitType,
   commitScope,
@@ -12,3 +19,4 @@ export {
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'
+export { RepoIntegrity } from './repo-integrity.js'

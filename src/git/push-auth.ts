@@ -1,33 +1,42 @@
-import type { Git } from './git.js'
-
 export interface PushAuth {
+  /** Environment for the processes that talk to the remote, and for nothing else. */
   env: Record<string, string>
   /** The encoded header value: register it as a secret so logs mask it too. */
   secret: string
 }
 
 /**
- * Hands the token to the push process only, through git's environment config, so no
- * credential is ever written into `.git/config`. When actions/checkout already persisted an
- * auth header for the host, that one is used (a second Authorization header breaks the push).
+ * Hands the token to the commands that talk to the remote (ls-remote, fetch, push) through
+ * git's environment config, so no credential is ever written into `.git/config`. The header is
+ * scoped to the GitHub server, so a remote elsewhere never receives it. The empty value first
+ * clears any header actions/checkout persisted for that server: two Authorization headers make
+ * GitHub refuse the push.
  */
-export async function pushAuth(
-  git: Git,
-  remote: string,
-  token: string | undefined
-): Promise<PushAuth | undefined> {
+export function pushAuth(
+  token: string | undefined,
+  serverUrl = process.env.GITHUB_SERVER_URL || 'https://github.com',
+  env: NodeJS.ProcessEnv = process.env
+): PushAuth | undefined {
   if (!token) return undefined
-  const url = await git.remoteUrl(remote)
-  if (!/^https?:\/\//i.test(url)) return undefined
-  const { protocol, host } = new URL(url)
-  const key = `http.${protocol}//${host}/.extraheader`
-  if ((await git.configValues(key)).length > 0) return undefined
+  let origin: string
+  try {
+    const url = new URL(serverUrl)
+    if (!/^https?:$/.test(url.protocol)) return undefined
+    origin = url.origin
+  } catch {
+    return undefined
+  }
+  const key = `http.${origin}/.extraheader`
   const secret = Buffer.from(`x-access-token:${token}`).toString('base64')
+  // After any entries the environment already has, which the remote commands inherit.
+  const first = Number.parseInt(env.GIT_CONFIG_COUNT ?? '', 10) || 0
   return {
     env: {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: key,
-      GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${secret}`
+      GIT_CONFIG_COUNT: String(first + 2),
+      [`GIT_CONFIG_KEY_${first}`]: key,
+      [`GIT_CONFIG_VALUE_${first}`]: '',
+      [`GIT_CONFIG_KEY_${first + 1}`]: key,
+      [`GIT_CONFIG_VALUE_${first + 1}`]: `AUTHORIZATION: basic ${secret}`
     },
     secret
   }

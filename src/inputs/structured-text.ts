@@ -52,7 +52,18 @@ function parseText(text: string, field: string, json: boolean): unknown {
         rule: 'parse-error'
       })
     }
-    value = document.toJS({ maxAliasCount: 100 })
+    try {
+      value = document.toJS({ maxAliasCount: 100 })
+    } catch (error) {
+      // An alias bomb ("billion laughs") stops here instead of expanding.
+      throw new InvalidInputError(
+        `Input "${field}" is not valid YAML: ${(error as Error).message}`,
+        {
+          field,
+          rule: 'parse-error'
+        }
+      )
+    }
   }
   assertSafeShape(value, field)
   return value

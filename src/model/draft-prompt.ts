@@ -1,7 +1,8 @@
 import type { FileChange, Issue, StyleConfig } from '../contract/index.js'
+import { fileWindow, type FileWindow } from './file-window.js'
+import type { ChatMessage } from './model-client.js'
 import { renderTemplate } from './prompt-templates.js'
 import { fence, sanitizeUntrusted } from './untrusted-text.js'
-import type { ChatMessage } from './model-client.js'
 
 export interface DraftRequest {
   /** The edit format: the user prompt is `prompts/draft-<format>.md`. */
@@ -23,6 +24,16 @@ export interface RepairContext {
   otherFiles: Record<string, string | null>
 }
 
+/** How much of each part goes in: the full prompt first, then smaller shapes to fit a budget. */
+export interface PromptShape {
+  /** A numbered window of the file instead of all of it. */
+  window?: FileWindow
+  /** Other changed files by name only, not their content. */
+  otherFilesByName?: boolean
+  issueChars?: number
+  failureChars?: number
+}
+
 export function describeStyle(style: StyleConfig): string {
   const indent = style.indent_style === 'tab' ? 'tabs' : `${style.indent_size} spaces`
   const finalNewline = style.insert_final_newline ? 'a final newline' : 'no required final newline'
@@ -30,13 +41,16 @@ export function describeStyle(style: StyleConfig): string {
 }
 
 /** The messages for one planned file: rules, the issue as delimited untrusted data, the file. */
-export function draftMessages(request: DraftRequest): ChatMessage[] {
+export function draftMessages(request: DraftRequest, shape: PromptShape = {}): ChatMessage[] {
   const { issue, change, content, repair } = request
   const values = {
     style: describeStyle(request.style),
     issue_number: issue.number,
     issue_title: sanitizeUntrusted(issue.title, 500),
-    issue_body: sanitizeUntrusted(issue.body).replace(/<\/?issue-body[^>]*>/gi, ''),
+    issue_body: sanitizeUntrusted(issue.body, shape.issueChars).replace(
+      /<\/?issue-body[^>]*>/gi,
+      ''
+    ),
     path: change.path,
     operation: change.operation,
     line_range: change.line_range
@@ -44,7 +58,10 @@ export function draftMessages(request: DraftRequest): ChatMessage[] {
       : 'whole file',
     description: sanitizeUntrusted(change.description ?? 'as the issue describes', 4_000),
     plan_steps: sanitizeUntrusted(planStepsText(request.planSteps), 8_000),
-    content: content === null ? '(the file does not exist yet: create it)' : fence(content),
+    content:
+      content === null
+        ? '(the file does not exist yet: create it)'
+        : (shape.window?.text ?? fence(content)),
     old_name: content === null ? '/dev/null' : `a/${change.path}`
   }
   const messages: ChatMessage[] = [
@@ -53,20 +70,55 @@ export function draftMessages(request: DraftRequest): ChatMessage[] {
   ]
   if (repair) {
     const others = Object.entries(repair.otherFiles).map(([path, text]) =>
-      text === null ? `${path}: removed` : `${path} now reads:\n${fence(text)}`
+      text === null
+        ? `${path}: removed`
+        : shape.otherFilesByName
+          ? `${path}: changed (content left out to fit the token budget)`
+          : `${path} now reads:\n${fence(text)}`
     )
     messages.push({
       role: 'user',
       content: renderTemplate('repair', {
         ...values,
         failure_kind: repair.kind,
-        failure: fence(repair.failure),
+        failure: fence(tail(repair.failure, shape.failureChars)),
         other_files:
           others.length > 0 ? `\nOther files changed so far:\n${others.join('\n')}\n` : ''
       })
     })
   }
   return messages
+}
+
+/**
+ * The prompt shapes to try, largest first: as it is; other files by name; a window of the
+ * file, narrowing (needs a line_range, and an edit format that does not resend the whole
+ * file); then the issue and the failure output cut.
+ */
+export function promptShapes(request: DraftRequest): PromptShape[] {
+  const shapes: PromptShape[] = [{}]
+  const others = Object.keys(request.repair?.otherFiles ?? {}).length > 0
+  if (others) shapes.push({ otherFilesByName: true })
+  const base: PromptShape = { otherFilesByName: others || undefined }
+  const range = request.change.line_range
+  let smallest = base
+  if (request.content !== null && range && request.format !== 'whole-file') {
+    for (const radius of [60, 30, 15, 5]) {
+      smallest = {
+        ...base,
+        window: fileWindow(request.change.path, request.content, range, radius)
+      }
+      shapes.push(smallest)
+    }
+  }
+  shapes.push({ ...smallest, issueChars: 4_000, failureChars: 4_000 })
+  shapes.push({ ...smallest, issueChars: 1_000, failureChars: 1_500 })
+  return shapes
+}
+
+function tail(text: string, limit: number | undefined): string {
+  if (limit === undefined || text.length <= limit) return text
+  return `[… ${text.length - limit} characters cut]\n${text.slice(-limit)}`
 }
 
 function planStepsText(steps: readonly unknown[]): string {

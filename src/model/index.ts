@@ -1,8 +1,31 @@
-export { ModelClient } from './model-client.js'
-export type { ChatMessage, Completion, ModelClientOptions, ModelUsage } from './model-client.js'
+export { ModelClient, redactKeyEchoes, unwrapDiffEnvelope } from './model-client.js'
+export type {
+  CallRecord,
+  ChatMessage,
+  CompleteOptions,
+  Completion,
+  ModelClientOptions,
+  ModelLog,
+  ModelUsage
+} from './model-client.js'
+export { RunBudget } from './budget.js'
+export type { BudgetLimits, BudgetStop } from './budget.js'
+export { endpointUrl, parseHeaderLines, secretHint } from './endpoint.js'
+export { STRUCTURED_MODES } from './structured.js'
+export type { StructuredFormat, StructuredMode } from './structured.js'
+export { RETRY_REASONS } from './retry.js'
+export type { RetryReason } from './retry.js'
+export { countMessageTokens, countTextTokens, loadTokenCounter, measurePrompt } from './tokens.js'
+export { DEFAULT_STYLE, styleForFile } from './style.js'
+export { fileWindow, outlineOf } from './file-window.js'
+export type { FileWindow } from './file-window.js'
 export { loadTemplate, renderTemplate } from './prompt-templates.js'
 export { sanitizeUntrusted, fence } from './untrusted-text.js'
-export { draftMessages, describeStyle } from './draft-prompt.js'
-export type { DraftRequest, RepairContext } from './draft-prompt.js'
+export { draftMessages, describeStyle, promptShapes } from './draft-prompt.js'
+export type { DraftRequest, PromptShape, RepairContext } from './draft-prompt.js'
+export { DraftPrompter } from './draft-prompter.js'
+export type { DraftPrompterOptions, PromptRecord, PromptRequest } from './draft-prompter.js'
 export { commitMessages } from './commit-prompt.js'
 export type { CommitPromptInput } from './commit-prompt.js'
+export { modelMetrics, tokenTotals } from './metrics.js'
+export type { TokenTotals } from './metrics.js'

@@ -1,3 +1,23 @@
-export { PathPolicy, BUILTIN_BLOCKED_GLOBS } from './path-policy.js'
+export {
+  PathPolicy,
+  BUILTIN_BLOCKED_GLOBS,
+  MAX_PATH_CHARS,
+  protectedGroup,
+  violationError
+} from './path-policy.js'
 export type { PathViolation, PathPolicyOptions } from './path-policy.js'
+export { PROTECTED_GROUPS, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
 export { assertCommandsAllowed } from './command-policy.js'
+export { assertDiffGrammar, diffPaths, guardDiffText } from './diff-grammar.js'
+export type { DiffSection } from './diff-grammar.js'
+export { assertRepoPaths, ignoredPaths, symlinkOnTheWay } from './repo-paths.js'
+export type { GitRunner } from './repo-paths.js'
+export {
+  guardEdits,
+  MAX_EDIT_FILES,
+  MAX_EDIT_FILE_BYTES,
+  MAX_EDIT_TOTAL_BYTES
+} from './edit-guard.js'
+export type { GuardedEdit, EditGuardOptions } from './edit-guard.js'
+export { assertExactChanges, ValidationWatch } from './change-set.js'
+export { SECURITY_REASONS } from './reasons.js'

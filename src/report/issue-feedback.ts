@@ -1,5 +1,6 @@
-import { getOctokit } from '@actions/github'
-import type { AgentError } from '../contract/index.js'
+import { githubClient, type GitHubClientOptions } from './github-client.js'
+
+export { failureComment } from './failure-text.js'
 
 export interface IssueFeedbackOptions {
   token: string
@@ -7,70 +8,64 @@ export interface IssueFeedbackOptions {
   repository: string
   issueNumber: number
   label: string
+  client?: GitHubClientOptions
 }
 
-const MAX_COMMENT = 60_000
+const REQUEST_TIMEOUT_MS = 60_000
 
-/** The failure comment, with untrusted text kept inside a code block and mentions defused. */
-export function failureComment(error: AgentError): string {
-  const output = typeof error.details?.stderr === 'string' ? error.details.stderr : ''
-  const parts = [
-    '### Patchsmith could not fix this automatically',
-    '',
-    `**Error:** \`${error.code}\`${error.recoverable ? ' (may succeed on a rerun)' : ''}`,
-    '',
-    '```text',
-    defuse(error.message),
-    '```'
-  ]
-  if (output.trim())
-    parts.push(
-      '',
-      '<details><summary>Command output</summary>',
-      '',
-      '```text',
-      defuse(output),
-      '```',
-      '',
-      '</details>'
-    )
-  const body = parts.join('\n')
-  return body.length > MAX_COMMENT ? `${body.slice(0, MAX_COMMENT)}\n\`\`\`\n[truncated]` : body
-}
-
-function defuse(text: string): string {
-  return text.replace(/```/g, "'''").replace(/@(?=[A-Za-z0-9])/g, '@\u200b')
-}
-
-/** Posts the failure comment and label on the issue; reports what it could not do. */
+/**
+ * Posts the failure comment and adds the label; returns what it could not do, each as a
+ * sentence a maintainer can act on. Never throws: the run has failed already.
+ */
 export async function postFailureFeedback(
   options: IssueFeedbackOptions,
   body: string
 ): Promise<string[]> {
-  const [owner, repo] = options.repository.split('/') as [string, string]
-  const octokit = getOctokit(options.token)
+  const [owner = '', repo = ''] = options.repository.split('/')
   const problems: string[] = []
+  if (!owner || !repo) return [`"${options.repository}" is not an owner/repo name`]
+  const octokit = githubClient(options.token, options.client)
+  const target = { owner, repo, issue_number: options.issueNumber }
+  const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
   try {
-    await octokit.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: options.issueNumber,
-      body
-    })
+    await octokit.rest.issues.createComment({ ...target, body, request: request() })
   } catch (error) {
-    problems.push(`comment: ${(error as Error).message}`)
+    problems.push(`comment: ${explain(error, options, 'comment on')}`)
   }
   if (options.label) {
     try {
       await octokit.rest.issues.addLabels({
-        owner,
-        repo,
-        issue_number: options.issueNumber,
-        labels: [options.label]
+        ...target,
+        labels: [options.label],
+        request: request()
       })
     } catch (error) {
-      problems.push(`label: ${(error as Error).message}`)
+      problems.push(`label: ${explain(error, options, 'label')}`)
     }
   }
   return problems
+}
+
+function explain(error: unknown, options: IssueFeedbackOptions, action: string): string {
+  const status = (error as { status?: unknown }).status
+  const message = error instanceof Error ? error.message : String(error)
+  const issue = `issue #${options.issueNumber} of ${options.repository}`
+  switch (status) {
+    case 401:
+      return `GitHub refused the token (401 ${message}); check github-token.`
+    case 403:
+      return /rate limit/i.test(message)
+        ? `GitHub's rate limit held after the retries (403 ${message}).`
+        : `the token may not ${action} ${issue} (403 ${message}); grant the job "issues: write".`
+    case 404:
+      return `${issue} was not found, or the token cannot see it (404).`
+    case 410:
+      return `issues are disabled in ${options.repository} (410).`
+    case 422:
+      return `GitHub did not accept it (422 ${message}).`
+    case 429:
+      return `GitHub's rate limit held after the retries (429 ${message}).`
+    default:
+      return typeof status === 'number' ? `GitHub answered ${status}: ${message}` : message
+  }
 }

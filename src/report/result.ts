@@ -11,7 +11,8 @@ export function writeResultFile(path: string, response: CodeAgentOutput): void {
 export function actionOutputs(
   response: CodeAgentOutput,
   outputPath: string,
-  branch: string
+  branch: string,
+  options: { pushed?: boolean } = {}
 ): Record<string, string> {
   const commits = response.data ?? []
   const last = commits[commits.length - 1]
@@ -22,6 +23,21 @@ export function actionOutputs(
     branch: last?.branch ?? branch,
     sha: last?.sha ?? '',
     'error-code': response.error?.code ?? '',
-    'files-changed': [...new Set(commits.flatMap((commit) => commit.files_changed))].join('\n')
+    'files-changed': [...new Set(commits.flatMap((commit) => commit.files_changed))].join('\n'),
+    tokens: tokensOutput(response.metrics),
+    'patch-id': last?.patch_id ?? '',
+    pushed: String(Boolean(response.success && options.pushed && last?.sha))
   }
+}
+
+/** The `tokens` output: the run's model token totals as JSON (zeros when no call was made). */
+export function tokensOutput(metrics: CodeAgentOutput['metrics']): string {
+  const tokens = (metrics as { tokens?: Record<string, unknown> } | undefined)?.tokens
+  const count = (key: string) => (typeof tokens?.[key] === 'number' ? (tokens[key] as number) : 0)
+  return JSON.stringify({
+    prompt: count('prompt'),
+    completion: count('completion'),
+    total: count('total'),
+    calls: count('calls')
+  })
 }

@@ -1,53 +1,155 @@
-import type { CodeAgentOutput } from '../contract/index.js'
+import type { CodeAgentOutput, Commit, ValidationResult } from '../contract/index.js'
+import { diffStat, statLine, type FileStat } from './diff-stat.js'
+import { whatFailed } from './failure-text.js'
+import { cell, code, details, duration, fence, table, tail } from './markdown.js'
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
-const code = (text: string) => `\`${text.replace(/`/g, "'")}\``
+export interface SummaryContext {
+  issueNumber?: number
+  /** The branch was pushed (push: true); else the commit waits on the base for a PR step. */
+  pushed?: boolean
+  /** The branch the run started from, when known. */
+  base?: string
+}
 
-/** The job summary: what happened at a glance, as Markdown. */
-export function summaryMarkdown(response: CodeAgentOutput, issueNumber?: number): string {
-  const lines: string[] = []
-  const issue = issueNumber ? ` for issue #${issueNumber}` : ''
-  if (response.success) {
-    lines.push(`## Patchsmith: committed${issue}`, '')
-    for (const commit of response.data ?? []) {
-      lines.push('| | |', '|---|---|')
-      lines.push(`| Branch | ${code(commit.branch)} |`)
-      lines.push(`| Commit | ${commit.sha ? code(commit.sha) : 'dry run: not committed'} |`)
-      lines.push(`| Message | ${cell(commit.message.split('\n')[0] ?? '')} |`)
-      lines.push(`| Files | ${commit.files_changed.map(code).join(', ')} |`, '')
-      if (commit.validation_results.length > 0) {
-        lines.push('| Validation | Exit | Time |', '|---|---|---|')
-        for (const result of commit.validation_results) {
-          lines.push(`| ${code(result.command)} | ${result.exit_code} | ${result.duration_ms} ms |`)
-        }
-        lines.push('')
-      }
-    }
-  } else {
-    const error = response.error
-    lines.push(`## Patchsmith: failed${issue}`, '')
-    lines.push('| | |', '|---|---|')
-    lines.push(`| Error | ${code(error?.code ?? 'UNKNOWN')} |`)
-    lines.push(`| Message | ${cell(error?.message ?? '')} |`)
-    lines.push(`| Recoverable | ${error?.recoverable ? 'yes' : 'no'} |`, '')
-    const stderr = error?.details?.stderr
-    if (typeof stderr === 'string' && stderr.trim()) {
-      lines.push(
-        '<details><summary>Command output</summary>',
-        '',
-        '```text',
-        stderr.replace(/```/g, "'''"),
-        '```',
-        '',
-        '</details>',
-        ''
-      )
-    }
+// The step summary is refused above 1 MiB; the diff is the only part that can grow that much.
+const MAX_DIFF_CHARS = 200_000
+const MAX_OUTPUT_LINES = 60
+const MAX_OUTPUT_CHARS = 8_000
+
+/**
+ * The job summary: the outcome first, then what changed, how it was checked, what it cost, and
+ * the diff folded away. Every piece of text that came from outside is escaped, so the result is
+ * valid Markdown whatever a command printed.
+ */
+export function summaryMarkdown(response: CodeAgentOutput, context: SummaryContext = {}): string {
+  const issue = context.issueNumber ? ` for #${context.issueNumber}` : ''
+  const parts = response.success
+    ? successParts(response.data ?? [], issue, context)
+    : failureParts(response, issue)
+  parts.push(...runParts(response.metrics ?? {}))
+  return `${parts.join('\n\n')}\n`
+}
+
+function successParts(
+  commits: readonly Commit[],
+  issue: string,
+  context: SummaryContext
+): string[] {
+  const last = commits[commits.length - 1]
+  const dryRun = Boolean(last && !last.sha)
+  const parts = [
+    dryRun
+      ? `## ✅ Patchsmith: validated${issue} (dry run, nothing committed)`
+      : `## ✅ Patchsmith: committed${issue}`
+  ]
+  if (!last) return parts
+  const diff = commits.map((commit) => commit.diff).join('')
+  const files = diffStat(diff)
+  const where = dryRun
+    ? 'rolled back (dry run)'
+    : context.pushed === false
+      ? `not pushed: on ${context.base ? code(context.base) : 'the base branch'} for the pull-request step`
+      : context.pushed
+        ? 'pushed to origin'
+        : ''
+  const rows = [
+    ['Branch', code(last.branch)],
+    ...(where ? [['Where', where]] : []),
+    ...commits.map((commit, i) => [
+      commits.length > 1 ? `Commit ${i + 1}` : 'Commit',
+      `${commit.sha ? code(commit.sha.slice(0, 12)) : '—'} ${cell(commit.message.split('\n')[0] ?? '')}`
+    ]),
+    ['Files', cell(statLine(files))]
+  ]
+  if (last.patch_id) rows.push(['Patch id', code(last.patch_id)])
+  parts.push(table(['Outcome', ''], rows))
+  parts.push('### Files', filesTable(files))
+  parts.push(...validationParts(last.validation_results))
+  parts.push(diffParts(diff))
+  return parts
+}
+
+function failureParts(response: CodeAgentOutput, issue: string): string[] {
+  const error = response.error
+  const errorCode = error?.code ?? 'UNKNOWN'
+  const detail = (error?.details ?? {}) as Record<string, unknown>
+  const parts = [`## ❌ Patchsmith: failed${issue} with ${code(errorCode)}`]
+  parts.push(
+    table(
+      ['Outcome', ''],
+      [
+        ['What failed', cell(error ? whatFailed(error) : 'unknown')],
+        ['Error code', code(errorCode)],
+        ['Message', cell(error?.message ?? '')],
+        ['Can a rerun help?', error?.recoverable ? 'yes' : 'no'],
+        ['Repository', 'rolled back: nothing committed or pushed']
+      ]
+    )
+  )
+  const results = detail.validation_results
+  if (Array.isArray(results)) parts.push(...validationParts(results as ValidationResult[]))
+  const output = [detail.stderr, detail.stdout]
+    .filter((text): text is string => typeof text === 'string' && text.trim().length > 0)
+    .join('\n')
+  if (output) {
+    parts.push(details('Command output', fence(tail(output, MAX_OUTPUT_LINES, MAX_OUTPUT_CHARS))))
   }
-  const metrics = response.metrics ?? {}
-  const figures = ['attempts', 'model_calls', 'prompt_tokens', 'completion_tokens', 'duration_ms']
-    .filter((key) => key in metrics)
-    .map((key) => `${key.replace(/_/g, ' ')}: ${String(metrics[key])}`)
-  if (figures.length > 0) lines.push(`<sub>${figures.join(' · ')}</sub>`, '')
-  return lines.join('\n')
+  return parts
+}
+
+function filesTable(files: readonly FileStat[]): string {
+  return table(
+    ['File', 'Change', '+', '−'],
+    files.map((file) => [code(file.path), file.status, String(file.added), String(file.removed)])
+  )
+}
+
+function validationParts(results: readonly ValidationResult[]): string[] {
+  if (results.length === 0) return ['### Validation', 'No validation commands ran.']
+  const rows = results.map((result) => {
+    const notes = [
+      result.flaky ? 'flaky' : '',
+      result.auto_fixed ? 'auto-fixed' : '',
+      result.preexisting ? 'fails on the base too' : ''
+    ].filter(Boolean)
+    const outcome = result.exit_code === 0 ? '✅ passed' : '❌ failed'
+    return [
+      code(result.command),
+      String(result.exit_code),
+      duration(result.duration_ms),
+      notes.length > 0 ? `${outcome} (${notes.join(', ')})` : outcome
+    ]
+  })
+  return ['### Validation', table(['Command', 'Exit', 'Duration', 'Result'], rows)]
+}
+
+function runParts(metrics: Record<string, unknown>): string[] {
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined)
+  const tokens = (metrics.tokens ?? {}) as Record<string, unknown>
+  const prompt = number(tokens.prompt) ?? number(metrics.prompt_tokens)
+  const completion = number(tokens.completion) ?? number(metrics.completion_tokens)
+  const rows: string[][] = []
+  const add = (name: string, value: string | undefined) => {
+    if (value !== undefined) rows.push([name, value])
+  }
+  add('Attempts', number(metrics.attempts)?.toString())
+  add('Repairs', number(metrics.repairs)?.toString())
+  add('Model calls', (number(tokens.calls) ?? number(metrics.model_calls))?.toString())
+  if (prompt !== undefined || completion !== undefined) {
+    const total = (prompt ?? 0) + (completion ?? 0)
+    add('Tokens', `${total} (${prompt ?? 0} prompt, ${completion ?? 0} completion)`)
+  }
+  add('Git processes', number(metrics.git_processes)?.toString())
+  const ms = number(metrics.duration_ms)
+  add('Duration', ms === undefined ? undefined : duration(ms))
+  return rows.length > 0 ? ['### Run', table(['Measure', 'Value'], rows)] : []
+}
+
+function diffParts(diff: string): string {
+  const lines = diff.split('\n').length - (diff.endsWith('\n') ? 1 : 0)
+  const shown =
+    diff.length > MAX_DIFF_CHARS
+      ? `${diff.slice(0, MAX_DIFF_CHARS)}\n[… ${diff.length - MAX_DIFF_CHARS} more characters in the result file]\n`
+      : diff
+  return details(`Diff (${lines} line${lines === 1 ? '' : 's'})`, fence(shown, 'diff'))
 }

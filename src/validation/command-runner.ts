@@ -14,6 +14,8 @@ export interface CommandRunnerOptions {
 
 export interface CommandOutcome extends ValidationResult {
   timedOut: boolean
+  /** The whole output as read (capped while reading), masked: for repair prompts and logs. */
+  full: { stdout: string; stderr: string }
 }
 
 const READ_CAP = 256 * 1024
@@ -63,17 +65,21 @@ export function runCommand(
     const finish = (exitCode: number) => {
       clearTimeout(timer)
       killGroup()
-      const clean = (text: string) =>
-        truncateMiddle(options.masker.mask(text.replace(ANSI, '')), options.outputLimit)
+      const clean = (text: string) => options.masker.mask(text.replace(ANSI, ''))
       const err = stderr.text()
-      resolve({
-        command,
-        exit_code: timedOut ? 124 : exitCode,
+      const full = {
         stdout: clean(stdout.text()),
         stderr: clean(
           timedOut ? `${err}\nKilled after ${options.timeoutMs} ms (command-timeout).` : err
-        ),
+        )
+      }
+      resolve({
+        command,
+        exit_code: timedOut ? 124 : exitCode,
+        stdout: truncateMiddle(full.stdout, options.outputLimit),
+        stderr: truncateMiddle(full.stderr, options.outputLimit),
         duration_ms: Date.now() - started,
+        full,
         timedOut
       })
     }

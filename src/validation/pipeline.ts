@@ -1,20 +1,83 @@
+import type { ValidationResult } from '../contract/index.js'
 import { runCommand, type CommandOutcome, type CommandRunnerOptions } from './command-runner.js'
+import type { PipelineStep } from './steps.js'
 
-export interface PipelineOutcome {
-  results: CommandOutcome[]
-  failed?: CommandOutcome
+export interface BaseCheck {
+  /** The command fails on the untouched base as well. */
+  failsOnBase: boolean
+  /** …with the same failure fingerprint. */
+  sameFailure: boolean
 }
 
-/** Runs the commands in order and stops at the first failure. */
+export interface PipelineOptions extends CommandRunnerOptions {
+  /** Run a failing test step once more; a pass is kept but marked flaky. */
+  retryFlaky: boolean
+  /** Keep going past a failure that the base has too (`on-preexisting-failure: commit`). */
+  keepPreexisting: boolean
+  /** After a step's fix command ran: keep what it changed in the planned files only. */
+  afterFix?: (step: PipelineStep) => Promise<void>
+  /** Runs the failing command on the untouched base. */
+  checkBase?: (step: PipelineStep, outcome: CommandOutcome) => Promise<BaseCheck>
+}
+
+export interface PipelineFailure {
+  step: PipelineStep
+  outcome: CommandOutcome
+  base?: BaseCheck
+}
+
+export interface PipelineOutcome {
+  results: ValidationResult[]
+  /** Every command run, fix commands and reruns included, for the attempt log. */
+  runs: CommandOutcome[]
+  failed?: PipelineFailure
+}
+
+/**
+ * Runs the steps in order and stops at the first failure that remains after the step's
+ * own remedies: a fix command for format and lint, one rerun for flaky tests.
+ */
 export async function runPipeline(
-  commands: readonly string[],
-  options: CommandRunnerOptions
+  steps: readonly PipelineStep[],
+  options: PipelineOptions
 ): Promise<PipelineOutcome> {
-  const results: CommandOutcome[] = []
-  for (const command of commands) {
+  const results: ValidationResult[] = []
+  const runs: CommandOutcome[] = []
+  const run = async (command: string) => {
     const outcome = await runCommand(command, options)
-    results.push(outcome)
-    if (outcome.exit_code !== 0) return { results, failed: outcome }
+    runs.push(outcome)
+    return outcome
   }
-  return { results }
+  for (const step of steps) {
+    let outcome = await run(step.command)
+    const marks: Partial<ValidationResult> = {}
+    if (outcome.exit_code !== 0 && step.fix) {
+      await run(step.fix)
+      await options.afterFix?.(step)
+      outcome = await run(step.command)
+      if (outcome.exit_code === 0) marks.auto_fixed = true
+    } else if (outcome.exit_code !== 0 && options.retryFlaky && isTest(step) && !outcome.timedOut) {
+      outcome = await run(step.command)
+      if (outcome.exit_code === 0) marks.flaky = true
+    }
+    let base: BaseCheck | undefined
+    if (outcome.exit_code !== 0 && options.checkBase) {
+      base = await options.checkBase(step, outcome)
+      if (base.failsOnBase) marks.preexisting = true
+    }
+    results.push({ ...publicResult(outcome), step: step.step, ...marks })
+    if (outcome.exit_code === 0) continue
+    if (base?.failsOnBase && base.sameFailure && options.keepPreexisting) continue
+    return { results, runs, failed: { step, outcome, base } }
+  }
+  return { results, runs }
+}
+
+function isTest(step: PipelineStep): boolean {
+  return step.step === 'test' || step.step === 'command'
+}
+
+function publicResult(outcome: CommandOutcome): ValidationResult {
+  const { command, exit_code, stdout, stderr, duration_ms } = outcome
+  return { command, exit_code, stdout, stderr, duration_ms }
 }

@@ -1,18 +1,129 @@
-/** Replaces known secret values (and their base64 forms) in any text that leaves the run. */
-export class SecretMasker {
-  private readonly values = new Set<string>()
+import { redactPatterns } from './secret-patterns.js'
 
-  add(value: string | undefined): void {
-    if (!value || value.length < 4) return
-    this.values.add(value)
-    this.values.add(Buffer.from(value).toString('base64'))
-    this.values.add(encodeURIComponent(value))
+export interface SecretOptions {
+  /** Characters of the raw value left visible after `***` (the API key shows its last two). */
+  reveal?: number
+}
+
+const MIN_VALUE = 4
+const MIN_ENCODED = 8
+// Name segments that mark an environment variable as secret (`GITHUB_PATH` is not `PAT`).
+const SECRET_SEGMENT =
+  /^(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|PAT|KEY|KEYS|APIKEY|CREDENTIAL|CREDENTIALS|CREDS|AUTH|COOKIE|SESSION|PRIVATE|CERT|SIGNING)$/
+
+/**
+ * Redacts secrets from any text that leaves the run. Known values are replaced with `***` in
+ * every form they may take (raw, URL, JSON and hex encoded, base64 and base64url at all three
+ * alignments, so `basic base64("x-access-token:" + token)` is caught too); then the pattern
+ * rules of secret-patterns.ts replace secret-looking text with `[REDACTED:<rule>]`.
+ */
+export class SecretMasker {
+  private readonly forms = new Map<string, string>()
+
+  /** A masker that knows every secret of a run: the key, the token and secret-named variables. */
+  static forRun(secrets: {
+    apiKey?: string
+    githubToken?: string
+    env?: NodeJS.ProcessEnv
+  }): SecretMasker {
+    const masker = new SecretMasker()
+    masker.add(secrets.apiKey, { reveal: 2 })
+    masker.add(secrets.githubToken)
+    for (const value of secretEnvValues(secrets.env ?? {})) masker.add(value)
+    return masker
+  }
+
+  add(value: string | undefined, options: SecretOptions = {}): void {
+    if (!value || value.length < MIN_VALUE) return
+    const reveal = options.reveal && value.length >= 12 ? value.slice(-options.reveal) : ''
+    this.forms.set(value, `***${reveal}`)
+    for (const form of encodedForms(value)) if (!this.forms.has(form)) this.forms.set(form, '***')
+  }
+
+  /** Whether the text holds a known secret in any of its forms. */
+  holdsKnown(text: string): boolean {
+    for (const value of this.forms.keys()) if (text.includes(value)) return true
+    return false
+  }
+
+  /** Every form registered, for the runner's log masking (core.setSecret). */
+  values(): string[] {
+    return [...this.forms.keys()]
   }
 
   mask(text: string): string {
+    // Text that is JSON (a serialized result or log) is masked value by value, so no
+    // replacement can break its structure and commit diffs keep their context lines intact.
+    if (/^[[{]/.test(text)) {
+      const json = parseJson(text)
+      if (json) return JSON.stringify(this.maskJson(json.value), null, json.indent)
+    }
+    return redactPatterns(this.maskKnown(text))
+  }
+
+  /** Known values only: for text that must stay byte-exact otherwise (a commit's diff). */
+  maskKnown(text: string): string {
     let masked = text
-    for (const value of [...this.values].sort((a, b) => b.length - a.length))
-      masked = masked.split(value).join('***')
+    const ordered = [...this.forms].sort(([a], [b]) => b.length - a.length)
+    for (const [value, replacement] of ordered) masked = masked.split(value).join(replacement)
     return masked
   }
+
+  /** A copy of a JSON value with every string masked; `diff` fields get known values only. */
+  maskJson<T>(value: T): T {
+    const walk = (item: unknown, key?: string): unknown => {
+      if (typeof item === 'string') return key === 'diff' ? this.maskKnown(item) : this.mask(item)
+      if (Array.isArray(item)) return item.map((entry) => walk(entry))
+      if (item && typeof item === 'object')
+        return Object.fromEntries(
+          Object.entries(item).map(([name, entry]) => [this.mask(name), walk(entry, name)])
+        )
+      return item
+    }
+    return walk(value) as T
+  }
+}
+
+/** Values of environment variables whose names mark them as secrets (length ≥ 8). */
+export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
+  const values = new Set<string>()
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < 8) continue
+    const segments = name.toUpperCase().split(/[^A-Z0-9]+/)
+    if (segments.some((segment) => SECRET_SEGMENT.test(segment))) values.add(value)
+  }
+  return [...values]
+}
+
+/** The encoded forms of a value that could show up in output. */
+export function encodedForms(value: string): string[] {
+  const bytes = Buffer.from(value)
+  const forms = new Set<string>([
+    encodeURIComponent(value),
+    JSON.stringify(value).slice(1, -1),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase()
+  ])
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = Buffer.concat([Buffer.alloc(offset), bytes])
+    const from = Math.ceil((4 * offset) / 3)
+    const to = Math.floor((8 * (offset + bytes.length)) / 6)
+    forms.add(padded.toString('base64').slice(from, to))
+    forms.add(padded.toString('base64url').slice(from, to))
+  }
+  forms.add(bytes.toString('base64'))
+  forms.delete(value)
+  return [...forms].filter((form) => form.length >= MIN_ENCODED)
+}
+
+/** Text that is JSON exactly as JSON.stringify writes it (compact or indented by 2). */
+function parseJson(text: string): { value: unknown; indent: number } | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    if (JSON.stringify(value) === text) return { value, indent: 0 }
+    if (JSON.stringify(value, null, 2) === text) return { value, indent: 2 }
+  } catch {
+    // not JSON: masked as text
+  }
+  return undefined
 }

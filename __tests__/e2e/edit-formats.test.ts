@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { runAction } from '../support/action-runner.js'
+import { startModelServer, type RecordedRequest } from '../support/model-server.js'
+import { createRepo } from '../support/repo.js'
+import { writeInputs } from './scenario.js'
+
+/** Each edit format end to end: the bundled action asks in that format and commits the edit. */
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+const BEFORE = [
+  'export function total(items) {',
+  '  let sum = 0',
+  '  for (const item of items) {',
+  '    sum += item.price',
+  '  }',
+  '  return sum',
+  '}',
+  ''
+].join('\n')
+const AFTER = BEFORE.replace('    sum += item.price', '    sum += item.price * item.quantity')
+
+const REPLIES = {
+  udiff: [
+    'Here is the fix:',
+    '```diff',
+    '--- a/src/total.js',
+    '+++ b/src/total.js',
+    '@@ -3,3 +3,3 @@',
+    '   for (const item of items) {',
+    '-    sum += item.price',
+    '+    sum += item.price * item.quantity',
+    '   }',
+    '```'
+  ].join('\n'),
+  'search-replace': [
+    'src/total.js',
+    '<<<<<<< SEARCH',
+    '    sum += item.price',
+    '=======',
+    '    sum += item.price * item.quantity',
+    '>>>>>>> REPLACE'
+  ].join('\n'),
+  'json-edits': JSON.stringify({
+    path: 'src/total.js',
+    edits: [
+      {
+        range: { start: 4, end: 4 },
+        oldText: '    sum += item.price',
+        newText: '    sum += item.price * item.quantity'
+      }
+    ]
+  }),
+  'whole-file': `^^^src/total.js\n${AFTER}^^^end\n`
+} as const
+
+/** Words only the draft prompt of each format contains. */
+const PROMPT_MARK = {
+  udiff: 'Write a unified diff for src/total.js',
+  'search-replace': 'the edit format is SEARCH/REPLACE blocks',
+  'json-edits': 'the edit format is JSON line edits',
+  'whole-file': 'the edit format is the whole new file'
+} as const
+
+const draftText = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? [])
+
+describe('edit formats through node dist/index.js', () => {
+  it.each(Object.keys(REPLIES) as (keyof typeof REPLIES)[])(
+    'commits an edit written as %s',
+    async (format) => {
+      const repo = createRepo({ files: { 'src/total.js': BEFORE }, prefix: `format-${format}` })
+      cleanups.push(() => repo.cleanup())
+      const baseSha = repo.git('rev-parse', 'HEAD')
+      const server = await startModelServer((request) =>
+        draftText(request).includes('Current content of src/total.js')
+          ? REPLIES[format]
+          : 'fix(total): multiply each price by its quantity'
+      )
+      cleanups.push(() => server.close())
+      const files = writeInputs(repo, {
+        'issue.json': {
+          number: 31,
+          title: 'Totals ignore quantities',
+          body: 'Two of a thing cost twice.'
+        },
+        'plan.json': {
+          branch_name: `fix/31-total-${format}`,
+          plan_steps: ['Multiply each price by its quantity'],
+          file_changes: [{ path: 'src/total.js', operation: 'MODIFY', line_range: [4, 4] }],
+          validation_commands: ["grep -q 'item.price \\* item.quantity' src/total.js"]
+        }
+      })
+      const run = await runAction({
+        workspace: repo.dir,
+        inputs: {
+          issue: files['issue.json']!,
+          'fix-plan': files['plan.json']!,
+          'base-url': server.url,
+          'api-key': 'sk-test-formats',
+          'edit-format': format,
+          'allow-plan-commands': 'true'
+        }
+      })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      const draft = server.requests.find((request) =>
+        draftText(request).includes('Current content of src/total.js')
+      )
+      expect(draftText(draft!)).toContain(PROMPT_MARK[format])
+      const sha = run.outputs.sha!
+      // (the helper trims the output's trailing newline; the diff below shows it was kept)
+      expect(repo.gitOrigin('show', `${sha}:src/total.js`)).toBe(AFTER.trimEnd())
+      expect(repo.gitOrigin('diff', '--name-only', baseSha, sha)).toBe('src/total.js')
+      const [commit] = JSON.parse(run.outputs.commits!)
+      expect(commit.diff).toContain('+    sum += item.price * item.quantity')
+      expect(commit.diff).toContain('-    sum += item.price')
+      expect(commit.diff).not.toContain('No newline at end of file')
+    }
+  )
+})

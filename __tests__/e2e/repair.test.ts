@@ -1,0 +1,250 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { CodeAgentOutput } from '../../src/contract/index.js'
+import { runAction } from '../support/action-runner.js'
+import {
+  lastUserMessage,
+  startModelServer,
+  type ModelServer,
+  type ReplyScript
+} from '../support/model-server.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+import { expectUntouched, writeInputs } from './scenario.js'
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+// The validation passes only for a kiwi; every other fruit fails with its own error line.
+const CHECK = `const fruit = require('fs').readFileSync('fruit.txt', 'utf8').trim()
+if (fruit !== 'kiwi') { console.error('error: wrong fruit ' + fruit); process.exit(1) }
+console.log('fruit ok')
+`
+const BRANCH = 'fix/3-fruit'
+
+function swap(from: string, to: string): string {
+  return `--- a/fruit.txt\n+++ b/fruit.txt\n@@ -1 +1 @@\n-${from}\n+${to}\n`
+}
+
+/** Replies in order of the draft calls; the commit message call gets a fixed subject. */
+function fruitReplies(diffs: string[]): ReplyScript {
+  let draft = 0
+  return (request) =>
+    lastUserMessage(request).includes('Conventional Commit') && request.body.messages.length === 1
+      ? 'fix(fruit): serve the fruit the issue asks for'
+      : (diffs[draft++] ?? 'no more scripted diffs')
+}
+
+interface Run {
+  repo: TestRepo
+  server: ModelServer
+  exitCode: number
+  result: CodeAgentOutput
+  logDir: string
+  stdout: string
+  summary: string
+  baseSha: string
+}
+
+async function fruitRun(
+  script: ReplyScript,
+  inputs: Record<string, string> = {},
+  files: Record<string, string> = {},
+  env: Record<string, string> = {}
+): Promise<Run> {
+  const repo = createRepo({
+    files: { 'fruit.txt': 'apple\n', 'check.js': CHECK, ...files },
+    prefix: 'repair'
+  })
+  cleanups.push(() => repo.cleanup())
+  const server = await startModelServer(script)
+  cleanups.push(() => server.close())
+  const paths = writeInputs(repo, {
+    'issue.json': { number: 3, title: 'Serve the right fruit', body: 'We want a kiwi.' },
+    'plan.json': {
+      branch_name: BRANCH,
+      plan_steps: ['Change the fruit'],
+      file_changes: [{ path: 'fruit.txt', operation: 'MODIFY' }],
+      validation_commands: []
+    }
+  })
+  const logDir = `${repo.root}/logs`
+  const baseSha = repo.git('rev-parse', 'HEAD')
+  const run = await runAction({
+    workspace: repo.dir,
+    env,
+    inputs: {
+      issue: paths['issue.json']!,
+      'fix-plan': paths['plan.json']!,
+      'base-url': server.url,
+      'api-key': 'sk-test-repair',
+      'validation-commands': 'node check.js',
+      'output-path': `${repo.root}/result.json`,
+      'log-dir': logDir,
+      ...inputs
+    }
+  })
+  const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+  return {
+    repo,
+    server,
+    exitCode: run.exitCode,
+    result,
+    logDir,
+    stdout: run.stdout,
+    summary: run.summary,
+    baseSha
+  }
+}
+
+describe('the repair loop through node dist/index.js', () => {
+  it('commits after the first repair fixes a broken edit, with numbered logs of both attempts', async () => {
+    const run = await fruitRun(fruitReplies([swap('apple', 'banana'), swap('banana', 'kiwi')]))
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.result.metrics).toMatchObject({ attempts: 2, repairs: 1, stop_reason: 'validated' })
+    expect(run.repo.gitOrigin('show', `${BRANCH}:fruit.txt`)).toBe('kiwi')
+    expect(readdirSync(run.logDir).sort()).toEqual([
+      '01-build.txt',
+      '01-reply.txt',
+      '01-request.json',
+      '02-build.txt',
+      '02-reply.txt',
+      '02-request.json'
+    ])
+    expect(readFileSync(`${run.logDir}/01-build.txt`, 'utf8')).toContain(
+      'error: wrong fruit banana'
+    )
+    expect(readFileSync(`${run.logDir}/02-build.txt`, 'utf8')).toContain('fruit ok')
+    const repairRequest = JSON.stringify(run.server.requests[1]!.body)
+    expect(repairRequest).toContain('error: wrong fruit banana')
+    expect(run.repo.gitOrigin('ls-tree', '-r', '--name-only', BRANCH)).not.toContain('logs')
+  })
+
+  it('gives up after three failing repairs: VALIDATION_FAILED with the last output, 1 + 3 model calls', async () => {
+    const run = await fruitRun(
+      fruitReplies([
+        swap('apple', 'banana'),
+        swap('banana', 'cherry'),
+        swap('cherry', 'damson'),
+        swap('damson', 'elderberry')
+      ])
+    )
+    expect(run.exitCode).toBe(1)
+    expect(run.server.requests).toHaveLength(4)
+    expect(run.result.error!.code).toBe('VALIDATION_FAILED')
+    expect(run.result.error!.details).toMatchObject({
+      command: 'node check.js',
+      exit_code: 1,
+      attempts: 4
+    })
+    expect(String(run.result.error!.details!.stderr)).toContain('wrong fruit elderberry')
+    expect(run.result.metrics).toMatchObject({
+      attempts: 4,
+      repairs: 3,
+      stop_reason: 'repairs-exhausted'
+    })
+    expect(expectUntouched(run.repo, BRANCH, run.baseSha)).toEqual([])
+    // Only the newest version of the file reaches a repair prompt.
+    const third = JSON.stringify(run.server.requests[2]!.body)
+    expect(third).toContain('cherry')
+    expect(third).not.toContain('banana')
+    expect(third).not.toContain('apple')
+  })
+
+  it('stops early when a repair brings back the same failure, and says why', async () => {
+    const sameError = `const f = require('fs').readFileSync('fruit.txt', 'utf8').trim()
+if (f !== 'kiwi') { console.error('error: not a kiwi'); process.exit(1) }
+`
+    const run = await fruitRun(
+      fruitReplies([swap('apple', 'banana'), swap('banana', 'cherry'), swap('cherry', 'kiwi')]),
+      {},
+      { 'check.js': sameError }
+    )
+    expect(run.exitCode).toBe(1)
+    expect(run.server.requests).toHaveLength(2)
+    expect(run.result.error!.code).toBe('VALIDATION_FAILED')
+    expect(run.result.error!.details!.stop_reason).toBe('same-failure')
+    expect(run.result.error!.message).toContain(
+      'Stopped early: the repair brought back the same failure'
+    )
+  })
+
+  it('stops early when a repair changes nothing', async () => {
+    const run = await fruitRun(
+      fruitReplies([swap('apple', 'banana'), 'NO_CHANGES', swap('banana', 'kiwi')])
+    )
+    expect(run.exitCode).toBe(1)
+    expect(run.server.requests).toHaveLength(2)
+    expect(run.result.error!.details!.stop_reason).toBe('no-change')
+  })
+
+  it('reports a failure that the base already has as preexisting, and lets on-preexisting-failure decide', async () => {
+    const inputs = { 'validation-commands': 'node check.js\nnode broken.js' }
+    const files = { 'broken.js': 'console.error("error: broken since forever"); process.exit(2)\n' }
+    const run = await fruitRun(fruitReplies([swap('apple', 'kiwi'), 'NO_CHANGES']), inputs, files)
+    expect(run.exitCode).toBe(1)
+    expect(run.server.requests).toHaveLength(2)
+    expect(run.result.error!.details).toMatchObject({
+      command: 'node broken.js',
+      preexisting: true,
+      same_failure_on_base: true
+    })
+    expect(run.result.error!.message).toContain('fails on the base branch too')
+
+    const kept = await fruitRun(
+      fruitReplies([swap('apple', 'kiwi')]),
+      { ...inputs, 'on-preexisting-failure': 'commit' },
+      files
+    )
+    expect(kept.exitCode, kept.stdout).toBe(0)
+    const [commit] = kept.result.data!
+    expect(commit!.validation_results.map((r) => [r.command, r.exit_code, r.preexisting])).toEqual([
+      ['node check.js', 0, undefined],
+      ['node broken.js', 2, true]
+    ])
+  })
+
+  it('auto-fixes a lint failure in the planned file and undoes what the fixer did elsewhere', async () => {
+    const lint = `grep -q ' $' fruit.txt && { echo "error: trailing space" >&2; exit 1; }; exit 0`
+    const fix = `sed -i 's/ *$//' fruit.txt && echo touched >> check.js`
+    const run = await fruitRun(fruitReplies([swap('apple', 'kiwi  ')]), {
+      'lint-command': lint,
+      'lint-fix-command': fix
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.server.requests).toHaveLength(2) // the draft and the commit message: no repair
+    const [commit] = run.result.data!
+    expect(commit!.validation_results[0]).toMatchObject({
+      step: 'lint',
+      exit_code: 0,
+      auto_fixed: true
+    })
+    expect(run.repo.gitOrigin('show', `${BRANCH}:fruit.txt`)).toBe('kiwi')
+    expect(run.repo.gitOrigin('diff', '--name-only', run.baseSha, BRANCH)).toBe('fruit.txt')
+    expect(commit!.diff).toContain('+kiwi\n')
+  })
+
+  it('keeps a canary secret of the parent environment out of every output, even when a command prints env', async () => {
+    const canary = 'ghs_CANARYcanary0123456789abcdefghijklmn'
+    const run = await fruitRun(
+      fruitReplies([swap('apple', 'kiwi')]),
+      { 'validation-commands': 'node check.js\nenv; echo "token=$GITHUB_TOKEN"; exit 1' },
+      {},
+      { GITHUB_TOKEN: canary, EXTRA_SECRET: 'zX9!canary-Q7' }
+    )
+    expect(run.exitCode).toBe(1)
+    const everything = [
+      // The runner consumes ::add-mask:: commands; everything else must be masked already.
+      run.stdout.replace(/^::add-mask::.*$/gm, ''),
+      run.summary,
+      JSON.stringify(run.result),
+      ...readdirSync(run.logDir).map((name) => readFileSync(`${run.logDir}/${name}`, 'utf8'))
+    ].join('\n')
+    expect(everything).toContain('token=')
+    expect(everything).not.toContain('CANARYcanary')
+    expect(everything).not.toContain('zX9!canary-Q7')
+    expect(everything).not.toContain('sk-test-repair')
+    expect(existsSync(run.logDir)).toBe(true)
+  })
+})

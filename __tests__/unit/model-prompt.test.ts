@@ -1,0 +1,202 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { largeSourceFile, TYPO_ISSUE } from '../../bench/lib/fixtures.js'
+import { PatchsmithError, type FileChange } from '../../src/contract/index.js'
+import {
+  DraftPrompter,
+  RunBudget,
+  countMessageTokens,
+  outlineOf,
+  styleForFile
+} from '../../src/model/index.js'
+import { PROJECT_ROOT } from '../support/action-runner.js'
+
+const temps: string[] = []
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function tempRepo(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'patchsmith-prompt-'))
+  temps.push(root)
+  const repo = join(root, 'repo')
+  mkdirSync(repo)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), content)
+  }
+  return repo
+}
+
+const LARGE = largeSourceFile(3_000)
+
+function request(change: FileChange, content: string | null, body = TYPO_ISSUE.body) {
+  return {
+    format: 'udiff',
+    issue: { ...TYPO_ISSUE, body },
+    change,
+    planSteps: ['Fix it'],
+    content
+  }
+}
+
+describe('DraftPrompter', () => {
+  it('sends a small file whole, under the budget without loading the tokenizer', async () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'examples/typo-fix/repo/README.md'), 'utf8')
+    const prompter = new DraftPrompter({ repoDir: tempRepo({}), maxTokens: 5_000 })
+    const messages = await prompter.messages(
+      request({ path: 'README.md', operation: 'MODIFY', line_range: [15, 15] }, readme)
+    )
+    expect(messages[1]!.content).toContain('Run teh following command:')
+    expect(prompter.records[0]).toMatchObject({ path: 'README.md', context: 'file' })
+    expect(prompter.records[0]!.tokens).toBeUndefined()
+    expect(prompter.records[0]!.tokens_at_most).toBeLessThan(5_000)
+    expect(await countMessageTokens(messages)).toBeLessThan(1_000)
+  })
+
+  it('sends a numbered window and the outline for a 3 000-line file with a 20-line range', async () => {
+    expect(LARGE.split('\n').length - 1).toBe(3_000)
+    const budget = new RunBudget({ maxAttempts: 4, maxTotalTokens: 0, timeLimitMs: 0 })
+    budget.beforeAttempt(1)
+    const prompter = new DraftPrompter({ repoDir: tempRepo({}), maxTokens: 5_000, budget })
+    const messages = await prompter.messages(
+      request({ path: 'src/handlers.ts', operation: 'MODIFY', line_range: [1_501, 1_520] }, LARGE)
+    )
+    const user = messages[1]!.content
+    const tokens = await countMessageTokens(messages)
+    expect(tokens).toBeLessThanOrEqual(5_000)
+    expect(prompter.records[0]).toMatchObject({ attempt: 1, tokens })
+    expect(prompter.records[0]!.context).toMatch(/^lines \d+-\d+ of 3000$/)
+    expect(user).toContain('src/handlers.ts has 3000 lines')
+    expect(user).toContain('1501 | export function handler150(input: Request): Response {')
+    expect(user).toContain('1520 | ')
+    expect(user).toContain('never copy them')
+    // The outline names declarations outside the window, with their line numbers, nearest first.
+    const [, from, to] = /^lines (\d+)-(\d+)/.exec(prompter.records[0]!.context)!.map(Number)
+    expect(user).toContain(`${from! - 10}: export function handler${(from! - 11) / 10}(`)
+    expect(user).toContain(`${to! + 1}: export function handler${to! / 10}(`)
+    expect(user).not.toMatch(/^\s+1: export function handler0\(/m) // far away: left out
+  })
+
+  it('refuses a large file without a line_range as TOKEN_BUDGET_EXCEEDED, with the numbers', async () => {
+    const prompter = new DraftPrompter({ repoDir: tempRepo({}), maxTokens: 5_000 })
+    const error = await prompter
+      .messages(request({ path: 'src/handlers.ts', operation: 'MODIFY' }, LARGE))
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PatchsmithError)
+    const failure = error as PatchsmithError
+    expect(failure.code).toBe('TOKEN_BUDGET_EXCEEDED')
+    expect(failure.message).toMatch(/needs \d+ tokens even at its smallest/)
+    expect(failure.message).toContain('max-tokens-per-draft (5000)')
+    expect(failure.message).toContain('line_range')
+    expect(failure.details).toMatchObject({
+      path: 'src/handlers.ts',
+      max_tokens_per_draft: 5_000,
+      file_lines: 3_001
+    })
+    expect(failure.details.prompt_tokens as number).toBeGreaterThan(5_000)
+  })
+
+  it('cuts a huge issue body before giving up', async () => {
+    const prompter = new DraftPrompter({ repoDir: tempRepo({}), maxTokens: 2_000 })
+    const messages = await prompter.messages(
+      request({ path: 'a.md', operation: 'MODIFY' }, 'a\n', 'lorem ipsum dolor '.repeat(2_000))
+    )
+    expect(await countMessageTokens(messages)).toBeLessThanOrEqual(2_000)
+    expect(prompter.records[0]!.trimmed).toContain('issue cut')
+  })
+
+  it('names other changed files instead of showing them when a repair would not fit', async () => {
+    const prompter = new DraftPrompter({ repoDir: tempRepo({}), maxTokens: 3_000 })
+    const messages = await prompter.messages({
+      ...request({ path: 'a.ts', operation: 'MODIFY' }, 'export const a = 1\n'),
+      repair: {
+        kind: 'the validation command "npm test" failed with exit code 1',
+        failure: 'Expected 2, got 1',
+        otherFiles: { 'src/handlers.ts': LARGE.slice(0, 20_000) }
+      }
+    })
+    expect(messages[2]!.content).toContain('src/handlers.ts: changed (content left out')
+    expect(prompter.records[0]!.trimmed).toEqual(['other files by name'])
+  })
+})
+
+describe('style from .editorconfig', () => {
+  const EDITORCONFIG = [
+    'root = true',
+    '[*]',
+    'indent_style = space',
+    'indent_size = 4',
+    'end_of_line = lf',
+    'insert_final_newline = true',
+    '[Makefile]',
+    'indent_style = tab',
+    '[*.bat]',
+    'end_of_line = crlf',
+    'insert_final_newline = false'
+  ].join('\n')
+
+  it('resolves each file by its own sections, with the fallback for what is unset', async () => {
+    const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
+    expect(await styleForFile(repo, 'src/app.py')).toEqual({
+      indent_style: 'space',
+      indent_size: 4,
+      end_of_line: 'lf',
+      insert_final_newline: true
+    })
+    expect(await styleForFile(repo, 'Makefile')).toMatchObject({
+      indent_style: 'tab',
+      indent_size: 4
+    })
+    expect(await styleForFile(repo, 'tools/run.bat')).toMatchObject({
+      end_of_line: 'crlf',
+      insert_final_newline: false
+    })
+  })
+
+  it('puts the file style in the system prompt', async () => {
+    const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
+    const prompter = new DraftPrompter({ repoDir: repo, maxTokens: 5_000 })
+    const messages = await prompter.messages(
+      request({ path: 'Makefile', operation: 'MODIFY' }, 'all:\n\techo hi\n')
+    )
+    expect(messages[0]!.content).toContain('indent with tabs, LF line endings, a final newline')
+  })
+
+  it('ignores an .editorconfig above the repository and uses the fallback without one', async () => {
+    const repo = tempRepo({ '.editorconfig': EDITORCONFIG.replace('root = true\n', '') })
+    const fallback = {
+      indent_style: 'tab',
+      indent_size: 8,
+      end_of_line: 'crlf',
+      insert_final_newline: false
+    } as const
+    expect(await styleForFile(repo, 'src/app.py', fallback)).toEqual(fallback)
+  })
+})
+
+describe('outline', () => {
+  it('lists declarations and headings outside the window', () => {
+    const lines = [
+      '# Title',
+      'text',
+      'class Widget:',
+      '    def size(self):',
+      '        return 1',
+      'def helper():',
+      '    pass',
+      'func (w *Widget) Name() string {',
+      'pub fn build() {}'
+    ]
+    expect(outlineOf(lines, 5, 5).map((line) => line.trim())).toEqual([
+      '1: # Title',
+      '3: class Widget:',
+      '4:     def size(self):',
+      '6: def helper():',
+      '8: func (w *Widget) Name() string {',
+      '9: pub fn build() {}'
+    ])
+  })
+})

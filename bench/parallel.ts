@@ -1,0 +1,106 @@
+/**
+ * bench:parallel — drafting 8 file changes against a model server that takes 1 s per draft
+ * call (the commit message's call answers at once). Through `node dist/index.js`; the figure
+ * is the draft phase's wall time ÷ one call's latency: 1.0 is perfect overlap, 8.0 none.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runAction } from '../__tests__/support/action-runner.js'
+import { lastUserMessage, startModelServer } from '../__tests__/support/model-server.js'
+import { writeInputs } from '../__tests__/e2e/scenario.js'
+import { createRepo } from '../__tests__/support/repo.js'
+import { median, printFigure, runsFromEnv, warnIfStaleBundle } from './lib/report.js'
+
+const FILES = 8
+const LATENCY_MS = 1_000
+const RUNS = runsFromEnv(3)
+
+warnIfStaleBundle()
+const paths = Array.from({ length: FILES }, (_, i) => `src/part-${i}.txt`)
+const server = await startModelServer((request) => {
+  const prompt = lastUserMessage(request)
+  if (prompt.includes('Conventional Commit')) return 'chore(parts): say hello in every part file'
+  const path = paths.find((candidate) => prompt.includes(candidate))
+  if (!path) throw new Error('a draft request for no planned file')
+  return {
+    delayMs: LATENCY_MS,
+    content: `--- a/${path}\n+++ b/${path}\n@@ -1,2 +1,2 @@\n-hello\n+hello, world\n line two\n`
+  }
+})
+
+try {
+  console.log(
+    `bench:parallel — ${FILES} file changes, ${LATENCY_MS} ms per draft call (median of ${RUNS})\n`
+  )
+  const figures: boolean[] = []
+  for (const concurrency of [FILES, 4]) {
+    const draft: number[] = []
+    const wall: number[] = []
+    let inFlight = 0
+    for (let i = 0; i < RUNS; i++) {
+      server.maxConcurrent = 0
+      const run = await oneRun(concurrency)
+      draft.push(run.draftMs)
+      wall.push(run.wallMs)
+      inFlight = server.maxConcurrent
+    }
+    const ratio = median(draft) / LATENCY_MS
+    console.log(
+      `concurrency ${concurrency}: draft phase ${median(draft)} ms, whole run ${median(wall)} ms, ` +
+        `${inFlight} calls in flight at most`
+    )
+    const ideal = Math.ceil(FILES / concurrency)
+    figures.push(
+      printFigure({
+        name: `  parallel ratio (draft ÷ one call), c=${concurrency}`,
+        value: ratio,
+        anchor: { max: 1.25 * ideal, label: ideal === 1 ? 'all at once' : `${ideal} waves` }
+      })
+    )
+    console.log('')
+  }
+} finally {
+  await server.close()
+}
+
+async function oneRun(concurrency: number): Promise<{ draftMs: number; wallMs: number }> {
+  const repo = createRepo({
+    files: Object.fromEntries(paths.map((path) => [path, 'hello\nline two\n'])),
+    prefix: 'bench-parallel'
+  })
+  try {
+    const files = writeInputs(repo, {
+      'issue.json': {
+        number: 8,
+        title: 'Greet the world in every part',
+        body: 'hello → hello, world'
+      },
+      'plan.json': {
+        branch_name: 'chore/8-hello-world',
+        plan_steps: ['Change hello to hello, world in each part'],
+        file_changes: paths.map((path) => ({ path, operation: 'MODIFY', line_range: [1, 1] })),
+        validation_commands: []
+      }
+    })
+    const result = join(repo.root, 'result.json')
+    const run = await runAction({
+      workspace: repo.dir,
+      inputs: {
+        issue: files['issue.json']!,
+        'fix-plan': files['plan.json']!,
+        'base-url': server.url,
+        'api-key': 'sk-bench-parallel',
+        concurrency: String(concurrency),
+        push: 'false',
+        'upload-artifact': 'false',
+        'output-path': result,
+        'log-dir': join(repo.root, 'logs')
+      }
+    })
+    if (run.exitCode !== 0) throw new Error(`the action failed:\n${run.stdout}\n${run.stderr}`)
+    const metrics = JSON.parse(readFileSync(result, 'utf8')).metrics
+    return { draftMs: metrics.phase_ms.draft as number, wallMs: run.durationMs }
+  } finally {
+    repo.cleanup()
+  }
+}

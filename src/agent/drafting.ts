@@ -1,0 +1,160 @@
+import type { EditFormat } from '../config.js'
+import type { CodeAgentInput, FileChange, StyleConfig } from '../contract/index.js'
+import {
+  detectFormat,
+  editFromReply,
+  extractDiff,
+  JsonEditsSchema,
+  type FileEdit,
+  type Placement
+} from '../edits/index.js'
+import {
+  draftMessages,
+  type ChatMessage,
+  type DraftPrompter,
+  type ModelClient,
+  type RepairContext
+} from '../model/index.js'
+import { guardDiffText, type PathPolicy } from '../policy/index.js'
+import type { AttemptLog } from '../report/index.js'
+import { mapConcurrent } from './concurrency.js'
+import type { Logger } from './logger.js'
+
+export interface DraftContext {
+  input: CodeAgentInput
+  format: EditFormat
+  style: StyleConfig
+  base: ReadonlyMap<string, string | null>
+  concurrency: number
+  model: ModelClient
+  log: AttemptLog
+  logger: Logger
+  policy: PathPolicy
+  // model (issue 7): the token-budgeted prompt (window, outline, .editorconfig style)
+  prompter?: DraftPrompter
+}
+
+export interface Drafted {
+  edits: FileEdit[]
+  placements: Record<string, Placement[]>
+}
+
+const NO_CHANGES = /^\s*NO_CHANGES\s*$/
+// Structured output where the endpoint has it; the reply is read as text either way.
+const JSON_EDITS_FORMAT = { name: 'apply_edits', schema: JsonEditsSchema }
+
+/**
+ * One model call per planned file (deletions need none), all at once up to `concurrency`, then
+ * each reply turned into that file's new contents. Requests and replies are logged before any
+ * reply is judged, so a refused reply is on record.
+ */
+export async function draftEdits(
+  ctx: DraftContext,
+  attempt: number,
+  current: ReadonlyMap<string, string | null>,
+  repair: RepairContext | undefined
+): Promise<Drafted> {
+  const changes = ctx.input.fix_plan.file_changes
+  const asked = changes.filter((change) => change.operation !== 'DELETE')
+  const requests = await Promise.all(
+    asked.map(async (change) => ({
+      path: change.path,
+      messages: await messagesFor(ctx, change, current, repair)
+    }))
+  )
+  ctx.log.requests(attempt, requests)
+  const replies = await mapConcurrent(requests, ctx.concurrency, async (request, _i, signal) => {
+    const completion = await ctx.model.complete(request.messages, {
+      signal,
+      label: request.path,
+      responseFormat: ctx.format === 'json-edits' ? JSON_EDITS_FORMAT : undefined
+    })
+    return { path: request.path, text: completion.text }
+  })
+  ctx.log.replies(attempt, replies)
+  const edits: FileEdit[] = []
+  const placements: Record<string, Placement[]> = {}
+  for (const change of changes) {
+    const before = ctx.base.get(change.path) ?? null
+    const latest = current.get(change.path) ?? null
+    if (change.operation === 'DELETE') {
+      edits.push({ path: change.path, operation: change.operation, before, after: null })
+      continue
+    }
+    const reply = replies.find((r) => r.path === change.path)!.text
+    if (repair && NO_CHANGES.test(reply)) {
+      edits.push({ path: change.path, operation: change.operation, before, after: latest })
+      continue
+    }
+    guardDiffReply(ctx.policy, reply)
+    const drafted = editFromReply(ctx.format, reply, change, latest, { style: ctx.style })
+    if (drafted.claimedPath) {
+      ctx.policy.assertAllowed([drafted.claimedPath], 'reply')
+      ctx.logger.warn(
+        `The reply for ${change.path} named ${drafted.claimedPath}; applied to ${change.path}`
+      )
+    }
+    ctx.logger.debug(`${change.path}: hunks placed ${drafted.placements.join(', ')}`)
+    placements[change.path] = drafted.placements
+    edits.push({
+      path: change.path,
+      operation: change.operation,
+      before,
+      after: drafted.edit.after
+    })
+  }
+  return { edits, placements }
+}
+
+async function messagesFor(
+  ctx: DraftContext,
+  change: FileChange,
+  current: ReadonlyMap<string, string | null>,
+  repair: RepairContext | undefined
+): Promise<ChatMessage[]> {
+  const request = {
+    format: ctx.format,
+    issue: ctx.input.issue,
+    change,
+    planSteps: ctx.input.fix_plan.plan_steps,
+    content: current.get(change.path) ?? null,
+    repair: repair && { ...repair, otherFiles: changedElsewhere(ctx.base, current, change.path) }
+  }
+  // model (issue 7): without `style`, the prompter reads the file's style from .editorconfig
+  return ctx.prompter
+    ? ctx.prompter.messages(request)
+    : draftMessages({ ...request, style: ctx.style })
+}
+
+/** The newest content of every other file changed so far (null: removed). */
+function changedElsewhere(
+  base: ReadonlyMap<string, string | null>,
+  current: ReadonlyMap<string, string | null>,
+  path: string
+): Record<string, string | null> {
+  const others: Record<string, string | null> = {}
+  for (const [other, content] of current) {
+    if (other !== path && content !== base.get(other)) others[other] = content
+  }
+  return others
+}
+
+/**
+ * A diff that asks for what no text edit may do (modes, symlinks, copies, binaries) or names a
+ * path the policy refuses is hostile, not damaged: SECURITY_VIOLATION, with no repair.
+ */
+function guardDiffReply(policy: PathPolicy, reply: string): void {
+  if (detectFormat(reply) !== 'udiff') return
+  const text = diffText(reply)
+  if (text) guardDiffText(text, policy)
+}
+
+/** The diff in a reply; for a reply of headers only (a copy, a mode change), from its first one. */
+function diffText(reply: string): string | undefined {
+  try {
+    return extractDiff(reply)
+  } catch {
+    const start = reply.search(/^diff --git /m)
+    return start >= 0 ? reply.slice(start) : undefined
+  }
+}

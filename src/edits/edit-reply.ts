@@ -1,0 +1,321 @@
+import {
+  InvalidDiffError,
+  type FileChange,
+  type Operation,
+  type StyleConfig
+} from '../contract/index.js'
+import { applyHunks, probeLineNumbers } from './apply-hunks.js'
+import { applyJsonEdits, parseJsonEdits } from './json-edits.js'
+import { patchError } from './patch-error.js'
+import { jsonOf, unwrapToolCall } from './reply-json.js'
+import { extractDiff } from './sanitize.js'
+import { applySearchReplace, parseSearchReplace } from './search-replace.js'
+import { contentOf, splitText } from './text-file.js'
+import type { FileEdit, FileInstruction, HunkPlacement, Placement } from './types.js'
+import { parseUnifiedDiff } from './udiff.js'
+import { parseWholeFile } from './whole-file.js'
+
+export const REPLY_FORMATS = ['udiff', 'search-replace', 'json-edits', 'whole-file'] as const
+/** How the model writes its edits (`auto` is resolved to one of these before drafting). */
+export type ReplyFormat = (typeof REPLY_FORMATS)[number]
+/** A format, or `auto`: read the reply in whichever format it is written. */
+export type ReplyFormatOrAuto = ReplyFormat | 'auto'
+
+/** A file the reply may edit: its planned operation and its contents now (null: absent). */
+export interface PlannedFile {
+  path: string
+  operation: Operation
+  content: string | null
+}
+
+export interface DraftedEdit {
+  edit: FileEdit
+  placements: Placement[]
+  /** Where and how each hunk, block or edit was placed, for the logs. */
+  located: HunkPlacement[]
+  /** The path the reply named, when it differs from the planned one. */
+  claimedPath?: string
+}
+
+export interface ReplyOptions {
+  /** Line endings and final newline for files the edit creates. */
+  style?: Pick<StyleConfig, 'end_of_line' | 'insert_final_newline'>
+}
+
+/**
+ * Turns one model reply for one planned file into that file's new contents. The call was for one
+ * file, so a reply for one file lands on the planned path whatever its header says (the claimed
+ * path is returned for the logs); a reply that also edits other files is refused.
+ */
+export function editFromReply(
+  format: ReplyFormatOrAuto,
+  reply: string,
+  change: FileChange,
+  current: string | null,
+  options: ReplyOptions = {}
+): DraftedEdit {
+  return editsFromReply(
+    format,
+    reply,
+    [{ path: change.path, operation: change.operation, content: current }],
+    options
+  )[0]!
+}
+
+/**
+ * A reply that may edit several planned files (the benchmark's multi-file commits): every part
+ * of the reply must name one of them exactly, except that a one-file reply for a one-file plan
+ * is applied to that file whatever path it names. Returns one edit per planned file, in order;
+ * files the reply does not touch keep their contents.
+ */
+export function editsFromReply(
+  format: ReplyFormatOrAuto,
+  reply: string,
+  files: readonly PlannedFile[],
+  options: ReplyOptions = {}
+): DraftedEdit[] {
+  const instructions = parseReply(format, reply)
+  const routed = route(instructions, files)
+  const contradicted = files.some((file) =>
+    (routed.get(file.path) ?? []).some(
+      (i) =>
+        i.kind === 'hunks' &&
+        file.content !== null &&
+        probeLineNumbers(file.content, i.patch.hunks) === 'contradicted'
+    )
+  )
+  const hunkOptions = { ...options, numbersContradicted: contradicted }
+  return files.map((file) => {
+    const mine = routed.get(file.path) ?? []
+    if (mine.length === 0) {
+      return {
+        edit: {
+          path: file.path,
+          operation: file.operation,
+          before: file.content,
+          after: file.content
+        },
+        placements: [],
+        located: []
+      }
+    }
+    const claimed = mine.map((i) => i.path).find((path) => path !== null && path !== file.path)
+    const applied = applyInstructions(file, mine, hunkOptions, claimed ?? undefined)
+    return {
+      edit: {
+        path: file.path,
+        operation: file.operation,
+        before: file.content,
+        after: applied.after
+      },
+      placements: applied.located.map((place) => place.how),
+      located: applied.located,
+      ...(claimed ? { claimedPath: claimed } : {})
+    }
+  })
+}
+
+/**
+ * The reply read in its format. A reply that holds nothing in that format but is plainly written
+ * in another one (the repair prompt, or a model's habit, can bring that about) is read in that.
+ */
+function parseReply(format: ReplyFormatOrAuto, reply: string): FileInstruction[] {
+  const wanted = format === 'auto' ? detectFormat(reply) : format
+  try {
+    return parseAs(wanted, reply)
+  } catch (error) {
+    const rule = error instanceof InvalidDiffError ? error.details.rule : undefined
+    const written = writtenIn(reply)
+    if (
+      !written ||
+      written === wanted ||
+      !['no-diff', 'no-edits', 'bad-json'].includes(String(rule))
+    )
+      throw error
+    try {
+      return parseAs(written, reply)
+    } catch {
+      throw error
+    }
+  }
+}
+
+function parseAs(format: ReplyFormat, reply: string): FileInstruction[] {
+  switch (format) {
+    case 'udiff':
+      return fromDiff(reply)
+    case 'search-replace':
+      return parseSearchReplace(reply).map(({ path, blocks }) => ({
+        kind: 'search-replace',
+        path,
+        blocks
+      }))
+    case 'json-edits': {
+      const parsed = parseJsonEdits(reply)
+      if (parsed.kind === 'diff') return fromDiff(parsed.diff)
+      return parsed.files.map(({ path, edits }) => ({ kind: 'json-edits', path, edits }))
+    }
+    case 'whole-file':
+      return parseWholeFile(reply).map((block) =>
+        block.kind === 'delete'
+          ? { kind: 'delete', path: block.path }
+          : { kind: 'replace', path: block.path, content: block.lines.join('\n') }
+      )
+  }
+}
+
+/** The format a reply is written in, by its markers; a unified diff when none shows. */
+export function detectFormat(reply: string): ReplyFormat {
+  return writtenIn(reply) ?? 'udiff'
+}
+
+function writtenIn(reply: string): ReplyFormat | undefined {
+  if (/^\^\^\^\s*\S/m.test(reply) && /^\^\^\^\s*(end|delete)\s*$/m.test(reply)) return 'whole-file'
+  if (/^<{5,9} ?SEARCH\s*$/m.test(reply)) return 'search-replace'
+  const json = jsonOf(reply)
+  if (json !== undefined && unwrapToolCall(json, (o) => ('edits' in o ? true : undefined))) {
+    return 'json-edits'
+  }
+  if (/^(diff --git |@@)/m.test(reply) || /^--- .*\r?\n\+\+\+ /m.test(reply)) return 'udiff'
+  return undefined
+}
+
+function fromDiff(reply: string): FileInstruction[] {
+  return parseUnifiedDiff(extractDiff(reply)).map((patch) =>
+    patch.headed && patch.newPath === null && patch.oldPath !== null
+      ? { kind: 'hunks', path: patch.oldPath, patch, deletes: true }
+      : { kind: 'hunks', path: patch.newPath ?? patch.oldPath, patch }
+  )
+}
+
+/** Which planned file each part of the reply is for. */
+function route(
+  instructions: readonly FileInstruction[],
+  files: readonly PlannedFile[]
+): Map<string, FileInstruction[]> {
+  const routed = new Map<string, FileInstruction[]>()
+  const add = (path: string, instruction: FileInstruction) =>
+    routed.set(path, [...(routed.get(path) ?? []), instruction])
+  const named = new Set(instructions.map((i) => i.path).filter((path) => path !== null))
+  if (files.length === 1 && named.size <= 1) {
+    for (const instruction of instructions) add(files[0]!.path, instruction)
+    return routed
+  }
+  const planned = new Set(files.map((file) => file.path))
+  for (const instruction of instructions) {
+    const path = instruction.path
+    if (path !== null && planned.has(path)) {
+      add(path, instruction)
+      continue
+    }
+    const request = files.map((file) => file.path).join(', ')
+    if (path === null) {
+      throw patchError(
+        `Part of the reply names no file, and this request is for ${files.length} files (${request}); name the file of every part.`,
+        { kind: 'missing-file' }
+      )
+    }
+    throw patchError(
+      files.length === 1
+        ? `The reply also edits ${path}; this request is for ${request} only. Send the edit for that file alone.`
+        : `The reply edits ${path}, which is not one of the files of this request (${request}).`,
+      { kind: files.length === 1 ? 'too-many-files' : 'unplanned-file', file: path }
+    )
+  }
+  return routed
+}
+
+function applyInstructions(
+  file: PlannedFile,
+  instructions: readonly FileInstruction[],
+  options: ReplyOptions & { numbersContradicted: boolean },
+  claimed: string | undefined
+): { after: string | null; located: HunkPlacement[] } {
+  const eol = options.style?.end_of_line === 'crlf' ? '\r\n' : '\n'
+  const finalNewline = options.style?.insert_final_newline ?? true
+  const fresh = { eol, finalNewline } as const
+  if (instructions.some((i) => i.kind === 'delete' || (i.kind === 'hunks' && i.deletes))) {
+    if (file.operation !== 'DELETE') {
+      throw patchError(
+        `The reply deletes ${file.path}, but the plan asks to ${file.operation.toLowerCase()} it. Edit the file instead.`,
+        { kind: 'delete-refused', file: file.path }
+      )
+    }
+    return { after: null, located: [] }
+  }
+  let content = file.content ?? ''
+  const located: HunkPlacement[] = []
+  // All hunks for the file, even from several sections, are placed in the original together.
+  const hunks = instructions.flatMap((i) => {
+    if (i.kind !== 'hunks') return []
+    checkHunkEvidence(file, i.patch, claimed)
+    return i.patch.hunks
+  })
+  if (instructions.some((i) => i.kind === 'hunks')) {
+    const applied = applyHunks(file.path, content, hunks, {
+      ...fresh,
+      numbersContradicted: options.numbersContradicted
+    })
+    content = applied.content
+    located.push(...applied.located)
+  }
+  for (const instruction of instructions) {
+    switch (instruction.kind) {
+      case 'hunks':
+        break
+      case 'replace': {
+        const existing = content === '' ? undefined : splitText(content)
+        const lines = instruction.content === '' ? [] : instruction.content.split('\n')
+        content = contentOf(
+          lines,
+          existing?.eol ?? eol,
+          existing ? existing.finalNewline : finalNewline
+        )
+        break
+      }
+      case 'search-replace': {
+        const applied = applySearchReplace(file.path, content, instruction.blocks, fresh)
+        content = applied.content
+        located.push(...applied.located)
+        break
+      }
+      case 'json-edits': {
+        const applied = applyJsonEdits(file.path, content, instruction.edits, fresh)
+        content = applied.content
+        located.push(...applied.located)
+        break
+      }
+      case 'delete':
+        break
+    }
+  }
+  return { after: content, located }
+}
+
+/**
+ * Without line numbers a hunk is placed by its lines alone, so the rest of the reply has to be
+ * intact: a header that names another path, or that git's `a/`/`b/` rule could not read, leaves
+ * nothing to corroborate the place, and the hunk is refused. A new file needs whole "+" hunks.
+ */
+function checkHunkEvidence(
+  file: PlannedFile,
+  patch: Extract<FileInstruction, { kind: 'hunks' }>['patch'],
+  claimed: string | undefined
+): void {
+  if (file.content === null && patch.hunks.some((h) => h.lines.some((l) => l.kind !== '+'))) {
+    throw patchError(
+      `${file.path} does not exist yet: send its whole content as "+" lines of one hunk, from "--- /dev/null" to "+++ b/${file.path}".`,
+      { kind: 'create-expected', file: file.path }
+    )
+  }
+  const bare = patch.hunks.findIndex((h) => h.oldStart === null)
+  if (bare < 0 || !patch.headed) return
+  const named = patch.newPath ?? patch.oldPath
+  if (claimed === undefined && patch.prefixed && named === file.path) return
+  throw patchError(
+    `Hunk ${bare + 1} for ${file.path} has no line numbers, and the header names ${named ?? '/dev/null'}` +
+      `${patch.prefixed ? '' : ' without the a/ and b/ prefixes'}, so nothing in the reply confirms where it goes. ` +
+      `Send "--- a/${file.path}" and "+++ b/${file.path}" headers and "@@ -<line>,<count> +<line>,<count> @@" hunk headers with the real line numbers.`,
+    { kind: 'unanchored-hunk', file: file.path, hunk: bare + 1 }
+  )
+}

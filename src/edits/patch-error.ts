@@ -1,0 +1,82 @@
+import { InvalidDiffError } from '../contract/index.js'
+
+export type PatchErrorKind =
+  | 'no-diff'
+  | 'contaminated-diff'
+  | 'unsupported-header'
+  | 'unsupported-mode'
+  | 'quoted-path'
+  | 'path-mismatch'
+  | 'no-hunks'
+  | 'empty-hunk'
+  | 'too-many-files'
+  | 'unplanned-file'
+  | 'missing-file'
+  | 'create-expected'
+  | 'delete-refused'
+  | 'hunk-not-found'
+  | 'removed-line-missing'
+  | 'ambiguous-hunk'
+  | 'too-much-damage'
+  | 'unanchored-hunk'
+  | 'no-context'
+  | 'weak-context'
+  | 'overlapping-hunks'
+  | 'no-edits'
+  | 'bad-json'
+  | 'range-out-of-bounds'
+  | 'overlapping-edits'
+  | 'old-text-mismatch'
+  | 'search-not-found'
+  | 'ambiguous-search'
+  | 'empty-search'
+  | 'fenced-content'
+  | 'unterminated-block'
+
+/** Where a refused hunk could have gone: the file's lines near its best partial match. */
+export interface FoundNearby {
+  /** 1-based line number of the first line shown. */
+  line: number
+  text: string[]
+}
+
+/** The structured refusal the repair prompt and the logs use (seed: `kind: 'patch_error'`). */
+export interface PatchError {
+  kind: PatchErrorKind
+  file?: string
+  /** 1-based hunk, block or edit number within the file. */
+  hunk?: number
+  /** The lines the reply expected to find. */
+  expected?: string[]
+  found_nearby?: FoundNearby
+  /** 1-based line of the reply the problem is on, when it is one line. */
+  line?: number
+}
+
+/**
+ * A refusal with a message that tells the model exactly what to fix, and the same facts as data
+ * in `details.patch_error`. `details.rule` repeats the kind for callers that only need that.
+ */
+export function patchError(
+  message: string,
+  error: PatchError,
+  extra: Record<string, unknown> = {}
+): InvalidDiffError {
+  const details: Record<string, unknown> = { rule: error.kind, patch_error: error, ...extra }
+  if (error.file !== undefined) details.path = error.file
+  if (error.hunk !== undefined) details.hunk = error.hunk
+  if (error.line !== undefined) details.line = error.line
+  if (error.expected !== undefined) details.expected = error.expected
+  return new InvalidDiffError(message, details)
+}
+
+/** Lines quoted in a message: a few, each clipped, so a repair prompt stays short. */
+export function quote(lines: readonly string[], max = 6): string {
+  const shown = lines.slice(0, max).map((line) => `    ${clip(line, 120)}`)
+  if (lines.length > max) shown.push(`    … (${lines.length - max} more)`)
+  return shown.join('\n')
+}
+
+export function clip(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}

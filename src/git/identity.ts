@@ -1,0 +1,65 @@
+import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const FALLBACK_IDENTITY = {
+  name: 'github-actions[bot]',
+  email: '41898282+github-actions[bot]@users.noreply.github.com'
+}
+
+const written = new Map<string, string>()
+let folder: string | undefined
+
+/**
+ * A file for GIT_CONFIG_GLOBAL that sets the bot identity and then includes the user's own
+ * global config files, so any identity configured anywhere (global, repository, environment)
+ * still wins. Git has no lower-precedence place for a default, and asking `git config` first
+ * would cost a process on every run.
+ */
+export function identityFallbackConfig(env: NodeJS.ProcessEnv): string {
+  const includes = globalConfigFiles(env)
+  const lines = ['[user]', `\tname = ${FALLBACK_IDENTITY.name}`]
+  // git reads EMAIL only when user.email is unset; a default here would hide it.
+  if (!env.EMAIL) lines.push(`\temail = ${FALLBACK_IDENTITY.email}`)
+  if (includes.length > 0)
+    lines.push('[include]', ...includes.map((path) => `\tpath = ${quote(path)}`))
+  const text = `${lines.join('\n')}\n`
+  const cached = written.get(text)
+  // Validation runs repository code as this user: a file it changed is written again before
+  // git reads it.
+  if (cached && unchanged(cached, text)) return cached
+  // A private folder of this process: a file another local user could write would be config
+  // that every git command here reads.
+  if (!folder) {
+    const created = mkdtempSync(join(tmpdir(), 'patchsmith-git-'))
+    folder = created
+    process.once('exit', () => rmSync(created, { recursive: true, force: true }))
+  }
+  const file = cached ?? join(folder, `global-${written.size}.gitconfig`)
+  rmSync(file, { recursive: true, force: true })
+  writeFileSync(file, text, { mode: 0o600, flag: 'wx' })
+  written.set(text, file)
+  return file
+}
+
+function unchanged(file: string, text: string): boolean {
+  try {
+    return lstatSync(file).isFile() && readFileSync(file, 'utf8') === text
+  } catch {
+    return false
+  }
+}
+
+/** The files git reads as global config, in its order (a later one wins). */
+function globalConfigFiles(env: NodeJS.ProcessEnv): string[] {
+  if (env.GIT_CONFIG_GLOBAL) return [env.GIT_CONFIG_GLOBAL]
+  const files: string[] = []
+  const xdg = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, '.config') : '')
+  if (xdg) files.push(join(xdg, 'git', 'config'))
+  if (env.HOME) files.push(join(env.HOME, '.gitconfig'))
+  return files
+}
+
+function quote(path: string): string {
+  return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+}

@@ -1,0 +1,111 @@
+import { TokenBudgetExceededError, type StyleConfig } from '../contract/index.js'
+import type { RunBudget } from './budget.js'
+import { draftMessages, promptShapes, type DraftRequest } from './draft-prompt.js'
+import type { ChatMessage } from './model-client.js'
+import { styleForFile } from './style.js'
+import { measurePrompt } from './tokens.js'
+
+export interface DraftPrompterOptions {
+  repoDir: string
+  /** max-tokens-per-draft: the prompt of one draft call, system message included. */
+  maxTokens: number
+  /** The style when `.editorconfig` says nothing (the snapshot's style_config, or defaults). */
+  style?: StyleConfig
+  /** Tags each record with the current draft round. */
+  budget?: RunBudget
+}
+
+/** Without `style`, the file's own style is read from `.editorconfig`. */
+export type PromptRequest = Omit<DraftRequest, 'style'> & { style?: StyleConfig }
+
+export interface PromptRecord {
+  path: string
+  attempt: number
+  /** The prompt's tokens, counted when the prompt could come near the budget… */
+  tokens?: number
+  /** …else the byte bound that proved it fits, without loading the tokenizer. */
+  tokens_at_most?: number
+  /** 'file', or 'lines A-B of N' when a window was sent. */
+  context: string
+  trimmed?: string[]
+}
+
+/**
+ * The prompt of one draft call, within max-tokens-per-draft: the whole file when it fits,
+ * else a numbered window around the line range with the file's outline, else the issue and
+ * failure output cut down; a context that fits in no shape is TOKEN_BUDGET_EXCEEDED.
+ */
+export class DraftPrompter {
+  readonly records: PromptRecord[] = []
+  private readonly styles = new Map<string, Promise<StyleConfig>>()
+
+  constructor(private readonly options: DraftPrompterOptions) {}
+
+  get maxTokens(): number {
+    return this.options.maxTokens
+  }
+
+  /** The style for a path: `.editorconfig` over the fallback, resolved once per path. */
+  styleFor(path: string): Promise<StyleConfig> {
+    let style = this.styles.get(path)
+    if (!style) {
+      style = styleForFile(this.options.repoDir, path, this.options.style)
+      this.styles.set(path, style)
+    }
+    return style
+  }
+
+  async messages(request: PromptRequest): Promise<ChatMessage[]> {
+    const full: DraftRequest = {
+      ...request,
+      style: request.style ?? (await this.styleFor(request.change.path))
+    }
+    const max = this.options.maxTokens
+    let smallest: { tokens: number } | undefined
+    for (const shape of promptShapes(full)) {
+      const messages = draftMessages(full, shape)
+      const measured = await measurePrompt(messages, max)
+      if (measured.tokens <= max) {
+        const trimmed = [
+          shape.otherFilesByName ? 'other files by name' : '',
+          shape.issueChars ? 'issue cut' : '',
+          shape.failureChars && full.repair ? 'failure output cut' : ''
+        ].filter((part) => part !== '')
+        this.records.push({
+          path: request.change.path,
+          attempt: this.options.budget?.attempt ?? 0,
+          ...(measured.exact ? { tokens: measured.tokens } : { tokens_at_most: measured.tokens }),
+          context: shape.window
+            ? `lines ${shape.window.start}-${shape.window.end} of ${shape.window.totalLines}`
+            : 'file',
+          ...(trimmed.length > 0 ? { trimmed } : {})
+        })
+        return messages
+      }
+      smallest = measured
+    }
+    throw overBudget(full, smallest?.tokens ?? 0, max)
+  }
+}
+
+function overBudget(request: DraftRequest, tokens: number, max: number): TokenBudgetExceededError {
+  const { change, content } = request
+  const lines = content === null ? 0 : content.split('\n').length
+  const hint =
+    content !== null && !change.line_range
+      ? `Give the plan a line_range for ${change.path} so that only a window of it is sent, or raise max-tokens-per-draft.`
+      : request.format === 'whole-file' && change.line_range
+        ? 'The whole-file edit format resends the whole file; use another edit-format, or raise max-tokens-per-draft.'
+        : `Narrow the line_range of ${change.path}, or raise max-tokens-per-draft.`
+  return new TokenBudgetExceededError(
+    `The prompt for ${change.path} needs ${tokens} tokens even at its smallest, more than ` +
+      `max-tokens-per-draft (${max}). ${hint}`,
+    {
+      path: change.path,
+      prompt_tokens: tokens,
+      max_tokens_per_draft: max,
+      file_lines: lines,
+      ...(change.line_range ? { line_range: change.line_range } : {})
+    }
+  )
+}

@@ -1,0 +1,79 @@
+import { fence } from './untrusted-text.js'
+
+// Declarations worth listing in an outline, across the common languages, plus markdown headings.
+const OUTLINE_LINE = [
+  /^#{1,6}\s+\S/,
+  /^\s{0,4}(?:(?:export|default|abstract|async|pub(?:\([a-z]+\))?|public|private|protected|internal|static|final|sealed|data|open|unsafe)\s+)*(?:function\*?|class|interface|type|enum|struct|trait|impl|fn|def|func|module|mod|namespace|record|object)\s+[\w$(]/,
+  /^\s{0,4}(?:export\s+)?const\s+[\w$]+\s*=\s*(?:async\s*)?(?:\([^)]*\)|[\w$]+)\s*=>/,
+  /^\s{0,4}(?:describe|it|test)\(/
+]
+const MAX_OUTLINE = 40
+const MAX_OUTLINE_LINE = 120
+
+export interface FileWindow {
+  /** 1-based, inclusive. */
+  start: number
+  end: number
+  totalLines: number
+  /** The text that stands for the file in the prompt. */
+  text: string
+}
+
+/**
+ * A numbered window of `radius` lines either side of `range`, preceded by the file's outline
+ * (its declarations outside the window), so the model sees where it is without the whole file.
+ */
+export function fileWindow(
+  path: string,
+  content: string,
+  range: readonly [number, number],
+  radius: number
+): FileWindow {
+  const lines = content.split('\n')
+  if (lines.at(-1) === '') lines.pop()
+  const total = lines.length
+  const from = Math.max(1, Math.min(range[0], range[1], total) - radius)
+  const to = Math.min(total, Math.max(range[0], range[1]) + radius)
+  const width = String(to).length
+  const numbered = lines
+    .slice(from - 1, to)
+    .map((line, i) => `${String(from + i).padStart(width)} | ${line}`)
+    .join('\n')
+  const outline = outlineOf(lines, from, to)
+  const text = [
+    `${path} has ${total} lines; only lines ${from}-${to} are shown, around the lines of interest ` +
+      `(${range[0]}-${range[1]}). Each shown line starts with its line number and " | ": ` +
+      'those prefixes are not part of the file, so never copy them into your edit.',
+    outline.length > 0
+      ? `Outline of the rest of the file (line number: declaration):\n${outline.join('\n')}`
+      : '',
+    fence(numbered)
+  ]
+    .filter((part) => part !== '')
+    .join('\n\n')
+  return { start: from, end: to, totalLines: total, text }
+}
+
+/** Declaration lines outside [from, to], nearest to the window first when there are too many. */
+export function outlineOf(lines: readonly string[], from: number, to: number): string[] {
+  const found: number[] = []
+  lines.forEach((line, i) => {
+    const number = i + 1
+    if ((number < from || number > to) && OUTLINE_LINE.some((pattern) => pattern.test(line)))
+      found.push(number)
+  })
+  const kept =
+    found.length <= MAX_OUTLINE
+      ? found
+      : found
+          .map((number) => ({ number, distance: number < from ? from - number : number - to }))
+          .sort((a, b) => a.distance - b.distance)
+          .slice(0, MAX_OUTLINE)
+          .map(({ number }) => number)
+          .sort((a, b) => a - b)
+  return kept.map((number) => {
+    const text = lines[number - 1]!.trimEnd()
+    const short = text.length > MAX_OUTLINE_LINE ? `${text.slice(0, MAX_OUTLINE_LINE)}…` : text
+    return `${String(number).padStart(6)}: ${short}`
+  })
+}

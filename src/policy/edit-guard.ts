@@ -1,0 +1,147 @@
+import { minimatch } from 'minimatch'
+import { SecurityViolationError } from '../contract/index.js'
+import type { SecretMasker } from '../validation/secret-masker.js'
+import { scanAddedLines } from '../validation/secret-scan.js'
+import { printable, violationError, type PathPolicy } from './path-policy.js'
+import { MANIFEST_GLOB, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
+import { assertRepoPaths, type GitRunner } from './repo-paths.js'
+
+/** One file's change as new contents (the shape every edit format ends in). */
+export interface GuardedEdit {
+  path: string
+  operation: 'MODIFY' | 'CREATE' | 'DELETE'
+  before: string | null
+  after: string | null
+}
+
+export interface EditGuardOptions {
+  /** The plan's file changes: an edit to any other path is refused (rule outside-plan). */
+  planned: ReadonlyArray<{ path: string; operation: string }>
+  /** The run's known secrets: added lines holding one stop the edit. */
+  masker?: SecretMasker
+}
+
+export const MAX_EDIT_FILES = 50
+export const MAX_EDIT_FILE_BYTES = 512 * 1024
+export const MAX_EDIT_TOTAL_BYTES = 2 * 1024 * 1024
+
+/**
+ * Every edit-level check, on the whole set before anything is written: size caps, the plan's
+ * scope, the path policy with the work tree (symlinks on the way, gitignored paths), the
+ * execution-relevant fields of package.json, and the added lines (secrets, bidi and invisible
+ * characters). The first violation refuses the set with SECURITY_VIOLATION and its rule.
+ */
+export async function guardEdits(
+  edits: readonly GuardedEdit[],
+  policy: PathPolicy,
+  repoDir: string,
+  git: GitRunner,
+  options: EditGuardOptions
+): Promise<void> {
+  assertSizes(edits)
+  const planned = new Map(options.planned.map((change) => [change.path, change.operation]))
+  for (const edit of edits) {
+    const operation = planned.get(edit.path)
+    if (operation === undefined || operation !== edit.operation) {
+      throw new SecurityViolationError(
+        `Refused to touch "${printable(edit.path)}" (edit): the plan does not ${operation ? `${edit.operation} it` : 'name it'} [rule outside-plan].`,
+        { path: edit.path, rule: 'outside-plan', stage: 'edit' }
+      )
+    }
+  }
+  await assertRepoPaths(
+    edits.map((edit) => edit.path),
+    policy,
+    repoDir,
+    git,
+    'edit'
+  )
+  for (const edit of edits) assertManifestFields(edit, policy)
+  const finding = scanAddedLines(edits, options.masker)[0]
+  if (finding) {
+    const what =
+      finding.rule === 'unicode'
+        ? `an added line holds the invisible or bidi character ${finding.what}`
+        : `an added line holds a secret (${finding.what}); secrets are never committed`
+    throw new SecurityViolationError(
+      `Refused the edit of "${printable(finding.path)}" at line ${finding.line}: ${what} [rule ${finding.rule}].`,
+      {
+        path: finding.path,
+        line: finding.line,
+        rule: finding.rule,
+        stage: 'edit',
+        [finding.rule === 'unicode' ? 'character' : 'secret_rule']: finding.what
+      }
+    )
+  }
+}
+
+function assertSizes(edits: readonly GuardedEdit[]): void {
+  const tooLarge = (reason: string, details: Record<string, unknown>) =>
+    new SecurityViolationError(`Refused the edit: ${reason} [rule input-too-large].`, {
+      rule: 'input-too-large',
+      stage: 'edit',
+      ...details
+    })
+  if (edits.length > MAX_EDIT_FILES)
+    throw tooLarge(`${edits.length} files is over the limit of ${MAX_EDIT_FILES}`, {
+      files: edits.length
+    })
+  let total = 0
+  for (const edit of edits) {
+    const bytes = Buffer.byteLength(edit.after ?? '')
+    total += bytes
+    if (bytes > MAX_EDIT_FILE_BYTES)
+      throw tooLarge(
+        `${printable(edit.path)} would be ${bytes} bytes, over ${MAX_EDIT_FILE_BYTES}`,
+        {
+          path: edit.path
+        }
+      )
+  }
+  if (total > MAX_EDIT_TOTAL_BYTES)
+    throw tooLarge(`the edits add up to ${total} bytes, over ${MAX_EDIT_TOTAL_BYTES}`, {
+      bytes: total
+    })
+}
+
+/**
+ * package.json may change (a version, a description), but not what runs on install, test or
+ * lint: its scripts, dependencies and package-manager fields, unless a maintainer allowed it.
+ */
+function assertManifestFields(edit: GuardedEdit, policy: PathPolicy): void {
+  if (!minimatch(edit.path, MANIFEST_GLOB, { dot: true, nocase: true })) return
+  if (policy.allowsProtected(edit.path)) return
+  const before = manifestFields(edit.before)
+  const after = manifestFields(edit.after)
+  const changed =
+    before === undefined || after === undefined
+      ? ['(the whole file: it is not a JSON object)']
+      : MANIFEST_PROTECTED_FIELDS.filter((field) => before[field] !== after[field])
+  if (changed.length === 0) return
+  throw violationError(
+    {
+      path: edit.path,
+      rule: 'protected-path',
+      group: 'package-manifest',
+      reason:
+        `the edit changes ${changed.join(', ')}, which decide what runs on install, test and lint; ` +
+        'list the path in "allow-protected-paths" if the agent may change it'
+    },
+    'edit'
+  )
+}
+
+function manifestFields(content: string | null): Record<string, string | undefined> | undefined {
+  if (content === null) return {}
+  try {
+    const parsed: unknown = JSON.parse(content)
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined
+    const record = parsed as Record<string, unknown>
+    return Object.fromEntries(
+      MANIFEST_PROTECTED_FIELDS.map((field) => [field, JSON.stringify(record[field])])
+    )
+  } catch {
+    return undefined
+  }
+}
