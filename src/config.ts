@@ -39,7 +39,10 @@ export const RunConfigSchema = z.strictObject({
   issue: text(),
   fixPlan: text(),
   triageResult: text(),
+  taskFile: text(),
   agentInput: text(),
+  issueNumber: z.coerce.number().int().positive().optional(),
+  codingTask: text(),
   model: z.string().trim().min(1).default('gpt-4.1'),
   baseUrl: z.string().trim().url().default('https://api.openai.com/v1'),
   apiKey: text(),
@@ -80,6 +83,8 @@ export const RunConfigSchema = z.strictObject({
   outputPath: text(),
   uploadArtifact: bool(true),
   artifactName: z.string().trim().min(1).default('patchsmith-result'),
+  artifactRunId: z.string().trim().regex(/^\d+$/, 'expected a workflow run id (digits)').optional(),
+  inputArtifactName: z.string().trim().min(1).default('patchsmith-result'),
   dryRun: bool(false)
 })
 
@@ -94,7 +99,10 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   issue: 'text',
   fixPlan: 'text',
   triageResult: 'text',
+  taskFile: 'text',
   agentInput: 'text',
+  issueNumber: 'text',
+  codingTask: 'text',
   model: 'text',
   baseUrl: 'text',
   apiKey: 'text',
@@ -135,6 +143,8 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   outputPath: 'text',
   uploadArtifact: 'boolean',
   artifactName: 'text',
+  artifactRunId: 'text',
+  inputArtifactName: 'text',
   dryRun: 'boolean'
 }
 

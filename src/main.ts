@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { resolve } from 'node:path'
 import { runAgent, type Logger } from './agent/index.js'
+import { runCodingTask } from './adapters/coding-task/index.js'
 import {
   ConfigError,
   parseRunConfig,
@@ -17,19 +18,29 @@ import {
   type ArtifactEntry
 } from './report/index.js'
 import { SecretMasker } from './validation/index.js'
+import { PatchsmithError } from './contract/index.js'
+import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
 
 const actionLogger: Logger = { info: core.info, warn: core.warning, debug: core.debug }
 
 /** The action: inputs → RunConfig → runAgent → outputs, job summary, artifact, exit code. */
 export async function run(): Promise<void> {
   try {
-    const config = parseRunConfig(readInputs())
-    const { response, outputPath, logDir, branch, issueNumber } = await runAgent(config, {
+    // A rerun (artifact-run-id) takes the inputs it was not given from that run's artifact.
+    const config = await withArtifactInputs(
+      parseRunConfig(readInputs()),
+      process.env.GITHUB_REPOSITORY
+    )
+    const env = {
       logger: actionLogger,
       eventPath: process.env.GITHUB_EVENT_PATH,
       repository: process.env.GITHUB_REPOSITORY,
       onSecret: core.setSecret
-    })
+    }
+    // A CodingTask goes through the same run; its CommitResult replaces the result file.
+    const { response, outputPath, logDir, branch, issueNumber } = config.codingTask
+      ? (await runCodingTask(config, env)).run
+      : await runAgent(config, env)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
       actionOutputs(response, outputPath, branch, { pushed })
@@ -48,7 +59,8 @@ export async function run(): Promise<void> {
         [
           { path: outputPath, name: 'result.json' },
           { name: 'summary.md', content: summary },
-          { path: logDir, name: 'logs' }
+          { path: logDir, name: 'logs' },
+          ...inputEntries(config, process.env.GITHUB_EVENT_PATH)
         ],
         (text) => masker.mask(text)
       )
@@ -56,7 +68,12 @@ export async function run(): Promise<void> {
     if (!response.success) core.setFailed(`${response.error?.code}: ${response.error?.message}`)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    const code = error instanceof ConfigError ? 'INVALID_INPUT' : 'MODEL_ERROR'
+    const code =
+      error instanceof ConfigError
+        ? 'INVALID_INPUT'
+        : error instanceof PatchsmithError
+          ? error.code
+          : 'MODEL_ERROR'
     const failed = { success: false, error: { code, message, recoverable: false } } as const
     for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
       core.setOutput(name, value)

@@ -104,11 +104,11 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       }
       applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))
       for (const edit of drafted.edits) current.set(edit.path, edit.after)
-      const watch = await ValidationWatch.start(
-        settings.runner.cwd,
-        settings.branch.git,
-        settings.policy
-      )
+      // Only validation runs repository code; with no commands there is nothing to watch.
+      const watch =
+        settings.steps.length > 0
+          ? await ValidationWatch.start(settings.runner.cwd, settings.branch.git, settings.policy)
+          : undefined
       const pipeline = await clock.time('validate', () =>
         runPipeline(settings.steps, {
           ...settings.runner,
@@ -120,7 +120,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
           checkBase: (step, outcome) => checkOnBase(settings, step, outcome, applied!, baseChecks)
         })
       )
-      await watch.assertClean(applied.edits)
+      await watch?.assertClean(applied.edits)
       countRuns(stats, pipeline.results)
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {

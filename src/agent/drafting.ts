@@ -32,7 +32,16 @@ export interface DraftContext {
   policy: PathPolicy
   // model (issue 7): the token-budgeted prompt (window, outline, .editorconfig style)
   prompter?: DraftPrompter
+  /** An adapter's own drafting (its contract's prompts), instead of one call per planned file. */
+  drafter?: Drafter
 }
+
+export type Drafter = (
+  ctx: DraftContext,
+  attempt: number,
+  current: ReadonlyMap<string, string | null>,
+  repair: RepairContext | undefined
+) => Promise<Drafted>
 
 export interface Drafted {
   edits: FileEdit[]
@@ -54,6 +63,7 @@ export async function draftEdits(
   current: ReadonlyMap<string, string | null>,
   repair: RepairContext | undefined
 ): Promise<Drafted> {
+  if (ctx.drafter) return ctx.drafter(ctx, attempt, current, repair)
   const changes = ctx.input.fix_plan.file_changes
   const asked = changes.filter((change) => change.operation !== 'DELETE')
   const requests = await Promise.all(

@@ -31,6 +31,8 @@ export interface FinishContext {
   clock: PhaseClock
   logger: Logger
   onSecret?: (value: string) => void
+  /** An adapter's rewrite of each message (RunHooks.commitMessage). */
+  rewriteMessage?: (message: string) => string
 }
 
 /**
@@ -63,7 +65,8 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     patch_id: made.patchId ?? ''
   })
   if (config.dryRun) {
-    const message = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))
+    const written = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))
+    const message = ctx.rewriteMessage ? ctx.rewriteMessage(written) : written
     logger.info('Dry run: validated, rolling back instead of committing')
     const problems = await branch.rollback()
     problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))
@@ -81,7 +84,10 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
       plan.plan_steps,
       green.edits.map((edit) => edit.path)
     )
-    const requests = await clock.time('commit', () => commitRequests(ctx, green, groups))
+    const requests = (await clock.time('commit', () => commitRequests(ctx, green, groups))).map(
+      (request) =>
+        ctx.rewriteMessage ? { ...request, message: ctx.rewriteMessage(request.message) } : request
+    )
     const made = await clock.time('commit', () =>
       branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })
     )

@@ -3,7 +3,10 @@ import type { RunConfig } from '../config.js'
 import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
 import { ChangeBranch, Git, WorktreeFiles, pushAuth } from '../git/index.js'
 import { loadAgentInput } from '../inputs/index.js'
+import type { ModelClient } from '../model/index.js'
+import { needsPlan, planlessInput } from '../planning/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
+import type { RunHooks } from './hooks.js'
 import type { PhaseClock } from './phase-clock.js'
 import type { Logger } from './logger.js'
 
@@ -25,21 +28,27 @@ export async function loadAndGuard(
   eventPath: string | undefined,
   clock: PhaseClock,
   logger: Logger,
-  onInput: (input: CodeAgentInput) => void
+  onInput: (input: CodeAgentInput) => void,
+  sources: { hooks?: RunHooks; model: () => ModelClient }
 ): Promise<PreparedRun> {
+  const policy = new PathPolicy({
+    blockedGlobs: config.blockedPaths,
+    allowProtected: config.allowProtectedPaths
+  })
+  const context = { repoDir, policy, model: sources.model, logger }
   // Input files are named as the user sees them: from the current directory.
   const input = await clock.time('load', () =>
-    loadAgentInput({ ...config, eventPath, baseDir: process.cwd() })
+    sources.hooks?.loadInput
+      ? sources.hooks.loadInput(context)
+      : needsPlan(config)
+        ? planlessInput(config, eventPath, context)
+        : loadAgentInput({ ...config, eventPath, baseDir: process.cwd() })
   )
   onInput(input)
   const plan = input.fix_plan
   logger.info(
     `Issue #${input.issue.number}: ${plan.file_changes.length} planned file change(s) on ${plan.branch_name}`
   )
-  const policy = new PathPolicy({
-    blockedGlobs: config.blockedPaths,
-    allowProtected: config.allowProtectedPaths
-  })
   policy.assertAllowed(
     plan.file_changes.map((change) => change.path),
     'plan'

@@ -19,13 +19,16 @@ import {
   secretHint
 } from '../model/index.js'
 import { resolveEditFormat } from '../edits/index.js'
+import { generatedPlan, minimalFix } from '../planning/index.js'
 import { AttemptLog, writeResultFile } from '../report/index.js'
 import { SecretMasker, pipelineSteps, scrubbedEnv } from '../validation/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
+import type { RunHooks } from './hooks.js'
 import { loadAndGuard } from './prepare.js'
+import { runTasks } from './run-tasks.js'
 
 export interface AgentEnvironment {
   logger: Logger
@@ -35,6 +38,8 @@ export interface AgentEnvironment {
   repository?: string
   /** Called with every value that must never appear in output (the runner's mask). */
   onSecret?: (value: string) => void
+  /** An adapter's seams onto the engine (src/adapters); none for a plain run. */
+  hooks?: RunHooks
 }
 
 export interface AgentRun {
@@ -53,6 +58,8 @@ const OPENAI_HOST = /^https:\/\/api\.openai\.com\b/
  * push → report. Any failure rolls the repository back and is reported with its error code.
  */
 export async function runAgent(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
+  // A task file runs its tasks one by one through the same steps (run-tasks.ts).
+  if (config.taskFile) return runTasks(config, env)
   const clock = new PhaseClock()
   const budget = new RunBudget({
     maxAttempts: config.maxAttempts,
@@ -81,16 +88,26 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   let prompter: DraftPrompter | undefined
   let green: GreenChange | undefined
   let response: CodeAgentOutput
+  const secret = (value: string) => {
+    masker.add(value)
+    env.onSecret?.(value)
+  }
+  // Made on first use: a plan-less run or an adapter asks the model while loading its input.
+  const modelOnce = () => (model ??= modelClient(config, budget, logger, secret))
   try {
-    const prepared = await loadAndGuard(config, repoDir, env.eventPath, clock, logger, (loaded) => {
-      input = loaded
-    })
+    const prepared = await loadAndGuard(
+      config,
+      repoDir,
+      env.eventPath,
+      clock,
+      logger,
+      (loaded) => {
+        input = loaded
+      },
+      { hooks: env.hooks, model: modelOnce }
+    )
     ;({ git, branch } = prepared)
-    const secret = (value: string) => {
-      masker.add(value)
-      env.onSecret?.(value)
-    }
-    model = modelClient(config, budget, logger, secret)
+    model = modelOnce()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
     prompter = new DraftPrompter({
       repoDir,
@@ -110,6 +127,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       log: new AttemptLog(logDir, (text) => masker.mask(text)),
       maxRepairs: config.maxRepairs,
       concurrency: config.concurrency,
+      drafter: env.hooks?.drafter,
       runner: {
         cwd: repoDir,
         // Read when each validation round starts: no command may run past the time-limit.
@@ -138,7 +156,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         masker,
         clock,
         logger,
-        onSecret: env.onSecret
+        onSecret: env.onSecret,
+        rewriteMessage: env.hooks?.commitMessage
       },
       green
     )
@@ -163,7 +182,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     git_processes: git?.processCount ?? 0,
     phase_ms: clock.totals,
     duration_ms: clock.elapsed(),
-    ...(green ? { placements: green.placements } : {})
+    ...(green ? { placements: green.placements, minimal_fix: minimalFix(green.diff) } : {}),
+    ...(generatedPlan(input) ? { plan_source: 'generated' } : {})
   }
   response = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
   writeResultFile(outputPath, response)
@@ -177,7 +197,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
 }
 
 /** The client for the run: endpoint, key and headers from the settings, bound to the budget. */
-function modelClient(
+export function modelClient(
   config: RunConfig,
   budget: RunBudget,
   logger: Logger,
@@ -215,7 +235,7 @@ function modelClient(
  * A run that failed after its time-limit passed (a validation command cut short by it, a
  * refused repair) is reported as the TIMEOUT it is, with the failure it ended on.
  */
-function withinTimeLimit(error: AgentError, budget: RunBudget): AgentError {
+export function withinTimeLimit(error: AgentError, budget: RunBudget): AgentError {
   if (error.code === 'TIMEOUT' || budget.limits.timeLimitMs <= 0 || budget.remainingMs() > 0) {
     return error
   }
@@ -263,12 +283,12 @@ function runnerTemp(): string {
   return temp && isAbsolute(temp) ? temp : tmpdir()
 }
 
-function defaultOutputPath(): string {
+export function defaultOutputPath(): string {
   return join(runnerTemp(), 'patchsmith', 'result.json')
 }
 
 /** A fresh folder per run, outside the work tree, so logs are never committed. */
-function defaultLogDir(): string {
+export function defaultLogDir(): string {
   return join(
     runnerTemp(),
     'patchsmith',

@@ -17,6 +17,7 @@ export class UsageError extends Error {
 const ALIASES: Record<string, SettingKey> = {
   plan: 'fixPlan',
   triage: 'triageResult',
+  tasks: 'taskFile',
   output: 'outputPath',
   'validation-command': 'validationCommands'
 }
@@ -96,13 +97,16 @@ export function usage(): string {
   })
   return [
     'Usage: patchsmith run --repo DIR --issue FILE --plan FILE [options]',
+    '       patchsmith run --repo DIR --issue FILE | --issue-number N   (no plan: Patchsmith plans)',
+    '       patchsmith run --repo DIR --coding-task FILE                (prints a CommitResult)',
+    '       patchsmith commit [--repo DIR]   (seed code-commit: agent-config/query.txt, build.sh)',
     '',
     'Turns an issue and a fix plan into a validated commit. The JSON result goes to stdout,',
     'or to --output FILE; progress goes to stderr. Exit codes: 0 committed, 1 refused or',
     'failed, 2 bad usage. The API key is also read from OPENAI_API_KEY.',
     '',
-    'Aliases: --plan (--fix-plan), --triage (--triage-result), --output (--output-path),',
-    '         --validation-command (--validation-commands)',
+    'Aliases: --plan (--fix-plan), --triage (--triage-result), --tasks (--task-file),',
+    '         --output (--output-path), --validation-command (--validation-commands)',
     '',
     'Options (each action input has the flag of the same name):',
     ...flags

@@ -1,6 +1,8 @@
-import { runAgent, type Logger } from '../agent/index.js'
+import { runAgent, type AgentEnvironment, type AgentRun, type Logger } from '../agent/index.js'
+import { codeCommitSettings, runCodeCommit } from '../adapters/code-commit/index.js'
+import { runCodingTask } from '../adapters/coding-task/index.js'
 import { parseCliArgs, usage, UsageError } from './args.js'
-import { ConfigError, parseRunConfig } from '../config.js'
+import { ConfigError, parseRunConfig, type RunConfig } from '../config.js'
 
 const stderrLogger: Logger = {
   info: (message) => process.stderr.write(`patchsmith: ${message}\n`),
@@ -13,25 +15,44 @@ const stderrLogger: Logger = {
 /** The command line on the same engine as the action. Returns the exit code. */
 export async function cli(argv: readonly string[]): Promise<number> {
   let config
+  let command
   try {
-    const { command, settings, help } = parseCliArgs(argv)
-    if (help || command === 'help') {
+    const parsed = parseCliArgs(argv)
+    command = parsed.command
+    if (parsed.help || command === 'help') {
       process.stdout.write(`${usage()}\n`)
       return 0
     }
-    if (command !== 'run')
+    if (command !== 'run' && command !== 'commit')
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.')
-    config = parseRunConfig({ apiKey: process.env.OPENAI_API_KEY || undefined, ...settings })
+    const settings = { apiKey: process.env.OPENAI_API_KEY || undefined, ...parsed.settings }
+    config = parseRunConfig(command === 'commit' ? codeCommitSettings(settings) : settings)
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error
     process.stderr.write(`patchsmith: ${error.message}\n\n${usage()}\n`)
     return 2
   }
-  const { response, outputPath } = await runAgent(config, {
-    logger: stderrLogger,
-    repository: process.env.GITHUB_REPOSITORY
-  })
-  if (config.outputPath) stderrLogger.info(`Result written to ${outputPath}`)
-  else process.stdout.write(`${JSON.stringify(response, null, 2)}\n`)
-  return response.success ? 0 : 1
+  const env = { logger: stderrLogger, repository: process.env.GITHUB_REPOSITORY }
+  const { run, printed } = await runCommand(command, config, env)
+  if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
+  else process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`)
+  return run.response.success ? 0 : 1
+}
+
+/** `commit` is seed code-commit; `run` with --coding-task prints the task's CommitResult. */
+async function runCommand(
+  command: string,
+  config: RunConfig,
+  env: AgentEnvironment
+): Promise<{ run: AgentRun; printed: unknown }> {
+  if (command === 'commit') {
+    const run = await runCodeCommit(config, env)
+    return { run, printed: run.response }
+  }
+  if (config.codingTask) {
+    const { run, result } = await runCodingTask(config, env)
+    return { run, printed: result }
+  }
+  const run = await runAgent(config, env)
+  return { run, printed: run.response }
 }

@@ -2,6 +2,8 @@ import { z } from 'zod'
 import {
   CodeAgentInputSchema,
   CodeAgentOutputSchema,
+  CodingTaskSchema,
+  CommitResultSchema,
   CommitSchema,
   FixPlanSchema,
   IssueSchema,
@@ -20,6 +22,8 @@ export function contractJsonSchemas(): Record<string, object> {
     'triage-result': input(TriageResultSchema),
     'fix-plan': input(FixPlanSchema),
     commit: output(CommitSchema),
-    'code-agent-output': output(CodeAgentOutputSchema)
+    'code-agent-output': output(CodeAgentOutputSchema),
+    'coding-task': input(CodingTaskSchema),
+    'commit-result': output(CommitResultSchema)
   }
 }

@@ -50,7 +50,7 @@ export function loadAgentInput(sources: InputSources): CodeAgentInput {
   }
 }
 
-function issueFromEvent(eventPath: string | undefined): unknown {
+export function issueFromEvent(eventPath: string | undefined): unknown {
   const payload: { issue?: unknown } =
     eventPath && existsSync(eventPath) ? (readStructured(eventPath, 'event', '/') as object) : {}
   if (!payload.issue) {
@@ -62,7 +62,11 @@ function issueFromEvent(eventPath: string | undefined): unknown {
   return payload.issue
 }
 
-function validate<T extends z.ZodType>(schema: T, value: unknown, root: string): z.output<T> {
+export function validate<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  root: string
+): z.output<T> {
   const result = schema.safeParse(value)
   if (result.success) return result.data
   const problems = result.error.issues.slice(0, 5).map((issue) => ({

@@ -27,36 +27,66 @@ export async function assertExactChanges(
   stage: string
 ): Promise<void> {
   const problems: string[] = []
-  const expected = new Map(edits.map((edit) => [edit.path, STATUS[edit.operation]]))
-  const staged = nulFields(
-    (await git.exec(['diff', '--cached', '--name-status', '-z', '--no-renames', 'HEAD', '--']))
-      .stdout
-  )
-  const seen = new Set<string>()
-  for (let i = 0; i + 1 < staged.length; i += 2) {
-    const [status, path] = [staged[i]!, staged[i + 1]!]
-    seen.add(path)
-    const want = expected.get(path)
-    if (want === undefined) problems.push(`"${printable(path)}" is staged but not approved`)
-    else if (status !== want) problems.push(`"${printable(path)}" is ${status}, approved ${want}`)
+  const expected = new Map(edits.map((edit) => [edit.path, edit]))
+  // One process: status, both modes and the staged blob of every path that differs from HEAD.
+  const raw = await git.exec([
+    'diff',
+    '--cached',
+    '--raw',
+    '-z',
+    '--no-abbrev',
+    '--no-renames',
+    'HEAD',
+    '--'
+  ])
+  const staged = rawEntries(raw.stdout)
+  for (const entry of staged) {
+    const edit = expected.get(entry.path)
+    const path = printable(entry.path)
+    if (!edit) {
+      problems.push(`"${path}" is staged but not approved`)
+      continue
+    }
+    if (entry.status !== STATUS[edit.operation]) {
+      problems.push(`"${path}" is ${entry.status}, approved ${STATUS[edit.operation]}`)
+      continue
+    }
+    if (edit.after === null) continue
+    if (entry.newMode !== '100644' && entry.newMode !== entry.oldMode)
+      problems.push(`"${path}" has mode ${entry.newMode}`)
+    if (entry.newSha !== blobId(edit.after, entry.newSha.length))
+      problems.push(`"${path}" is staged with other content than approved`)
   }
+  const seen = new Set(staged.map((entry) => entry.path))
   for (const path of expected.keys())
     if (!seen.has(path)) problems.push(`"${printable(path)}" was approved but is not staged`)
-  const kept = edits.filter((edit) => edit.after !== null)
-  if (kept.length > 0) {
-    const paths = kept.map((edit) => edit.path)
-    const index = entries(await git.exec(['ls-files', '-s', '-z', '--', ...paths]))
-    const head = entries(await git.exec(['ls-tree', '-z', 'HEAD', '--', ...paths]))
-    for (const edit of kept) {
-      const entry = index.get(edit.path)
-      if (!entry) continue
-      if (entry.mode !== '100644' && entry.mode !== head.get(edit.path)?.mode)
-        problems.push(`"${printable(edit.path)}" has mode ${entry.mode}`)
-      if (entry.sha !== blobId(edit.after!, entry.sha.length))
-        problems.push(`"${printable(edit.path)}" is staged with other content than approved`)
-    }
-  }
   if (problems.length > 0) throw unexpected(stage, problems)
+}
+
+interface RawEntry {
+  oldMode: string
+  newMode: string
+  newSha: string
+  status: string
+  path: string
+}
+
+/** `git diff --raw -z`: ":oldmode newmode oldsha newsha status" NUL path NUL, per path. */
+function rawEntries(stdout: string): RawEntry[] {
+  const fields = stdout.split('\0')
+  const entries: RawEntry[] = []
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode, newMode, , newSha, status] = fields[i]!.replace(/^:/, '').split(' ')
+    if (!status) continue
+    entries.push({
+      oldMode: oldMode!,
+      newMode: newMode!,
+      newSha: newSha!,
+      status,
+      path: fields[i + 1]!
+    })
+  }
+  return entries
 }
 
 /**
@@ -114,18 +144,6 @@ async function changedPaths(git: GitRunner): Promise<string[]> {
 
 function nulFields(text: string): string[] {
   return text.split('\0').filter((field) => field.length > 0)
-}
-
-function entries(out: { stdout: string }): Map<string, { mode: string; sha: string }> {
-  const map = new Map<string, { mode: string; sha: string }>()
-  for (const record of nulFields(out.stdout)) {
-    const tab = record.indexOf('\t')
-    const [mode, second, third] = record.slice(0, tab).split(' ')
-    // ls-files -s: "mode sha stage"; ls-tree: "mode type sha".
-    const sha = /^[0-9a-f]{40,64}$/.test(second ?? '') ? second! : third!
-    map.set(record.slice(tab + 1), { mode: mode!, sha })
-  }
-  return map
 }
 
 function blobId(content: string, length: number): string {

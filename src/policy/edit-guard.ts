@@ -49,12 +49,15 @@ export async function guardEdits(
       )
     }
   }
+  // Edited paths are planned paths (checked above), and those were asked of git check-ignore
+  // before the run began; .gitignore itself is protected, so the answer cannot have changed.
   await assertRepoPaths(
     edits.map((edit) => edit.path),
     policy,
     repoDir,
     git,
-    'edit'
+    'edit',
+    { askGitignore: false }
   )
   for (const edit of edits) assertManifestFields(edit, policy)
   const finding = scanAddedLines(edits, options.masker)[0]

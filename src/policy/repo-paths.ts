@@ -66,14 +66,15 @@ export async function assertRepoPaths(
   policy: PathPolicy,
   repoDir: string,
   git: GitRunner,
-  stage: string
+  stage: string,
+  options: { askGitignore?: boolean } = {}
 ): Promise<void> {
   policy.assertAllowed(paths, stage)
   for (const path of paths) {
     const violation = symlinkOnTheWay(repoDir, path)
     if (violation) throw violationError(violation, stage)
   }
-  const ignored = await ignoredPaths(git, paths)
+  const ignored = options.askGitignore === false ? [] : await ignoredPaths(git, paths)
   if (ignored.length > 0) {
     const path = ignored[0]!
     throw violationError(

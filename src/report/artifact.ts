@@ -1,4 +1,3 @@
-import { DefaultArtifactClient } from '@actions/artifact'
 import {
   lstatSync,
   mkdirSync,
@@ -86,6 +85,8 @@ export async function uploadArtifact(name: string, files: ArtifactFiles): Promis
   }
   if (files.files.length === 0) return { uploaded: false, reason: 'no files to upload' }
   try {
+    // Loaded only on a runner: the artifact client is the heaviest part of the bundle.
+    const { DefaultArtifactClient } = await import('@actions/artifact')
     const { id } = await new DefaultArtifactClient().uploadArtifact(
       name,
       files.files,

@@ -1,6 +1,4 @@
-import { getOctokit } from '@actions/github'
-import { retry } from '@octokit/plugin-retry'
-import { throttling } from '@octokit/plugin-throttling'
+import type { getOctokit } from '@actions/github'
 
 export type GitHubClient = ReturnType<typeof getOctokit>
 
@@ -14,9 +12,18 @@ export interface GitHubClientOptions {
 /**
  * Octokit for the GitHub API (GITHUB_API_URL): 5xx and network failures retried with backoff
  * (plugin-retry), rate limits (429, or 403 with the rate-limit headers) waited out and retried
- * a bounded number of times (plugin-throttling), writes spaced as GitHub asks.
+ * a bounded number of times (plugin-throttling), writes spaced as GitHub asks. Loaded on first
+ * use: most runs never talk to the API, and octokit costs start-up time.
  */
-export function githubClient(token: string, options: GitHubClientOptions = {}): GitHubClient {
+export async function githubClient(
+  token: string,
+  options: GitHubClientOptions = {}
+): Promise<GitHubClient> {
+  const [{ getOctokit }, { retry }, { throttling }] = await Promise.all([
+    import('@actions/github'),
+    import('@octokit/plugin-retry'),
+    import('@octokit/plugin-throttling')
+  ])
   const retries = options.rateLimitRetries ?? 2
   const maxWait = options.maxWaitSeconds ?? 60
   const warn = options.warn ?? (() => undefined)

@@ -24,7 +24,7 @@ export async function postFailureFeedback(
   const [owner = '', repo = ''] = options.repository.split('/')
   const problems: string[] = []
   if (!owner || !repo) return [`"${options.repository}" is not an owner/repo name`]
-  const octokit = githubClient(options.token, options.client)
+  const octokit = await githubClient(options.token, options.client)
   const target = { owner, repo, issue_number: options.issueNumber }
   const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
   try {

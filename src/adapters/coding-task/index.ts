@@ -1,0 +1,67 @@
+import { runAgent, type AgentEnvironment, type AgentRun } from '../../agent/index.js'
+import type { RunConfig } from '../../config.js'
+import type { CodingTask, CommitResult } from '../../contract/index.js'
+import { readStructured } from '../../inputs/index.js'
+import { writeJsonFile } from '../result-file.js'
+import { commitResult } from './commit-result.js'
+import { codingTaskInput, readCodingTask } from './task-input.js'
+
+export { commitResult, commitStatus } from './commit-result.js'
+export { codingTaskInput, readCodingTask } from './task-input.js'
+
+export interface CodingTaskRun {
+  run: AgentRun
+  result: CommitResult
+}
+
+/**
+ * Seed Coding-Agent on the engine: CodingTask in (`coding-task`), the same run, CommitResult out
+ * (at the output path, in place of the Commit[] result). The message ends with `[agent:<id>]`
+ * and the task's `License-Tag:`; failures are never commented on an issue.
+ */
+export async function runCodingTask(
+  config: RunConfig,
+  env: AgentEnvironment
+): Promise<CodingTaskRun> {
+  const source = config.codingTask!
+  let task: CodingTask | undefined
+  const run = await runAgent(
+    { ...config, commentOnFailure: false },
+    {
+      ...env,
+      hooks: {
+        loadInput: async ({ repoDir }) => {
+          task = readCodingTask(source)
+          return codingTaskInput(task, repoDir)
+        },
+        commitMessage: (message) => taskMessage(message, task!)
+      }
+    }
+  )
+  const id = task?.id ?? rawId(source)
+  const result = commitResult(id, id ? `agt/${id}` : '', run.response)
+  writeJsonFile(run.outputPath, result)
+  return { run, result }
+}
+
+/** `type(scope): subject`, `[agent:<id>]`, then the trailers: `Fixes #N` (when the task has one), `License-Tag:`. */
+export function taskMessage(message: string, task: CodingTask): string {
+  const subject = message.replace(/\n\nFixes #\d+\s*$/, '')
+  const trailers = [
+    ...(task.issue_number ? [`Fixes #${task.issue_number}`] : []),
+    ...(task.license_tag ? [`License-Tag: ${task.license_tag}`] : [])
+  ]
+  return [subject, `[agent:${task.id}]`, ...(trailers.length ? [trailers.join('\n')] : [])].join(
+    '\n\n'
+  )
+}
+
+/** The id of a task that did not validate, for the result, when it has a usable one. */
+function rawId(source: string): string {
+  try {
+    const id = (readStructured(source, 'coding-task', process.cwd()) as { id?: unknown }).id
+    return typeof id === 'string' && /^[\w.-]{1,100}$/.test(id) ? id : ''
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,146 @@
+import { BranchExistsError, InvalidInputError } from '../contract/index.js'
+import { GitCommandError, type Git, type PushAuth } from '../git/index.js'
+import { pushError, remoteReadError } from '../git/remote-errors.js'
+
+const REMOTE = 'origin'
+
+export interface WorkBranchOptions {
+  /** The branch all task commits go to (reported as each Commit's branch). */
+  branch: string
+  baseBranch?: string
+  /** true: commits go on `branch`, pushed after each task. false: on the base, for a PR step. */
+  push: boolean
+  dryRun: boolean
+  auth?: PushAuth
+}
+
+/**
+ * The branch a task file's commits stack up on. Each task is its own ChangeBranch whose base is
+ * this branch's tip, so a failed task rolls back to the last good commit and no further.
+ */
+export class WorkBranch {
+  private created = false
+  private finished = false
+  private constructor(
+    private readonly git: Git,
+    /** The reported branch name. */
+    readonly branch: string,
+    /** The branch checked out while the tasks run: where the commits land. */
+    readonly head: string,
+    private readonly start: string,
+    private readonly stash: string | undefined,
+    private readonly options: WorkBranchOptions
+  ) {}
+
+  static async open(git: Git, options: WorkBranchOptions): Promise<WorkBranch> {
+    const { branch } = options
+    const status = await git.status().catch((error: unknown) => {
+      if (!(error instanceof GitCommandError)) throw error
+      throw new InvalidInputError(`${git.dir} is not a git repository with a work tree.`, {
+        field: 'repo'
+      })
+    })
+    if (!status.head) {
+      throw new InvalidInputError('The repository has no commit to start from.', { field: 'repo' })
+    }
+    const base = options.baseBranch || status.branch
+    if (!base) {
+      throw new InvalidInputError(
+        'HEAD is detached: set "base-branch" to the branch the tasks start from.',
+        { field: 'base-branch' }
+      )
+    }
+    const exists = (where: string, tip: string) =>
+      new BranchExistsError(
+        `Branch "${branch}" already exists ${where}; delete it, or name another with a "Branch:" line in the task file.`,
+        { branch, tip, rule: 'exists' }
+      )
+    if (branch === base) {
+      throw new InvalidInputError(`The tasks' branch "${branch}" is the base branch.`, {
+        field: 'task-file',
+        rule: 'base-branch'
+      })
+    }
+    const local = await git.tryRevParse(`refs/heads/${branch}`)
+    if (local && !options.dryRun) throw exists('locally', local)
+    if (options.push) {
+      const heads = await git.remoteHeads(REMOTE, branch, options.auth?.env).catch((error) => {
+        if (!(error instanceof GitCommandError)) throw error
+        throw remoteReadError(REMOTE, error.output.stderr)
+      })
+      if (heads.defaultBranch === branch) {
+        throw new InvalidInputError(`The tasks' branch "${branch}" is the default branch.`, {
+          field: 'task-file',
+          rule: 'base-branch'
+        })
+      }
+      if (heads.tip) throw exists('on origin', heads.tip)
+    }
+    const stash =
+      status.changed.length > 0
+        ? await git.stashPush(`patchsmith: uncommitted changes before ${branch}`)
+        : undefined
+    if (status.branch !== base) await git.checkout(base)
+    const work = new WorkBranch(
+      git,
+      branch,
+      options.push ? branch : base,
+      status.branch ?? status.head,
+      stash,
+      options
+    )
+    if (options.push) {
+      const out = await git.tryCreateBranch(branch, await git.revParse('HEAD'))
+      if (out.exitCode !== 0) throw new GitCommandError(['checkout', '-b', branch], out)
+      work.created = true
+    }
+    return work
+  }
+
+  /** After a task's commit: its own branch ref dropped, the work branch pushed (when pushing). */
+  async checkpoint(taskBranch: string): Promise<void> {
+    if (await this.git.tryRevParse(`refs/heads/${taskBranch}`)) {
+      await this.git.deleteLocalBranch(taskBranch)
+    }
+    if (!this.options.push) return
+    const out = await this.git.push(
+      REMOTE,
+      `refs/heads/${this.branch}:refs/heads/${this.branch}`,
+      this.options.auth?.env
+    )
+    if (out.exitCode !== 0) throw pushError(this.branch, out)
+  }
+
+  /**
+   * Back where the run started. The work branch stays when it holds commits (in hand-off mode
+   * it is created at the last one); without any it is deleted. Returns what could not be done.
+   */
+  async finish(committed: boolean): Promise<string[]> {
+    if (this.finished) return []
+    this.finished = true
+    const problems: string[] = []
+    const step = async (what: string, action: () => Promise<unknown>) => {
+      try {
+        await action()
+      } catch (error) {
+        problems.push(`${what}: ${(error as Error).message}`)
+      }
+    }
+    const tip = await this.git.revParse('HEAD')
+    if (this.start !== this.head) await step('checkout', () => this.git.checkout(this.start))
+    if (this.created && !committed) {
+      await step('delete branch', () => this.git.deleteLocalBranch(this.branch))
+    }
+    if (!this.options.push && !this.options.dryRun && committed) {
+      await step('create branch', () => this.git.createBranchRef(this.branch, tip))
+    }
+    if (this.stash) {
+      const stash = this.stash
+      await step('restore uncommitted changes', async () => {
+        const out = await this.git.stashRestore(stash)
+        if (out.exitCode !== 0) throw new Error(`kept in the stash ${stash.slice(0, 12)}`)
+      })
+    }
+    return problems
+  }
+}

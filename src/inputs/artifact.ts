@@ -1,0 +1,210 @@
+import { DefaultArtifactClient } from '@actions/artifact'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { extname, isAbsolute, join, resolve } from 'node:path'
+import type { RunConfig } from '../config.js'
+import { InvalidInputError, PermissionDeniedError } from '../contract/index.js'
+
+/** The inputs a run's artifact may hold, by the name of the setting they fill. */
+export interface FoundInputs {
+  issue?: string
+  fixPlan?: string
+  triageResult?: string
+  agentInput?: string
+  taskFile?: string
+}
+
+type InputKey = keyof FoundInputs
+
+interface InputFile {
+  name: string
+  extensions: string[]
+}
+
+/** Each input's file name in an artifact (the action input's name), with the extensions read. */
+const INPUT_FILES: Record<InputKey, InputFile> = {
+  issue: { name: 'issue', extensions: ['.json', '.yml', '.yaml'] },
+  fixPlan: { name: 'fix-plan', extensions: ['.json', '.yml', '.yaml'] },
+  triageResult: { name: 'triage-result', extensions: ['.json', '.yml', '.yaml'] },
+  agentInput: { name: 'agent-input', extensions: ['.json', '.yml', '.yaml'] },
+  taskFile: { name: 'tasks', extensions: ['.md'] }
+}
+const MAX_DEPTH = 2
+
+/**
+ * The input files in a downloaded artifact folder: `issue.json`, `fix-plan.json`,
+ * `triage-result.json`, `agent-input.json` (also .yml/.yaml) and `tasks.md`, at the top or up
+ * to two folders down (the shallowest wins). Symbolic links are not followed.
+ */
+export function locateInputs(dir: string): FoundInputs {
+  const found: FoundInputs = {}
+  const walk = (folder: string, depth: number) => {
+    const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name)
+    )
+    for (const entry of entries.filter((e) => e.isFile())) {
+      for (const [key, file] of Object.entries(INPUT_FILES) as Array<[InputKey, InputFile]>) {
+        const ext = extname(entry.name).toLowerCase()
+        const stem = entry.name.slice(0, entry.name.length - ext.length).toLowerCase()
+        if (!found[key] && stem === file.name && file.extensions.includes(ext)) {
+          found[key] = join(folder, entry.name)
+        }
+      }
+    }
+    if (depth >= MAX_DEPTH) return
+    for (const entry of entries.filter((e) => e.isDirectory())) {
+      walk(join(folder, entry.name), depth + 1)
+    }
+  }
+  walk(dir, 0)
+  return found
+}
+
+export interface ArtifactSource {
+  runId: number
+  name: string
+  /** A token with actions: read on the repository. */
+  token?: string
+  /** `owner/repo` (GITHUB_REPOSITORY). */
+  repository?: string
+  /** Where to unpack it; a fresh folder under RUNNER_TEMP by default. */
+  path?: string
+}
+
+/**
+ * Downloads the named artifact of another workflow run (public API, `findBy`), returning the
+ * folder. Without a token or repository nothing is asked and the reason is the error.
+ */
+export async function downloadRunArtifact(source: ArtifactSource): Promise<string> {
+  const [owner, repo] = (source.repository ?? '').split('/')
+  if (!source.token) {
+    throw new PermissionDeniedError(
+      `artifact-run-id ${source.runId}: no GitHub token to download the artifact with; give "github-token" a token with actions: read.`,
+      { field: 'artifact-run-id', rule: 'no-token' }
+    )
+  }
+  if (!owner || !repo) {
+    throw new InvalidInputError(
+      `artifact-run-id ${source.runId}: GITHUB_REPOSITORY (owner/repo) is not set, so the run cannot be found.`,
+      { field: 'artifact-run-id', rule: 'no-repository' }
+    )
+  }
+  const findBy = {
+    token: source.token,
+    workflowRunId: source.runId,
+    repositoryOwner: owner,
+    repositoryName: repo
+  }
+  const path =
+    source.path ?? join(process.env.RUNNER_TEMP || tmpdir(), `patchsmith-input-${source.runId}`)
+  const client = new DefaultArtifactClient()
+  let id: number
+  try {
+    ;({
+      artifact: { id }
+    } = await client.getArtifact(source.name, { findBy }))
+  } catch (error) {
+    throw new InvalidInputError(
+      `artifact-run-id ${source.runId}: no artifact "${source.name}" in that run (${(error as Error).message}).`,
+      { field: 'artifact-run-id', rule: 'artifact-not-found' }
+    )
+  }
+  const { downloadPath } = await client.downloadArtifact(id, { path, findBy })
+  if (!downloadPath) {
+    throw new InvalidInputError(`artifact-run-id ${source.runId}: the download gave no folder.`, {
+      field: 'artifact-run-id'
+    })
+  }
+  return downloadPath
+}
+
+/**
+ * The settings a downloaded artifact fills: each input the user did not give. A whole
+ * agent-input is used only when none of issue, fix-plan, agent-input and task-file was given.
+ */
+export function inputsFromFolder(dir: string, given: FoundInputs, what: string): FoundInputs {
+  const found = locateInputs(dir)
+  const fill: FoundInputs = {}
+  const ownPlan = given.fixPlan || given.agentInput || given.taskFile
+  if (found.agentInput && !ownPlan && !given.issue) fill.agentInput = found.agentInput
+  else {
+    if (!given.issue && found.issue) fill.issue = found.issue
+    if (!ownPlan && found.taskFile && !found.fixPlan) fill.taskFile = found.taskFile
+    else if (!ownPlan && found.fixPlan) fill.fixPlan = found.fixPlan
+    if (!given.triageResult && found.triageResult) fill.triageResult = found.triageResult
+  }
+  if (Object.keys(fill).length === 0) {
+    const names = Object.values(INPUT_FILES).map((file) => `${file.name}${file.extensions[0]}`)
+    throw new InvalidInputError(
+      `${what} holds no input that is still missing (looked for ${names.join(', ')}).`,
+      { field: 'artifact-run-id', rule: 'no-inputs', found: Object.keys(found) }
+    )
+  }
+  return fill
+}
+
+/** One input as a file for the artifact a rerun downloads: `name` + the source's extension. */
+export function inputEntry(
+  key: InputKey,
+  value: string | undefined,
+  baseDir: string
+): { name: string; path: string } | { name: string; content: string } | undefined {
+  if (!value) return undefined
+  const { name, extensions } = INPUT_FILES[key]
+  const path = isAbsolute(value) ? value : resolve(baseDir, value)
+  const inline = /^\s*[{[]/.test(value) || value.includes('\n')
+  if (!inline && existsSync(path) && statSync(path).isFile()) {
+    const ext = extname(path).toLowerCase()
+    return { name: `${name}${extensions.includes(ext) ? ext : extensions[0]}`, path }
+  }
+  if (key === 'taskFile') return undefined
+  return { name: `${name}${/^\s*[{[]/.test(value) ? '.json' : '.yml'}`, content: value }
+}
+
+/** The event's issue as issue.json, when the run took its issue from the event. */
+export function eventIssueEntry(
+  eventPath: string | undefined
+): { name: string; content: string } | undefined {
+  if (!eventPath || !existsSync(eventPath)) return undefined
+  try {
+    const { issue } = JSON.parse(readFileSync(eventPath, 'utf8')) as {
+      issue?: { number?: unknown; title?: unknown; body?: unknown; labels?: unknown }
+    }
+    if (!issue) return undefined
+    const { number, title, body, labels } = issue
+    return { name: 'issue.json', content: JSON.stringify({ number, title, body, labels }, null, 2) }
+  } catch {
+    return undefined
+  }
+}
+
+export type InputEntry = { name: string; path: string } | { name: string; content: string }
+
+/**
+ * A rerun's settings: with artifact-run-id, the inputs found in that run's artifact fill the
+ * ones not given. Without it the settings are returned as they are.
+ */
+export async function withArtifactInputs(
+  config: RunConfig,
+  repository: string | undefined,
+  download: (source: ArtifactSource) => Promise<string> = downloadRunArtifact
+): Promise<RunConfig> {
+  if (!config.artifactRunId) return config
+  const runId = Number(config.artifactRunId)
+  const name = config.inputArtifactName
+  const dir = await download({ runId, name, token: config.githubToken, repository })
+  return {
+    ...config,
+    ...inputsFromFolder(dir, config, `The artifact "${name}" of run ${runId}`)
+  }
+}
+
+/** The run's inputs as artifact files, so that a rerun (artifact-run-id) finds them. */
+export function inputEntries(config: RunConfig, eventPath: string | undefined): InputEntry[] {
+  const baseDir = process.cwd()
+  const entries = (Object.keys(INPUT_FILES) as InputKey[]).map((key) =>
+    inputEntry(key, config[key], baseDir)
+  )
+  if (!config.issue && !config.agentInput) entries.push(eventIssueEntry(eventPath))
+  return entries.filter((entry): entry is InputEntry => entry !== undefined)
+}

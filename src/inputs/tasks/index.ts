@@ -1,0 +1,7 @@
+export { parseTaskFile, TaskParseError } from './parse.js'
+export type { Task, TaskFile } from './parse.js'
+export { taskBatches } from './schedule.js'
+export { taskInput } from './task-input.js'
+export type { TaskContext } from './task-input.js'
+export { loadTasks } from './load.js'
+export type { LoadedTasks, TaskSources } from './load.js'

@@ -1,0 +1,153 @@
+import { lstatSync, readFileSync } from 'node:fs'
+import { basename, dirname, extname, join } from 'node:path'
+import type { Git } from '../git/index.js'
+import type { PathPolicy } from '../policy/index.js'
+import type { SearchTerms } from './search-terms.js'
+
+export interface Candidate {
+  path: string
+  score: number
+  /** Why it ranks: 'named in the issue', 'defines parseConfig', … */
+  reasons: string[]
+  /** Numbered lines around the first definition or mention (the whole file when short). */
+  excerpt: string
+}
+
+export interface RepoFiles {
+  /** Every file a plan may touch: tracked or untracked-not-ignored, allowed by the policy. */
+  files: string[]
+  /** Folders holding those files ('' is the root): where a new file may go. */
+  folders: Set<string>
+}
+
+const MAX_FILE_BYTES = 512 * 1024
+const MAX_CANDIDATES = 8
+const WHOLE_FILE_LINES = 60
+const EXCERPT_RADIUS = 8
+const MAX_EXCERPT_CHARS = 3_000
+
+/** `git ls-files`, so .gitignore is respected, then the path policy: no blocked or protected file. */
+export async function listRepoFiles(git: Git, policy: PathPolicy): Promise<RepoFiles> {
+  const out = await git.exec(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
+  const files = [...new Set(out.stdout.split('\0').filter((path) => path.length > 0))]
+    .filter((path) => policy.check(path) === undefined)
+    .sort()
+  const folders = new Set([''])
+  for (const file of files) {
+    for (let dir = dirname(file); dir !== '.' && !folders.has(dir); dir = dirname(dir))
+      folders.add(dir)
+  }
+  return { files, folders }
+}
+
+/**
+ * Ranks the files by what the issue names: a path named outright, a file that defines a named
+ * identifier, one that mentions it or a quoted phrase. Files with no match are not candidates.
+ */
+export function rankCandidates(
+  repoDir: string,
+  files: readonly string[],
+  terms: SearchTerms
+): Candidate[] {
+  const ranked: Candidate[] = []
+  const definitions = terms.identifiers.map((id) => ({ id, pattern: definitionPattern(id) }))
+  for (const path of files) {
+    const content = readText(join(repoDir, path))
+    if (content === undefined) continue
+    let score = 0
+    const reasons: string[] = []
+    let focus: number | undefined
+    const stem = basename(path, extname(path)).toLowerCase()
+    for (const named of terms.paths) {
+      if (path === named || path.endsWith(`/${named}`)) {
+        score += 100
+        reasons.push('named in the issue')
+      } else if (basename(path) === basename(named)) {
+        score += 30
+        reasons.push(`same name as ${named}`)
+      }
+    }
+    for (const { id, pattern } of definitions) {
+      const defined = pattern.exec(content)
+      if (defined) {
+        score += 40
+        reasons.push(`defines ${id}`)
+        focus ??= lineOf(content, defined.index + defined[0].indexOf(id))
+      }
+      const mentions = countWord(content, id)
+      if (mentions > 0) {
+        score += Math.min(mentions, 5) * 2
+        if (!defined) reasons.push(`mentions ${id}`)
+        focus ??= lineOf(content, content.search(wordPattern(id)))
+      }
+      if (stem === id.toLowerCase()) score += 15
+    }
+    for (const phrase of terms.phrases) {
+      const at = content.indexOf(phrase)
+      if (at < 0) continue
+      score += 15
+      reasons.push(`contains "${phrase.slice(0, 40)}"`)
+      focus ??= lineOf(content, at)
+    }
+    if (score > 0) ranked.push({ path, score, reasons, excerpt: excerpt(content, focus ?? 1) })
+  }
+  ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
+  return ranked.slice(0, MAX_CANDIDATES)
+}
+
+/** A definition in the common languages: function/def/class/const…, `name = (…) =>`, a method. */
+function definitionPattern(id: string): RegExp {
+  const name = escape(id)
+  return new RegExp(
+    [
+      `\\b(?:function\\*?|def|class|fn|func|interface|type|enum|struct|const|let|var)\\s+${name}\\b`,
+      `\\b${name}\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\([^)]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>)`,
+      `^[ \\t]*(?:(?:export|public|private|protected|static|async|override)\\s+)*${name}\\s*\\([^)]*\\)\\s*(?::[^{\\n]+)?\\{`
+    ].join('|'),
+    'm'
+  )
+}
+
+function wordPattern(id: string): RegExp {
+  return new RegExp(`(?<![\\w$])${escape(id)}(?![\\w$])`, 'g')
+}
+
+function countWord(content: string, id: string): number {
+  return content.match(wordPattern(id))?.length ?? 0
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+function lineOf(content: string, index: number): number {
+  return index < 0 ? 1 : content.slice(0, index).split('\n').length
+}
+
+function readText(file: string): string | undefined {
+  try {
+    const stat = lstatSync(file)
+    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined
+    const content = readFileSync(file, 'utf8')
+    return content.includes('\0') ? undefined : content
+  } catch {
+    return undefined
+  }
+}
+
+function excerpt(content: string, focus: number): string {
+  const lines = content.replace(/\r\n/g, '\n').split('\n')
+  if (lines.at(-1) === '') lines.pop()
+  const [start, end] =
+    lines.length <= WHOLE_FILE_LINES
+      ? [1, lines.length]
+      : [Math.max(1, focus - EXCERPT_RADIUS), Math.min(lines.length, focus + EXCERPT_RADIUS)]
+  const width = String(end).length
+  let text = lines
+    .slice(start - 1, end)
+    .map((line, i) => `${String(start + i).padStart(width)} | ${line}`)
+    .join('\n')
+  if (text.length > MAX_EXCERPT_CHARS) text = `${text.slice(0, MAX_EXCERPT_CHARS)}\n…`
+  const total = `(${lines.length} lines${lines.length > end - start + 1 ? `, lines ${start}-${end} shown` : ''})`
+  return `${total}\n${text}`
+}

@@ -1,0 +1,48 @@
+import { InvalidInputError } from '../contract/index.js'
+import { githubClient } from '../report/index.js'
+
+export interface IssueFetch {
+  token?: string
+  /** `owner/repo` (GITHUB_REPOSITORY). */
+  repository?: string
+  warn?: (message: string) => void
+}
+
+/**
+ * The issue from the GitHub API (GITHUB_API_URL), with the client's retries: rate limits are
+ * waited out as GitHub asks, 5xx and network failures retried. A missing issue is bad input.
+ */
+export async function fetchIssue(number: number, options: IssueFetch): Promise<unknown> {
+  const field = 'issue-number'
+  const [owner, repo] = (options.repository ?? '').split('/')
+  if (!owner || !repo) {
+    throw new InvalidInputError(
+      `"issue-number" needs the repository as owner/repo (GITHUB_REPOSITORY) to fetch issue #${number}.`,
+      { field }
+    )
+  }
+  if (!options.token) {
+    throw new InvalidInputError(`"issue-number" needs "github-token" to fetch issue #${number}.`, {
+      field
+    })
+  }
+  const client = await githubClient(options.token, { warn: options.warn })
+  try {
+    const { data } = await client.rest.issues.get({ owner, repo, issue_number: number })
+    return data
+  } catch (error) {
+    const status = (error as { status?: number }).status
+    if (status === 404 || status === 410) {
+      throw new InvalidInputError(`Issue #${number} not found`, {
+        field,
+        issue_number: number,
+        status
+      })
+    }
+    throw new InvalidInputError(`Could not fetch issue #${number}: ${(error as Error).message}`, {
+      field,
+      issue_number: number,
+      ...(status ? { status } : {})
+    })
+  }
+}

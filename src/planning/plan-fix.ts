@@ -1,0 +1,158 @@
+import { z } from 'zod'
+import {
+  FixPlanSchema,
+  ModelError,
+  OperationSchema,
+  type FixPlan,
+  type Issue
+} from '../contract/index.js'
+import {
+  fence,
+  renderTemplate,
+  sanitizeUntrusted,
+  type ChatMessage,
+  type ModelClient
+} from '../model/index.js'
+import type { PathPolicy } from '../policy/index.js'
+import { planBranchName } from './branch-name.js'
+import type { Candidate, RepoFiles } from './candidates.js'
+import { MINIMAL_FIX_LINES } from './minimal.js'
+
+/**
+ * The part of a FixPlan the model writes, every field required as strict structured output
+ * wants. The branch and the validation commands are Patchsmith's: a branch name from the
+ * issue title, and only the maintainer's trusted commands.
+ */
+export const PlanReplySchema = z.strictObject({
+  root_cause: z.string().min(1).max(2_000),
+  plan_steps: z.array(z.string().min(1).max(1_000)).min(1).max(10),
+  file_changes: z
+    .array(
+      z.strictObject({
+        path: z.string().min(1).max(4_096),
+        operation: OperationSchema,
+        description: z.string().min(1).max(2_000)
+      })
+    )
+    .min(1)
+    .max(5)
+})
+export type PlanReply = z.infer<typeof PlanReplySchema>
+
+const PLAN_FORMAT = { name: 'fix_plan', schema: PlanReplySchema }
+
+export interface PlanRequest {
+  issue: Issue
+  candidates: readonly Candidate[]
+  repo: RepoFiles
+  policy: PathPolicy
+  model: ModelClient
+}
+
+/**
+ * Asks the model for a plan over the ranked candidates, checks it (schema, then: each change on
+ * a candidate, or a new file in an existing folder), asks once more with the problems named, and
+ * returns a FixPlan that validates against the contract.
+ */
+export async function planFix(request: PlanRequest): Promise<{ plan: FixPlan; rootCause: string }> {
+  const messages = planMessages(request)
+  let problems: string[] = []
+  for (let round = 1; round <= 2; round++) {
+    const completion = await request.model.complete(messages, {
+      responseFormat: PLAN_FORMAT,
+      label: 'fix plan'
+    })
+    const checked = checkReply(completion.parsed ?? jsonIn(completion.text), request)
+    if ('plan' in checked) return checked
+    problems = checked.problems
+    messages.push(
+      { role: 'assistant', content: completion.text },
+      {
+        role: 'user',
+        content: `That plan cannot be used:\n${problems.map((p) => `- ${p}`).join('\n')}\nReply with a corrected plan, as JSON only.`
+      }
+    )
+  }
+  throw new ModelError(`The model's fix plan was refused twice: ${problems.join('; ')}`, {
+    rule: 'invalid-plan',
+    problems
+  })
+}
+
+function planMessages(request: PlanRequest): ChatMessage[] {
+  const { issue, candidates, repo } = request
+  const values = {
+    limit: MINIMAL_FIX_LINES,
+    issue_number: issue.number,
+    issue_title: sanitizeUntrusted(issue.title, 500),
+    issue_body: sanitizeUntrusted(issue.body, 8_000).replace(/<\/?issue-body[^>]*>/gi, ''),
+    candidates: candidates
+      .map((c) => `### ${c.path} (${c.reasons.join(', ')})\n${fence(c.excerpt)}`)
+      .join('\n\n'),
+    folders: [...repo.folders]
+      .filter((folder) => folder !== '')
+      .sort()
+      .slice(0, 60)
+      .join(', ')
+  }
+  return [
+    { role: 'system', content: renderTemplate('plan-system', values) },
+    { role: 'user', content: renderTemplate('plan-request', values) }
+  ]
+}
+
+function checkReply(
+  value: unknown,
+  request: PlanRequest
+): { plan: FixPlan; rootCause: string } | { problems: string[] } {
+  const parsed = PlanReplySchema.safeParse(value)
+  if (!parsed.success) {
+    return {
+      problems: parsed.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.join('.') || 'reply'}: ${issue.message}`)
+    }
+  }
+  const reply = parsed.data
+  const candidates = new Set(request.candidates.map((c) => c.path))
+  const existing = new Set(request.repo.files)
+  const problems: string[] = []
+  for (const change of reply.file_changes) {
+    const violation = request.policy.check(change.path)
+    if (violation) problems.push(`${change.path}: ${violation.reason}`)
+    else if (change.operation === 'CREATE') {
+      const folder = change.path.includes('/')
+        ? change.path.slice(0, change.path.lastIndexOf('/'))
+        : ''
+      if (existing.has(change.path)) problems.push(`${change.path} exists; use MODIFY`)
+      else if (!request.repo.folders.has(folder))
+        problems.push(`${change.path}: new files go in an existing folder`)
+    } else if (!candidates.has(change.path)) {
+      problems.push(`${change.path} is not one of the candidate files`)
+    }
+  }
+  if (problems.length > 0) return { problems }
+  const plan = FixPlanSchema.safeParse({
+    branch_name: planBranchName(request.issue.number, request.issue.title),
+    plan_steps: [
+      ...reply.plan_steps,
+      `Keep the fix minimal: fewer than ${MINIMAL_FIX_LINES} changed lines, no refactoring or reformatting.`
+    ],
+    file_changes: reply.file_changes,
+    validation_commands: []
+  })
+  if (!plan.success) return { problems: plan.error.issues.map((issue) => issue.message) }
+  return { plan: plan.data, rootCause: reply.root_cause }
+}
+
+/** The JSON object in a reply that was asked for JSON (fences and prose around it dropped). */
+function jsonIn(text: string): unknown {
+  const start = text.indexOf('{')
+  const end = text.lastIndexOf('}')
+  if (start < 0 || end < start) return undefined
+  try {
+    return JSON.parse(text.slice(start, end + 1))
+  } catch {
+    return undefined
+  }
+}

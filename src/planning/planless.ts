@@ -1,0 +1,98 @@
+import type { RunConfig } from '../config.js'
+import {
+  InvalidInputError,
+  IssueSchema,
+  TriageResultSchema,
+  type CodeAgentInput,
+  type FixPlan,
+  type Issue
+} from '../contract/index.js'
+import { Git } from '../git/index.js'
+import { issueFromEvent, readStructured, validate } from '../inputs/index.js'
+import type { ModelClient } from '../model/index.js'
+import type { PathPolicy } from '../policy/index.js'
+import { listRepoFiles, rankCandidates } from './candidates.js'
+import { fetchIssue } from './fetch-issue.js'
+import { planFix } from './plan-fix.js'
+import { searchTerms } from './search-terms.js'
+
+export interface PlanningContext {
+  repoDir: string
+  policy: PathPolicy
+  model: () => ModelClient
+  logger: { info(message: string): void; warn(message: string): void }
+}
+
+const generated = new WeakSet<FixPlan>()
+
+/** Plan-less mode: no `fix-plan`, no `agent-input` (and no other source of a plan). */
+export function needsPlan(config: RunConfig): boolean {
+  return !config.fixPlan && !config.agentInput
+}
+
+/** True for a plan Patchsmith wrote itself in this run. */
+export function generatedPlan(input: CodeAgentInput | undefined): boolean {
+  return input !== undefined && generated.has(input.fix_plan)
+}
+
+/**
+ * The input for an issue without a plan: the issue (file, `issue-number` from the API, or the
+ * event), a search of the repository for what it names, and a plan the model writes over the
+ * files found, validated as any plan is.
+ */
+export async function planlessInput(
+  config: RunConfig,
+  eventPath: string | undefined,
+  ctx: PlanningContext
+): Promise<CodeAgentInput> {
+  const issue = await loadIssue(config, eventPath, ctx)
+  const triage = config.triageResult
+    ? readStructured(config.triageResult, 'triage-result', process.cwd())
+    : {}
+  const repo = await listRepoFiles(await Git.open(ctx.repoDir), ctx.policy)
+  const terms = searchTerms(`${issue.title}\n${issue.body}`)
+  const candidates = rankCandidates(ctx.repoDir, repo.files, terms)
+  if (candidates.length === 0) {
+    throw new InvalidInputError(
+      `No fix plan, and no file in the repository matches what issue #${issue.number} names ` +
+        '(paths, identifiers such as `parseConfig`, quoted text): give a "fix-plan", or name the code in the issue.',
+      { field: 'fix_plan', rule: 'no-candidates', terms }
+    )
+  }
+  ctx.logger.info(
+    `No fix plan: planning from ${candidates.length} candidate file(s): ` +
+      candidates.map((c) => `${c.path} (${c.score})`).join(', ')
+  )
+  const { plan, rootCause } = await planFix({
+    issue,
+    candidates,
+    repo,
+    policy: ctx.policy,
+    model: ctx.model()
+  })
+  ctx.logger.info(`Root cause: ${rootCause}`)
+  const planned = { ...plan, plan_steps: [`Root cause: ${rootCause}`, ...plan.plan_steps] }
+  generated.add(planned)
+  return {
+    issue,
+    triage_result: validate(TriageResultSchema, triage, 'triage_result'),
+    fix_plan: planned
+  }
+}
+
+async function loadIssue(
+  config: RunConfig,
+  eventPath: string | undefined,
+  ctx: PlanningContext
+): Promise<Issue> {
+  const raw = config.issue
+    ? readStructured(config.issue, 'issue', process.cwd())
+    : config.issueNumber
+      ? await fetchIssue(config.issueNumber, {
+          token: config.githubToken,
+          repository: process.env.GITHUB_REPOSITORY,
+          warn: (message) => ctx.logger.warn(message)
+        })
+      : issueFromEvent(eventPath)
+  return validate(IssueSchema, raw, 'issue')
+}
