@@ -58,6 +58,10 @@ export const RunConfigSchema = z.strictObject({
   onPreexistingFailure: z.enum(['fail', 'commit']).default('fail'),
   logDir: text(),
   allowPlanCommands: bool(false),
+  requireActorPermission: z
+    .enum(['none', 'read', 'triage', 'write', 'maintain', 'admin'])
+    .default('write'),
+  allowedBots: list(),
   maxRepairs: int(3, 0, 10),
   concurrency: int(4, 1, 32),
   commandTimeout: int(300, 1, 86_400),
@@ -118,6 +122,8 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   onPreexistingFailure: 'text',
   logDir: 'text',
   allowPlanCommands: 'boolean',
+  requireActorPermission: 'text',
+  allowedBots: 'list',
   maxRepairs: 'text',
   concurrency: 'text',
   commandTimeout: 'text',

@@ -54,6 +54,7 @@ const COMMENTS = new RegExp(`^${REPO}/issues/(\\d+)/comments$`)
 const LABELS = new RegExp(`^${REPO}/issues/(\\d+)/labels$`)
 const ISSUE = new RegExp(`^${REPO}/issues/(\\d+)$`)
 const GIT_REF = new RegExp(`^${REPO}/git/refs/.+$`)
+const PERMISSION = new RegExp(`^${REPO}/collaborators/([^/]+)/permission$`)
 
 export async function startGitHubServer(): Promise<GitHubServer> {
   const routes: ActiveRoute[] = []
@@ -115,6 +116,11 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       return { status: 200, body: { number, title: `Issue ${number}`, body: '', labels: [] } }
     }
     if (method === 'DELETE' && GIT_REF.test(path)) return { status: 204 }
+    if (method === 'GET' && (match = PERMISSION.exec(path))) {
+      // Everyone is a maintainer unless a test routes otherwise.
+      const login = decodeURIComponent(match[3]!)
+      return { status: 200, body: { permission: 'admin', role_name: 'admin', user: { login } } }
+    }
     return { status: 404, body: { message: 'Not Found' } }
   }
 

@@ -19,6 +19,7 @@ import {
   secretHint
 } from '../model/index.js'
 import { resolveEditFormat } from '../edits/index.js'
+import { assertActorAllowed } from '../policy/index.js'
 import { generatedPlan, minimalFix } from '../planning/index.js'
 import { AttemptLog, writeResultFile } from '../report/index.js'
 import { SecretMasker, pipelineSteps, scrubbedEnv } from '../validation/index.js'
@@ -95,6 +96,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   // Made on first use: a plan-less run or an adapter asks the model while loading its input.
   const modelOnce = () => (model ??= modelClient(config, budget, logger, secret))
   try {
+    await assertStarterAllowed(config, env)
     const prepared = await loadAndGuard(
       config,
       repoDir,
@@ -249,6 +251,17 @@ export function withinTimeLimit(error: AgentError, budget: RunBudget): AgentErro
       last_error: { code: error.code, message: error.message }
     }
   }
+}
+
+/** Only a person with `require-actor-permission` (or an allowed bot) may start a run. */
+export function assertStarterAllowed(config: RunConfig, env: AgentEnvironment): Promise<void> {
+  return assertActorAllowed({
+    eventPath: env.eventPath,
+    repository: env.repository,
+    token: config.githubToken,
+    required: config.requireActorPermission,
+    allowedBots: config.allowedBots
+  })
 }
 
 function modelKey(config: RunConfig): string {

@@ -32,6 +32,7 @@ import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
 import {
+  assertStarterAllowed,
   defaultLogDir,
   defaultOutputPath,
   modelClient,
@@ -110,6 +111,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
   let work: WorkBranch | undefined
   let response: CodeAgentOutput
   try {
+    await assertStarterAllowed(config, env)
     loaded = await clock.time('load', () =>
       loadTasks({
         taskFile: config.taskFile!,

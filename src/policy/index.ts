@@ -21,3 +21,5 @@ export {
 export type { GuardedEdit, EditGuardOptions } from './edit-guard.js'
 export { assertExactChanges, ValidationWatch } from './change-set.js'
 export { SECURITY_REASONS } from './reasons.js'
+export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'
+export type { ActorCheck, PermissionLevel } from './actor-policy.js'

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runAction } from '../support/action-runner.js'
+import { startGitHubServer } from '../support/github-server.js'
+import { replyByMatch, startModelServer } from '../support/model-server.js'
+import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+const ISSUE = { number: 42, title: 'Fix typo in README', body: "Line 15: 'teh' should be 'the'" }
+
+/** The typo run started by `sender`, whose permission the GitHub server answers with `role`. */
+async function startedBy(sender: { login: string; type: string }, role?: string, inputs = {}) {
+  const repo = typoRepo()
+  cleanups.push(() => repo.cleanup())
+  const model = await startModelServer(replyByMatch(typoReplies().replies))
+  cleanups.push(() => model.close())
+  const github = await startGitHubServer()
+  cleanups.push(() => github.close())
+  if (role) {
+    github.route({
+      method: 'GET',
+      path: `/repos/acme/widgets/collaborators/${encodeURIComponent(sender.login)}/permission`,
+      body: { permission: role === 'triage' ? 'read' : role, role_name: role }
+    })
+  }
+  const run = await runAction({
+    workspace: repo.dir,
+    env: { GITHUB_API_URL: github.url },
+    event: { action: 'labeled', issue: ISSUE, sender },
+    inputs: {
+      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'base-url': model.url,
+      'api-key': 'sk-test-actor',
+      'validation-commands': 'npm run lint',
+      'github-token': 'ghs_actor0000000000000000000000000000000',
+      'comment-on-failure': 'false',
+      'output-path': `${repo.root}/result.json`,
+      ...inputs
+    }
+  })
+  return { run, model, github, repo }
+}
+
+describe('T62: who may start a run', () => {
+  it.each(['read', 'triage', 'none'])(
+    'refuses a sender with %s permission before any model call',
+    async (role) => {
+      const { run, model, repo } = await startedBy({ login: 'stranger', type: 'User' }, role)
+      expect(run.exitCode).toBe(1)
+      expect(run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+      const result = JSON.parse(readFileSync(run.outputs['output-path']!, 'utf8'))
+      expect(result.error.details).toMatchObject({ rule: 'unauthorized-actor', actor: 'stranger' })
+      expect(model.requests).toHaveLength(0)
+      expect(repo.git('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
+    }
+  )
+
+  it('runs for a sender with write permission, after asking GitHub', async () => {
+    const { run, github } = await startedBy({ login: 'maintainer', type: 'User' }, 'write')
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(github.requests.map((r) => r.path)).toContain(
+      '/repos/acme/widgets/collaborators/maintainer/permission'
+    )
+  })
+
+  it('refuses a bot (and a lookalike login) unless it is an allowed bot', async () => {
+    const bot = await startedBy({ login: 'dependabot[bot]', type: 'Bot' })
+    expect(bot.run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+    expect(bot.model.requests).toHaveLength(0)
+    const lookalike = await startedBy({ login: 'githubactions-bot', type: 'User' }, 'read')
+    expect(lookalike.run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+    const allowed = await startedBy({ login: 'renovate[bot]', type: 'Bot' }, undefined, {
+      'allowed-bots': 'renovate[bot]'
+    })
+    expect(allowed.run.exitCode, allowed.run.stdout).toBe(0)
+  })
+
+  it('does not check when told not to, and refuses when it cannot check', async () => {
+    const unchecked = await startedBy({ login: 'stranger', type: 'User' }, 'read', {
+      'require-actor-permission': 'none'
+    })
+    expect(unchecked.run.exitCode, unchecked.run.stdout).toBe(0)
+    const noToken = await startedBy({ login: 'stranger', type: 'User' }, 'admin', {
+      'github-token': ''
+    })
+    expect(noToken.run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+    expect(noToken.run.stdout).toContain('require-actor-permission: none')
+  })
+})

@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { runAction } from '../support/action-runner.js'
+import { replyByMatch, startModelServer } from '../support/model-server.js'
+import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+describe('T55: Commit[] output integrity', () => {
+  it('keeps a commit message holding a delimiter-like word, quotes and brackets intact in the commits output', async () => {
+    const subject = 'docs(readme): fix "] ghadelimiter_x <<EOF in the install notes'
+    const repo = typoRepo()
+    cleanups.push(() => repo.cleanup())
+    const [draft] = typoReplies().replies
+    const model = await startModelServer(
+      replyByMatch([{ contains: 'Conventional Commit', reply: subject }], draft!.reply)
+    )
+    cleanups.push(() => model.close())
+    const run = await runAction({
+      workspace: repo.dir,
+      inputs: {
+        issue: `${TYPO_EXAMPLE}/issue.json`,
+        'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+        'base-url': model.url,
+        'api-key': 'sk-test-outputs',
+        'validation-commands': 'npm run lint'
+      }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    const commits = JSON.parse(run.outputs.commits!) as Array<{ message: string; sha: string }>
+    expect(commits).toHaveLength(1)
+    expect(commits[0]!.message).toBe(`${subject}\n\nFixes #42`)
+    expect(commits[0]!.sha).toBe(run.outputs.sha)
+    expect(repo.gitOrigin('log', '-1', '--format=%s', 'docs/42-fix-typo-readme')).toBe(subject)
+  })
+})
