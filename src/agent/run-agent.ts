@@ -1,5 +1,3 @@
-import { tmpdir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
 import {
   InvalidInputError,
@@ -22,14 +20,14 @@ import { resolveEditFormat } from '../edits/index.js'
 import { assertActorAllowed } from '../policy/index.js'
 import { generatedPlan, minimalFix } from '../planning/index.js'
 import { AttemptLog, writeResultFile } from '../report/index.js'
-import { SecretMasker, pipelineSteps, scrubbedEnv } from '../validation/index.js'
+import { pipelineSteps, scrubbedEnv } from '../validation/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
-import { PhaseClock } from './phase-clock.js'
 import type { RunHooks } from './hooks.js'
 import { loadAndGuard } from './prepare.js'
 import { runTasks } from './run-tasks.js'
+import { startRun } from './run-setup.js'
 
 export interface AgentEnvironment {
   logger: Logger
@@ -61,27 +59,7 @@ const OPENAI_HOST = /^https:\/\/api\.openai\.com\b/
 export async function runAgent(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
   // A task file runs its tasks one by one through the same steps (run-tasks.ts).
   if (config.taskFile) return runTasks(config, env)
-  const clock = new PhaseClock()
-  const budget = new RunBudget({
-    maxAttempts: config.maxAttempts,
-    maxTotalTokens: config.maxTotalTokens,
-    timeLimitMs: config.timeLimit * 1000
-  })
-  const masker = SecretMasker.forRun({
-    apiKey: config.apiKey,
-    githubToken: config.githubToken,
-    env: process.env
-  })
-  for (const value of masker.values()) env.onSecret?.(value)
-  // The runner masks registered values only; pattern rules (keys, tokens) are applied here.
-  const logger: Logger = {
-    info: (message) => env.logger.info(masker.mask(message)),
-    warn: (message) => env.logger.warn(masker.mask(message)),
-    debug: (message) => env.logger.debug(masker.mask(message))
-  }
-  const repoDir = resolve(config.repo)
-  const outputPath = config.outputPath ? resolve(config.outputPath) : defaultOutputPath()
-  const logDir = config.logDir ? resolve(config.logDir) : defaultLogDir()
+  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = startRun(config, env)
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let git: Git | undefined
@@ -289,22 +267,4 @@ function statsOf(
 function attemptsOf(response: CodeAgentOutput): number {
   const attempts = response.error?.details?.attempts
   return typeof attempts === 'number' ? attempts : 0
-}
-
-function runnerTemp(): string {
-  const temp = process.env.RUNNER_TEMP
-  return temp && isAbsolute(temp) ? temp : tmpdir()
-}
-
-export function defaultOutputPath(): string {
-  return join(runnerTemp(), 'patchsmith', 'result.json')
-}
-
-/** A fresh folder per run, outside the work tree, so logs are never committed. */
-export function defaultLogDir(): string {
-  return join(
-    runnerTemp(),
-    'patchsmith',
-    `logs-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`
-  )
 }

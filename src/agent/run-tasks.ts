@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import {
   toAgentError,
@@ -25,16 +25,20 @@ import {
 } from '../model/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
 import { AttemptLog, writeResultFile } from '../report/index.js'
-import { SecretMasker, pipelineSteps, scrubbedEnv, type PipelineStep } from '../validation/index.js'
+import {
+  pipelineSteps,
+  scrubbedEnv,
+  type PipelineStep,
+  type SecretMasker
+} from '../validation/index.js'
 import { attemptChange } from './attempts.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
-import { PhaseClock } from './phase-clock.js'
+import type { PhaseClock } from './phase-clock.js'
+import { startRun } from './run-setup.js'
 import {
   assertStarterAllowed,
-  defaultLogDir,
-  defaultOutputPath,
   modelClient,
   withinTimeLimit,
   type AgentEnvironment,
@@ -81,26 +85,7 @@ interface TaskRun {
  * the tasks that do not depend on it go on.
  */
 export async function runTasks(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
-  const clock = new PhaseClock()
-  const budget = new RunBudget({
-    maxAttempts: config.maxAttempts,
-    maxTotalTokens: config.maxTotalTokens,
-    timeLimitMs: config.timeLimit * 1000
-  })
-  const masker = SecretMasker.forRun({
-    apiKey: config.apiKey,
-    githubToken: config.githubToken,
-    env: process.env
-  })
-  for (const value of masker.values()) env.onSecret?.(value)
-  const logger: Logger = {
-    info: (message) => env.logger.info(masker.mask(message)),
-    warn: (message) => env.logger.warn(masker.mask(message)),
-    debug: (message) => env.logger.debug(masker.mask(message))
-  }
-  const repoDir = resolve(config.repo)
-  const outputPath = config.outputPath ? resolve(config.outputPath) : defaultOutputPath()
-  const logDir = config.logDir ? resolve(config.logDir) : defaultLogDir()
+  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = startRun(config, env)
   const statuses: TaskStatus[] = []
   const commits: Commit[] = []
   let loaded: LoadedTasks | undefined
