@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction, type ActionRun } from '../support/action-runner.js'
-import { startModelServer, type ModelServer } from '../support/model-server.js'
+import { startModelServer, type ModelServer, type ReplyScript } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { ACTION_OUTPUTS, expectUntouched, writeInputs } from './scenario.js'
 
@@ -27,11 +27,20 @@ const FILES = {
   'src/app.js': 'console.log(1)\n'
 }
 
-async function runWithPlan(plan: unknown, inputs: Record<string, string> = {}): Promise<Refusal> {
+interface RunOptions {
+  inputs?: Record<string, string>
+  /** The model's script; by default a harmless edit of README.md. */
+  script?: ReplyScript
+  /** Runs on the repository before the action does. */
+  setup?: (repo: TestRepo) => void
+}
+
+async function runWithPlan(plan: unknown, options: RunOptions = {}): Promise<Refusal> {
   const repo = createRepo({ files: FILES, prefix: 'refuse' })
   cleanups.push(() => repo.cleanup())
+  options.setup?.(repo)
   const server = await startModelServer(
-    () => '--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Demo\n+# Demo!\n'
+    options.script ?? (() => '--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Demo\n+# Demo!\n')
   )
   cleanups.push(() => server.close())
   const files = writeInputs(repo, {
@@ -47,7 +56,7 @@ async function runWithPlan(plan: unknown, inputs: Record<string, string> = {}): 
       'base-url': server.url,
       'api-key': 'sk-test-refusal',
       'output-path': `${repo.root}/result.json`,
-      ...inputs
+      ...options.inputs
     }
   })
   const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
@@ -126,9 +135,7 @@ describe('a planned path that matches a blocked glob', () => {
   it('refuses a path blocked by the blocked-paths input', async () => {
     const refusal = await runWithPlan(
       plan({ file_changes: [{ path: 'src/app.js', operation: 'MODIFY' }] }),
-      {
-        'blocked-paths': 'docs/**\nsrc/*.js'
-      }
+      { inputs: { 'blocked-paths': 'docs/**\nsrc/*.js' } }
     )
     expectRefused(refusal, 'SECURITY_VIOLATION')
     expect(refusal.result.error!.details!.rule).toBe('blocked-path')
@@ -148,23 +155,9 @@ describe('untrusted plan commands', () => {
 
 describe('an existing branch', () => {
   it('is BRANCH_EXISTS and leaves that branch alone', async () => {
-    const repo = createRepo({ files: FILES, prefix: 'exists' })
-    cleanups.push(() => repo.cleanup())
-    repo.git('push', '-q', 'origin', 'HEAD:refs/heads/fix/5-change')
-    const server = await startModelServer([])
-    cleanups.push(() => server.close())
-    const files = writeInputs(repo, {
-      'issue.json': { number: 5, title: 'Something to change' },
-      'plan.json': plan()
-    })
-    const run = await runAction({
-      workspace: repo.dir,
-      inputs: {
-        issue: files['issue.json']!,
-        'fix-plan': files['plan.json']!,
-        'base-url': server.url,
-        'api-key': 'k'
-      }
+    const { run, repo, server } = await runWithPlan(plan(), {
+      script: [],
+      setup: (repo) => repo.git('push', '-q', 'origin', 'HEAD:refs/heads/fix/5-change')
     })
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error-code']).toBe('BRANCH_EXISTS')
@@ -177,26 +170,9 @@ describe('an existing branch', () => {
 
 describe('a failing model endpoint', () => {
   it('is MODEL_ERROR with the provider message, rolled back', async () => {
-    const repo = createRepo({ files: FILES, prefix: 'model' })
-    cleanups.push(() => repo.cleanup())
-    const baseSha = repo.git('rev-parse', 'HEAD')
-    const server = await startModelServer(() => ({
-      status: 401,
-      content: 'Incorrect API key provided'
-    }))
-    cleanups.push(() => server.close())
-    const files = writeInputs(repo, {
-      'issue.json': { number: 5, title: 'Something to change' },
-      'plan.json': plan()
-    })
-    const run = await runAction({
-      workspace: repo.dir,
-      inputs: {
-        issue: files['issue.json']!,
-        'fix-plan': files['plan.json']!,
-        'base-url': server.url,
-        'api-key': 'sk-wrong-key-123'
-      }
+    const { run, repo, baseSha } = await runWithPlan(plan(), {
+      script: () => ({ status: 401, content: 'Incorrect API key provided' }),
+      inputs: { 'api-key': 'sk-wrong-key-123' }
     })
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error-code']).toBe('MODEL_ERROR')
@@ -211,24 +187,9 @@ describe('a failing model endpoint', () => {
 
 describe('a model that never answers', () => {
   it('is TIMEOUT after model-timeout, rolled back', async () => {
-    const repo = createRepo({ files: FILES, prefix: 'hang' })
-    cleanups.push(() => repo.cleanup())
-    const baseSha = repo.git('rev-parse', 'HEAD')
-    const server = await startModelServer(() => ({ hang: true }))
-    cleanups.push(() => server.close())
-    const files = writeInputs(repo, {
-      'issue.json': { number: 5, title: 'Something to change' },
-      'plan.json': plan()
-    })
-    const run = await runAction({
-      workspace: repo.dir,
-      inputs: {
-        issue: files['issue.json']!,
-        'fix-plan': files['plan.json']!,
-        'base-url': server.url,
-        'api-key': 'k-hang',
-        'model-timeout': '1'
-      }
+    const { run, repo, baseSha } = await runWithPlan(plan(), {
+      script: () => ({ hang: true }),
+      inputs: { 'model-timeout': '1' }
     })
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error-code']).toBe('TIMEOUT')
