@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, runProgram } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { typoRepo, typoReplies, TYPO_EXAMPLE } from './scenario.js'
+import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -15,21 +15,7 @@ async function typoSetup() {
   cleanups.push(() => repo.cleanup())
   const server = await startModelServer(replyByMatch(typoReplies().replies))
   cleanups.push(() => server.close())
-  const args = [
-    'run',
-    '--repo',
-    repo.dir,
-    '--issue',
-    `${TYPO_EXAMPLE}/issue.json`,
-    '--plan',
-    `${TYPO_EXAMPLE}/fix-plan.json`,
-    '--triage',
-    `${TYPO_EXAMPLE}/triage-result.json`,
-    '--base-url',
-    server.url,
-    '--validation-command',
-    'npm run lint'
-  ]
+  const args = typoCliArgs(repo.dir, server.url)
   return { repo, server, args }
 }
 

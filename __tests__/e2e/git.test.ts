@@ -7,7 +7,14 @@ import { runAction, runCli, type ActionRun } from '../support/action-runner.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
-import { expectUntouched, typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from './scenario.js'
+import {
+  expectUntouched,
+  typoCliArgs,
+  typoRepo,
+  typoReplies,
+  TYPO_EXAMPLE,
+  writeInputs
+} from './scenario.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -233,23 +240,7 @@ describe('the user’s own uncommitted work (node dist/cli.js)', () => {
     const before = mine()
     expect(before.status).toContain(' M package.json')
     expect(before.status).toContain('M  .gitignore')
-    const args = [
-      'run',
-      '--repo',
-      repo.dir,
-      '--issue',
-      `${TYPO_EXAMPLE}/issue.json`,
-      '--plan',
-      `${TYPO_EXAMPLE}/fix-plan.json`,
-      '--triage',
-      `${TYPO_EXAMPLE}/triage-result.json`,
-      '--base-url',
-      server.url,
-      '--api-key',
-      'k-cli',
-      '--validation-command',
-      'npm run lint'
-    ]
+    const args = [...typoCliArgs(repo.dir, server.url), '--api-key', 'k-cli']
     const ok = await runCli([...args, '--no-push'])
     expect(ok.exitCode, ok.stderr).toBe(0)
     expect(mine()).toEqual(before)

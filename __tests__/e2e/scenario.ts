@@ -24,6 +24,25 @@ export function typoReplies(): RecordedReplies {
   return JSON.parse(readFileSync(join(TYPO_EXAMPLE, 'replies.json'), 'utf8')) as RecordedReplies
 }
 
+/** `patchsmith run` on the typo example: the repository, its inputs, the model and the lint check. */
+export function typoCliArgs(repoDir: string, baseUrl: string): string[] {
+  return [
+    'run',
+    '--repo',
+    repoDir,
+    '--issue',
+    `${TYPO_EXAMPLE}/issue.json`,
+    '--plan',
+    `${TYPO_EXAMPLE}/fix-plan.json`,
+    '--triage',
+    `${TYPO_EXAMPLE}/triage-result.json`,
+    '--base-url',
+    baseUrl,
+    '--validation-command',
+    'npm run lint'
+  ]
+}
+
 export function typoRepo(): TestRepo {
   return createRepo({ files: copyDirFiles(join(TYPO_EXAMPLE, 'repo')), prefix: 'typo' })
 }
