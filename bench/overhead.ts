@@ -4,12 +4,17 @@
  * commands, no push), against a shell script doing the same git calls (checkout -b, apply,
  * add, commit) plus `node -e 0`. Prints both medians and their ratio, the git processes the
  * action started, and (with a PATH shim) which git calls they were.
+ *
+ * A third program shows what the ratio cannot go below: the anchor's git calls plus Node and
+ * the openai SDK making one chat call (bench/floor/floor.ts, bundled here with ncc), and nothing
+ * else — no inputs read, nothing checked, no outputs.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { runAction, runProgram } from '../__tests__/support/action-runner.js'
+import { createRequire } from 'node:module'
+import { PROJECT_ROOT, runAction, runProgram } from '../__tests__/support/action-runner.js'
 import { replyByMatch, startModelServer } from '../__tests__/support/model-server.js'
 import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../__tests__/e2e/scenario.js'
 import { median, printFigure, runsFromEnv, warnIfStaleBundle } from './lib/report.js'
@@ -48,9 +53,11 @@ try {
     ].join('\n')
   )
   chmodSync(script, 0o755)
+  const floorScript = bundleFloor()
 
   const action: number[] = []
   const anchor: number[] = []
+  const floor: number[] = []
   const inRun: number[] = []
   let gitProcesses = 0
   let phases: Record<string, number> = {}
@@ -58,9 +65,11 @@ try {
   for (let i = -1; i < RUNS; i++) {
     const run = await actionRun()
     const shell = await shellRun(script)
+    const least = await floorRun(floorScript)
     if (i < 0) continue
     action.push(run.ms)
     anchor.push(shell)
+    floor.push(least)
     inRun.push(run.metrics.duration_ms as number)
     gitProcesses = run.metrics.git_processes as number
     phases = run.metrics.phase_ms as Record<string, number>
@@ -69,9 +78,14 @@ try {
 
   const a = median(action)
   const s = median(anchor)
+  const f = median(floor)
   console.log(`bench:overhead — typo scenario, ${RUNS} runs each (median)\n`)
   console.log(`node dist/index.js (model answers at once)   ${a.toFixed(0).padStart(8)} ms`)
   console.log(`shell: same git calls + node -e 0             ${s.toFixed(0).padStart(8)} ms`)
+  console.log(
+    `floor: same git calls + node + openai SDK call ${f.toFixed(0).padStart(7)} ms   ` +
+      `(floor ÷ shell ${(f / s).toFixed(2)}: no action that uses the SDK gets below this ratio)`
+  )
   console.log(
     `  of the action: inside runAgent ${median(inRun).toFixed(0)} ms ` +
       `(phases of the last run: ${JSON.stringify(phases)}), ` +
@@ -116,6 +130,43 @@ async function actionRun(env: Record<string, string> = {}) {
     if (run.exitCode !== 0) throw new Error(`the action failed:\n${run.stdout}\n${run.stderr}`)
     const metrics = JSON.parse(readFileSync(result, 'utf8')).metrics as Record<string, unknown>
     return { ms: run.durationMs, metrics }
+  } finally {
+    repo.cleanup()
+  }
+}
+
+/** bench/floor/floor.ts bundled as the action is (ncc, minified), into the bench's folder. */
+function bundleFloor(): string {
+  const ncc = join(
+    dirname(createRequire(import.meta.url).resolve('@vercel/ncc/package.json')),
+    'dist/ncc/cli.js'
+  )
+  const out = join(work, 'floor')
+  execFileSync(
+    process.execPath,
+    [ncc, 'build', 'bench/floor/floor.ts', '-o', out, '--quiet', '--transpile-only', '--minify'],
+    { cwd: PROJECT_ROOT, stdio: 'inherit' }
+  )
+  return join(out, 'index.js')
+}
+
+async function floorRun(floorScript: string): Promise<number> {
+  const repo = typoRepo()
+  try {
+    const run = await runProgram(
+      [
+        process.execPath,
+        floorScript,
+        repo.dir,
+        join(work, 'typo.patch'),
+        server.url,
+        BRANCH,
+        SUBJECT
+      ],
+      { cwd: repo.dir }
+    )
+    if (run.exitCode !== 0) throw new Error(`the floor program failed:\n${run.stderr}`)
+    return run.durationMs
   } finally {
     repo.cleanup()
   }

@@ -16,7 +16,7 @@ const staging = join(root, 'node_modules/.cache/patchsmith-dist', String(process
 const build = (entry, out) =>
   execFileSync(
     process.execPath,
-    [ncc, 'build', entry, '-o', join(staging, out), '--quiet', '--transpile-only'],
+    [ncc, 'build', entry, '-o', join(staging, out), '--quiet', '--transpile-only', '--minify'],
     {
       cwd: root,
       stdio: 'inherit'

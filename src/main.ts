@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { resolve } from 'node:path'
 import { runAgent, type Logger } from './agent/index.js'
 import { runCodingTask } from './adapters/coding-task/index.js'
@@ -15,13 +14,14 @@ import {
   collectArtifactFiles,
   summaryMarkdown,
   uploadArtifact,
+  runner,
   type ArtifactEntry
 } from './report/index.js'
 import { SecretMasker } from './validation/index.js'
 import { PatchsmithError } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
 
-const actionLogger: Logger = { info: core.info, warn: core.warning, debug: core.debug }
+const actionLogger: Logger = { info: runner.info, warn: runner.warning, debug: runner.debug }
 
 /** The action: inputs → RunConfig → runAgent → outputs, job summary, artifact, exit code. */
 export async function run(): Promise<void> {
@@ -35,7 +35,7 @@ export async function run(): Promise<void> {
       logger: actionLogger,
       eventPath: process.env.GITHUB_EVENT_PATH,
       repository: process.env.GITHUB_REPOSITORY,
-      onSecret: core.setSecret
+      onSecret: runner.setSecret
     }
     // A CodingTask goes through the same run; its CommitResult replaces the result file.
     const { response, outputPath, logDir, branch, issueNumber } = config.codingTask
@@ -45,9 +45,9 @@ export async function run(): Promise<void> {
     for (const [name, value] of Object.entries(
       actionOutputs(response, outputPath, branch, { pushed })
     ))
-      core.setOutput(name, value)
+      runner.setOutput(name, value)
     const summary = summaryMarkdown(response, { issueNumber, pushed, base: config.baseBranch })
-    await writeSummary(summary)
+    writeSummary(summary)
     if (config.uploadArtifact) {
       const masker = SecretMasker.forRun({
         apiKey: config.apiKey,
@@ -65,7 +65,7 @@ export async function run(): Promise<void> {
         (text) => masker.mask(text)
       )
     }
-    if (!response.success) core.setFailed(`${response.error?.code}: ${response.error?.message}`)
+    if (!response.success) runner.setFailed(`${response.error?.code}: ${response.error?.message}`)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const code =
@@ -76,9 +76,9 @@ export async function run(): Promise<void> {
           : 'MODEL_ERROR'
     const failed = { success: false, error: { code, message, recoverable: false } } as const
     for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
-      core.setOutput(name, value)
-    await writeSummary(summaryMarkdown(failed))
-    core.setFailed(`${code}: ${message}`)
+      runner.setOutput(name, value)
+    writeSummary(summaryMarkdown(failed))
+    runner.setFailed(`${code}: ${message}`)
   }
 }
 
@@ -86,7 +86,7 @@ function readInputs(): RunConfigInput {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const input: Record<string, unknown> = {}
   for (const key of SETTING_KEYS) {
-    const value = core.getInput(settingName(key))
+    const value = runner.getInput(settingName(key))
     if (value === '') continue
     input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
   }
@@ -94,12 +94,11 @@ function readInputs(): RunConfigInput {
   return input as RunConfigInput
 }
 
-async function writeSummary(markdown: string): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) return
+function writeSummary(markdown: string): void {
   try {
-    await core.summary.addRaw(markdown, true).write()
+    runner.appendSummary(markdown)
   } catch (error) {
-    core.warning(`Could not write the job summary: ${(error as Error).message}`)
+    runner.warning(`Could not write the job summary: ${(error as Error).message}`)
   }
 }
 
@@ -111,11 +110,11 @@ async function uploadReport(
 ): Promise<void> {
   if (!process.env.ACTIONS_RUNTIME_TOKEN) {
     const paths = entries.flatMap((entry) => ('path' in entry ? [entry.path] : []))
-    core.info(`Not on a GitHub runner with artifact access: no artifact; see ${paths.join(', ')}`)
+    runner.info(`Not on a GitHub runner with artifact access: no artifact; see ${paths.join(', ')}`)
     return
   }
   const files = collectArtifactFiles(entries, { mask })
   const outcome = await uploadArtifact(name, files)
-  if (outcome.uploaded) core.info(`Uploaded the artifact ${name} (${files.files.length} files)`)
-  else core.warning(`Could not upload the artifact ${name}: ${outcome.reason}`)
+  if (outcome.uploaded) runner.info(`Uploaded the artifact ${name} (${files.files.length} files)`)
+  else runner.warning(`Could not upload the artifact ${name}: ${outcome.reason}`)
 }

@@ -15,7 +15,10 @@ export interface ScriptedReply {
   status?: number
   /** Extra response headers, e.g. `{ 'retry-after': '1' }`. */
   headers?: Record<string, string>
-  /** Raw body sent instead of a completion: a string as-is (e.g. malformed JSON), else JSON. */
+  /**
+   * Raw body sent instead of a completion: a string or Buffer as-is (malformed JSON, a
+   * compressed body with its `content-encoding` header), anything else as JSON.
+   */
   body?: unknown
   /** Wait this long before answering. */
   delayMs?: number
@@ -147,8 +150,13 @@ export async function startModelServer(script: ReplyScript): Promise<ModelServer
     const status = reply.status ?? 200
     const headers = reply.headers ?? {}
     if (reply.body !== undefined) {
-      const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
-      sendJson(res, status, text, headers)
+      const raw = reply.body
+      sendJson(
+        res,
+        status,
+        typeof raw === 'string' || Buffer.isBuffer(raw) ? raw : JSON.stringify(raw),
+        headers
+      )
     } else if (status < 200 || status > 299) {
       sendError(res, status, reply.content || `scripted HTTP ${status}`, headers)
     } else if (request.body?.stream === true) {
@@ -303,7 +311,7 @@ function modelOf(request: RecordedRequest): string {
 function sendJson(
   res: ServerResponse,
   status: number,
-  text: string,
+  text: string | Buffer,
   headers: Record<string, string> = {}
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers })

@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { PatchsmithError } from '../../src/contract/index.js'
@@ -217,6 +218,35 @@ describe('ModelClient against the scripted server', () => {
     expect(error.code).toBe('MODEL_ERROR')
     expect(error.message).toContain('10000-byte cap')
     expect(error.details.max_reply_bytes).toBe(10_000)
+  })
+
+  it('reads a compressed reply, and caps it by its decompressed size', async () => {
+    const reply = (content: string) =>
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'gpt-test',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }
+      })
+    const encodings = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync }
+    for (const [encoding, compress] of Object.entries(encodings)) {
+      const server = await serve([
+        { body: compress(reply('hello, compressed')), headers: { 'content-encoding': encoding } }
+      ])
+      const model = clientFor(server, { stream: false })
+      expect((await model.complete(ask)).text, encoding).toBe('hello, compressed')
+      expect(server.requests[0]!.headers['accept-encoding']).toContain(encoding)
+    }
+    // 2 MB of spaces compress to about 2 KB: the cap counts what comes out of the decoder.
+    const bomb = gzipSync(reply(' '.repeat(2_000_000)))
+    expect(bomb.length).toBeLessThan(10_000)
+    const server = await serve([{ body: bomb, headers: { 'content-encoding': 'gzip' } }])
+    const client = clientFor(server, { stream: false, maxReplyBytes: 100_000, maxRetries: 0 })
+    const error = await failure(client.complete(ask))
+    expect(error.code).toBe('MODEL_ERROR')
+    expect(error.message).toContain('100000-byte cap')
   })
 
   it('refuses a reply cut at the output limit (finish_reason: length)', async () => {

@@ -49,16 +49,19 @@ export interface AttemptStats {
 export interface GreenChange {
   edits: FileEdit[]
   diff: string
+  /** The index's patch against HEAD as last checked: the commit's patch (one commit, no hooks). */
+  staged: string
   results: ValidationResult[]
   attempts: number
   placements: Record<string, Placement[]>
   stats: AttemptStats
 }
 
-/** A run's change as it stands: the edits from the base and the diff that applies them. */
+/** A run's change as it stands: the edits from the base, the diff that applies them, and git's staged patch. */
 interface Applied {
   edits: FileEdit[]
   diff: string
+  staged: string
 }
 
 const REPAIR_EXCERPT = 8_000
@@ -120,7 +123,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
           checkBase: (step, outcome) => checkOnBase(settings, step, outcome, applied!, baseChecks)
         })
       )
-      await watch?.assertClean(applied.edits)
+      if (watch) applied = { ...applied, staged: await watch.assertClean(applied.edits) }
       countRuns(stats, pipeline.results)
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
@@ -190,8 +193,8 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
       stderr: result.stderr.trim()
     })
   }
-  await assertExactChanges(settings.branch.git, edits, 'apply')
-  return { edits, diff }
+  const staged = await assertExactChanges(settings.branch.git, edits, 'apply')
+  return { edits, diff, staged }
 }
 
 /**

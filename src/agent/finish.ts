@@ -125,7 +125,7 @@ async function commitRequests(
   const { input } = ctx
   if (groups.length === 1) {
     const message = await writeMessage(ctx.model, input, green, ctx.logger)
-    return [{ message, patch: green.diff, paths: groups[0]!.paths }]
+    return [{ message, patch: green.diff, paths: groups[0]!.paths, staged: green.staged }]
   }
   const sections = splitPatch(green.diff)
   const type = commitType(input.triage_result, input.fix_plan.branch_name)

@@ -37,6 +37,11 @@ export interface CommitRequest {
   /** The patch of these files, applied to the index when the change is split into commits. */
   patch: string
   paths: readonly string[]
+  /**
+   * git's patch of the whole index against HEAD, taken after the last change to the index. A
+   * single commit without hooks is exactly that index, so this is its patch: no second process.
+   */
+  staged?: string
 }
 
 /** A commit on the branch, as git has it. */
@@ -265,8 +270,10 @@ export class ChangeBranch {
     if (requests.length > 1) await this.git.resetIndex()
     for (const request of requests) {
       if (requests.length > 1) await this.git.applyCached(request.patch)
-      await this.commitIndex(request, options)
-      const { sha, diff } = await this.git.commitPatch('HEAD')
+      const printed = await this.commitIndex(request, options)
+      const staged = requests.length === 1 && !options.hooks ? request.staged : undefined
+      const { sha, diff } =
+        printed && staged ? { sha: printed, diff: staged } : await this.git.commitPatch('HEAD')
       made.push({ sha, message: request.message, patchId: patchId(diff), diff })
     }
     if (!this.push) {
@@ -355,18 +362,19 @@ export class ChangeBranch {
     this.pushed = !this.existing?.remote
   }
 
+  /** Commits the index; returns the new commit's SHA when git printed it (never with hooks). */
   private async commitIndex(
     request: CommitRequest,
     options: { signoff: boolean; hooks?: boolean }
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     this.worktreeChanged = true
     let out = await this.git.commit(request.message, options)
-    if (out.exitCode === 0) return
+    if (out.exitCode === 0) return out.sha
     if (!options.hooks) throw new GitCommandError(['commit'], out)
     // The usual failing hook is a formatter that fixed the files and wants them staged.
     await this.git.addPaths(request.paths)
     out = await this.git.commit(request.message, options)
-    if (out.exitCode === 0) return
+    if (out.exitCode === 0) return undefined
     throw new ValidationFailedError(
       'A commit hook refused the commit, also after its fixes were staged and the commit retried.',
       {

@@ -58,6 +58,8 @@ export class GitCommandError extends PatchsmithError {
 // Repository config and hooks can be written by code the model wrote; none of it may run here.
 const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false']
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null']
+// git's summary after a commit, in the C locale: "[main 0a1b…] subject", "[main (root-commit) …]".
+const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /
 const FIELD = '\x1f'
 const RECORD = '\x1e'
 
@@ -88,6 +90,9 @@ export class Git {
       env: {
         ...stringEnv(base),
         GIT_TERMINAL_PROMPT: '0',
+        // Messages are read (summary lines, "already exists"), so they must not be translated;
+        // hooks keep the user's locale.
+        ...(options.hooks ? {} : { LC_ALL: 'C' }),
         GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env),
         ...options.env
       }
@@ -205,12 +210,18 @@ export class Git {
     await this.exec(['apply', '--cached', '--whitespace=nowarn', '-'], { input: patch })
   }
 
-  /** Commits the index; returns git's output (a hook may refuse), never the SHA. */
-  async commit(message: string, options: CommitOptions): Promise<GitOutput> {
-    const args = ['commit', '--quiet', '--cleanup=whitespace', '-F', '-']
+  /**
+   * Commits the index; returns git's output (a hook may refuse) and, without hooks, the new
+   * commit's full SHA from git's summary line (`[branch <sha>] subject`, unabbreviated).
+   */
+  async commit(message: string, options: CommitOptions): Promise<GitOutput & { sha?: string }> {
+    const args = ['-c', 'core.abbrev=no', 'commit', '--cleanup=whitespace', '-F', '-']
     if (!options.hooks) args.push('--no-verify')
     if (options.signoff) args.push('--signoff')
-    return this.exec(args, { input: message, allowFailure: true, hooks: options.hooks })
+    const out = await this.exec(args, { input: message, allowFailure: true, hooks: options.hooks })
+    // A hook's own output could imitate the summary line, so it is read only without hooks.
+    const sha = options.hooks ? undefined : COMMIT_SUMMARY.exec(out.stdout)?.[1]
+    return { ...out, sha }
   }
 
   async writeTree(): Promise<string> {

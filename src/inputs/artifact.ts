@@ -1,4 +1,3 @@
-import { DefaultArtifactClient } from '@actions/artifact'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { extname, isAbsolute, join, resolve } from 'node:path'
@@ -97,6 +96,8 @@ export async function downloadRunArtifact(source: ArtifactSource): Promise<strin
   }
   const path =
     source.path ?? join(process.env.RUNNER_TEMP || tmpdir(), `patchsmith-input-${source.runId}`)
+  // Loaded only for a rerun: the artifact client and its Azure storage stack are large.
+  const { DefaultArtifactClient } = await import('@actions/artifact')
   const client = new DefaultArtifactClient()
   let id: number
   try {

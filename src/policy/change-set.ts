@@ -20,26 +20,35 @@ function unexpected(stage: string, problems: string[]): SecurityViolationError {
  * After `git apply --index`, and again after validation: the index differs from HEAD in exactly
  * the approved paths, each with the approved operation, the approved content and a regular-file
  * mode (100644, or the mode the file already had). Anything else stops the run before a commit.
+ * Returns the staged patch as git renders it (full index lines), which is the patch of a commit
+ * made from this index.
  */
 export async function assertExactChanges(
   git: GitRunner,
   edits: readonly GuardedEdit[],
   stage: string
-): Promise<void> {
+): Promise<string> {
   const problems: string[] = []
   const expected = new Map(edits.map((edit) => [edit.path, edit]))
-  // One process: status, both modes and the staged blob of every path that differs from HEAD.
-  const raw = await git.exec([
+  // One process: status, both modes and the staged blob of every path that differs from HEAD,
+  // then the patch (no external diff driver or textconv: repository config must not run).
+  const out = await git.exec([
     'diff',
     '--cached',
     '--raw',
+    '--patch',
     '-z',
     '--no-abbrev',
+    '--full-index',
     '--no-renames',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
     'HEAD',
     '--'
   ])
-  const staged = rawEntries(raw.stdout)
+  const { raw, patch } = splitRawAndPatch(out.stdout)
+  const staged = rawEntries(raw)
   for (const entry of staged) {
     const edit = expected.get(entry.path)
     const path = printable(entry.path)
@@ -61,6 +70,15 @@ export async function assertExactChanges(
   for (const path of expected.keys())
     if (!seen.has(path)) problems.push(`"${printable(path)}" was approved but is not staged`)
   if (problems.length > 0) throw unexpected(stage, problems)
+  return patch
+}
+
+/** `--raw -z --patch`: the raw records end with an empty field, then the patch follows. */
+function splitRawAndPatch(stdout: string): { raw: string; patch: string } {
+  const end = stdout.indexOf('\0\0')
+  return end < 0
+    ? { raw: stdout, patch: '' }
+    : { raw: stdout.slice(0, end + 1), patch: stdout.slice(end + 2) }
 }
 
 interface RawEntry {
@@ -112,8 +130,11 @@ export class ValidationWatch {
     return new ValidationWatch(integrity, new Set(await changedPaths(git)), git, policy)
   }
 
-  /** Throws when validation tampered with git or changed what it must not; `edits` as applied. */
-  async assertClean(edits: readonly GuardedEdit[]): Promise<void> {
+  /**
+   * Throws when validation tampered with git or changed what it must not; `edits` as applied.
+   * Returns the staged patch (assertExactChanges).
+   */
+  async assertClean(edits: readonly GuardedEdit[]): Promise<string> {
     await this.integrity.assertUnchanged()
     const approved = new Set(edits.map((edit) => edit.path))
     const problems: string[] = []
@@ -124,7 +145,7 @@ export class ValidationWatch {
         problems.push(`validation changed "${printable(path)}" (${violation.rule})`)
     }
     if (problems.length > 0) throw unexpected('validation', problems)
-    await assertExactChanges(this.git, edits, 'validation')
+    return assertExactChanges(this.git, edits, 'validation')
   }
 }
 
