@@ -89,10 +89,20 @@ describe('SecretMasker (SECURITY.md (c) layer 1)', () => {
       PATH: '/usr/bin:/bin',
       GITHUB_PATH: '/home/runner/path',
       KEYBOARD: 'us-layout-x',
-      SHORT_TOKEN: 'abc'
+      SHORT_TOKEN: 'abc',
+      PWD: '/home/runner/work/widgets/widgets',
+      OLDPWD: '/home/runner/work/widgets',
+      DB_PWD: 'correct-horse'
     })
     expect(values.sort()).toEqual(
-      ['abcdefghij', 'abcdefghijkl', 'ghs_abcdefgh', 'hunter2hunter2', 'sk-abcdefgh'].sort()
+      [
+        'abcdefghij',
+        'abcdefghijkl',
+        'correct-horse',
+        'ghs_abcdefgh',
+        'hunter2hunter2',
+        'sk-abcdefgh'
+      ].sort()
     )
   })
 

@@ -271,7 +271,7 @@ export class ModelClient {
   ): Promise<Reply> {
     const body = {
       model: this.options.model,
-      ...requestFormat(messages, format, this.structured)
+      ...(await requestFormat(messages, format, this.structured))
     }
     if (!this.streaming) {
       return readReply(

@@ -1,5 +1,4 @@
 import OpenAI from 'openai'
-import { zodResponseFormat } from 'openai/helpers/zod'
 import type { z } from 'zod'
 import type { ChatMessage } from './model-client.js'
 
@@ -21,12 +20,14 @@ export type StructuredMode = 'auto' | 'json-schema' | 'tool' | 'prompt'
 export const STRUCTURED_MODES = ['auto', 'json-schema', 'tool', 'prompt'] as const
 
 /** The request fields for a call: the messages and, with a format, how the JSON is asked for. */
-export function requestFormat(
+export async function requestFormat(
   messages: ChatMessage[],
   format: StructuredFormat | undefined,
   mode: StructuredMode
 ) {
   if (!format) return { messages }
+  // Loaded only for a structured reply: the helper brings zod 3 and a JSON Schema converter.
+  const { zodResponseFormat } = await import('openai/helpers/zod')
   const responseFormat = zodResponseFormat(format.schema, format.name)
   if (mode === 'auto' || mode === 'json-schema') {
     return { messages, response_format: responseFormat }

@@ -11,6 +11,8 @@ const MIN_ENCODED = 8
 const SECRET_SEGMENT =
   /^(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|PAT|KEY|KEYS|APIKEY|CREDENTIAL|CREDENTIALS|CREDS|AUTH|COOKIE|SESSION|PRIVATE|CERT|SIGNING)$/
 
+const WORKING_DIRECTORIES = new Set(['PWD', 'OLDPWD'])
+
 /**
  * Redacts secrets from any text that leaves the run. Known values are replaced with `***` in
  * every form they may take (raw, URL, JSON and hex encoded, base64 and base64url at all three
@@ -84,11 +86,15 @@ export class SecretMasker {
   }
 }
 
-/** Values of environment variables whose names mark them as secrets (length ≥ 8). */
+/**
+ * Values of environment variables whose names mark them as secrets (length ≥ 8). The shell's
+ * PWD and OLDPWD are working directories, not passwords: masked, they would hide the workspace
+ * path in every log line of the job.
+ */
 export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
   const values = new Set<string>()
   for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < 8) continue
+    if (!value || value.length < 8 || WORKING_DIRECTORIES.has(name)) continue
     const segments = name.toUpperCase().split(/[^A-Z0-9]+/)
     if (segments.some((segment) => SECRET_SEGMENT.test(segment))) values.add(value)
   }
