@@ -3,7 +3,7 @@
  * the GitHub loopback server, and a model scripted to be compromised. Each case expects its
  * refusal, nothing written (tree, index, .git/config, hooks, refs) and no canary in any output.
  */
-import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -15,6 +15,7 @@ import {
   type HostileOptions,
   type HostileRun
 } from './hostile-run.js'
+import type { TestRepo } from '../support/repo.js'
 
 const runs: HostileRun[] = []
 afterEach(async () => {
@@ -564,6 +565,31 @@ describe('I. integrity after running untrusted code (T9, T19, T34, T76)', () => 
     expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
     expect(hostile.result.error?.details?.rule).toBe('unexpected-changes')
     expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+  })
+
+  it('validation that puts its own `git` first on PATH never gets it run for the commit or push', async () => {
+    const marker = (repo: TestRepo) => join(repo.root, 'fake-git-ran')
+    const bin = (repo: TestRepo) => join(repo.root, 'bin')
+    let fakeGit = ''
+    const hostile = await run({
+      setup(repo) {
+        mkdirSync(bin(repo))
+        fakeGit = join(bin(repo), 'git')
+      },
+      env: (repo) => ({
+        PATH: `${bin(repo)}:${process.env.PATH ?? ''}`,
+        MARKER: marker(repo),
+        FAKE_GIT: join(bin(repo), 'git')
+      }),
+      inputs: {
+        'validation-commands':
+          'printf \'#!/bin/sh\\ntouch %s\\nexit 1\\n\' "$MARKER" > "$FAKE_GIT" && chmod +x "$FAKE_GIT"'
+      }
+    })
+    expect(hostile.result.success, JSON.stringify(hostile.result.error)).toBe(true)
+    expect(existsSync(fakeGit)).toBe(true)
+    expect(existsSync(marker(hostile.repo))).toBe(false)
+    expect(hostile.repo.gitOrigin('log', '-1', '--format=%s', 'fix/5-hostile')).toMatch(/^fix\(/)
   })
 
   it('T19: with a hook manager allowed, hooks still never run on the agent commit', async () => {

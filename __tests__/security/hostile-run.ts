@@ -62,6 +62,8 @@ export interface HostileOptions {
   files?: Record<string, string>
   /** Changes to the repository before the run (committed by the callback if it wants). */
   setup?: (repo: TestRepo) => void
+  /** More environment for the action, e.g. a PATH with a folder of the test's. */
+  env?: (repo: TestRepo) => Record<string, string>
 }
 
 export interface HostileRun {
@@ -162,7 +164,12 @@ export async function hostileRun(options: HostileOptions = {}): Promise<HostileR
       'max-repairs': '0',
       ...options.inputs
     },
-    env: { GITHUB_API_URL: github.url, EXTRA_SECRET: CANARY.extra, GH_PAT: CANARY.token }
+    env: {
+      GITHUB_API_URL: github.url,
+      EXTRA_SECRET: CANARY.extra,
+      GH_PAT: CANARY.token,
+      ...options.env?.(repo)
+    }
   })
   const result = JSON.parse(readFileSync(join(repo.root, 'result.json'), 'utf8')) as CodeAgentOutput
   return { run, result, repo, model, github, before, logDir }

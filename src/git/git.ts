@@ -1,4 +1,5 @@
 import { getExecOutput } from '@actions/exec'
+import { which } from '@actions/io'
 import { PatchsmithError } from '../contract/index.js'
 import { scrubbedEnv } from '../validation/index.js'
 import { identityFallbackConfig } from './identity.js'
@@ -70,6 +71,12 @@ const RECORD = '\x1e'
  */
 export class Git {
   processCount = 0
+  /**
+   * git's absolute path, looked up once: a folder on PATH that validation commands can write
+   * (node_modules/.bin, say) cannot put another `git` in front of the push, and no later
+   * command searches PATH again.
+   */
+  private static program?: Promise<string>
 
   private constructor(readonly dir: string) {}
 
@@ -82,7 +89,8 @@ export class Git {
     this.processCount++
     const base = options.network ? process.env : scrubbedEnv(process.env)
     const config = options.hooks ? SAFE_CONFIG : [...SAFE_CONFIG, ...NO_HOOKS]
-    const output = await getExecOutput('git', [...config, ...args], {
+    Git.program ??= which('git', true)
+    const output = await getExecOutput(await Git.program, [...config, ...args], {
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,
@@ -215,7 +223,9 @@ export class Git {
    * commit's full SHA from git's summary line (`[branch <sha>] subject`, unabbreviated).
    */
   async commit(message: string, options: CommitOptions): Promise<GitOutput & { sha?: string }> {
-    const args = ['-c', 'core.abbrev=no', 'commit', '--cleanup=whitespace', '-F', '-']
+    // No repository maintenance (gc, maintenance --auto) in the middle of a run.
+    const args = ['-c', 'core.abbrev=no', '-c', 'maintenance.auto=false', '-c', 'gc.auto=0']
+    args.push('commit', '--cleanup=whitespace', '-F', '-')
     if (!options.hooks) args.push('--no-verify')
     if (options.signoff) args.push('--signoff')
     const out = await this.exec(args, { input: message, allowFailure: true, hooks: options.hooks })
