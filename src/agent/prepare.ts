@@ -60,22 +60,22 @@ export async function loadAndGuard(
   )
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
   const git = await Git.open(repoDir)
-  await assertRepoPaths(
-    plan.file_changes.map((change) => change.path),
-    policy,
-    repoDir,
-    git,
-    'plan'
-  )
-  const branch = await ChangeBranch.prepare(git, {
-    branch: plan.branch_name,
-    baseBranch: config.baseBranch,
-    push: config.push && !config.dryRun,
-    auth: pushAuth(config.githubToken),
-    plannedPaths: plan.file_changes.map((change) => change.path),
-    protectedBranches: defaultBranchOf(eventPath)
-  })
-  return { input, policy, commands, base, git, branch }
+  const paths = plan.file_changes.map((change) => change.path)
+  // Both only read; they run together, and the path check's refusal is reported first.
+  const [checked, prepared] = await Promise.allSettled([
+    assertRepoPaths(paths, policy, repoDir, git, 'plan'),
+    ChangeBranch.prepare(git, {
+      branch: plan.branch_name,
+      baseBranch: config.baseBranch,
+      push: config.push && !config.dryRun,
+      auth: pushAuth(config.githubToken),
+      plannedPaths: paths,
+      protectedBranches: defaultBranchOf(eventPath)
+    })
+  ])
+  if (checked.status === 'rejected') throw checked.reason
+  if (prepared.status === 'rejected') throw prepared.reason
+  return { input, policy, commands, base, git, branch: prepared.value }
 }
 
 /** The repository's default branch as the triggering event names it: never the plan's branch. */

@@ -1,5 +1,9 @@
 import { z } from 'zod'
 
+// Each schema parses a handful of values per run: compiling fast paths with `new Function` costs
+// more than it saves, and no code is generated from untrusted shapes.
+z.config({ jitless: true })
+
 /** The contract of seed 000 (Code Agent), the one source of the TypeScript types. */
 
 export const ERROR_CODES = [

@@ -87,8 +87,9 @@ export class ChangeBranch {
     startSha: string,
     private readonly startBranch: string | undefined,
     private readonly status: RepoStatus,
-    private readonly remoteTip: string | undefined,
-    private readonly options: ChangeBranchOptions
+    private readonly options: ChangeBranchOptions,
+    /** The branch's tip on origin (when pushing) or here (when not), as found by prepare. */
+    private readonly found: { remote?: string; local?: string }
   ) {
     this.baseSha = startSha
   }
@@ -109,9 +110,16 @@ export class ChangeBranch {
   static async prepare(git: Git, options: ChangeBranchOptions): Promise<ChangeBranch> {
     const { branch } = options
     assertBranchName(branch)
+    const push = options.push ?? true
+    // Read-only, so started together; their failures are still reported in this order.
+    const [read, remote, local] = await Promise.allSettled([
+      git.status(),
+      push ? git.remoteHeads(REMOTE, branch, options.auth?.env) : undefined,
+      push ? undefined : git.tryRevParse(`refs/heads/${branch}`)
+    ])
     let status: RepoStatus
     try {
-      status = await git.status()
+      status = settled(read)
     } catch (error) {
       if (!(error instanceof GitCommandError)) throw error
       throw new InvalidInputError(`${git.dir} is not a git repository with a work tree.`, {
@@ -152,10 +160,10 @@ export class ChangeBranch {
       )
     if ([base, ...(options.protectedBranches ?? [])].includes(branch)) throw refuse()
     let remoteTip: string | undefined
-    if (options.push ?? true) {
+    if (push) {
       let heads
       try {
-        heads = await git.remoteHeads(REMOTE, branch, options.auth?.env)
+        heads = settled(remote)!
       } catch (error) {
         if (!(error instanceof GitCommandError)) throw error
         throw remoteReadError(REMOTE, error.output.stderr)
@@ -163,16 +171,10 @@ export class ChangeBranch {
       if (heads.defaultBranch === branch) throw refuse()
       remoteTip = heads.tip
     }
-    return new ChangeBranch(
-      git,
-      branch,
-      base,
-      status.head,
-      status.branch,
-      status,
-      remoteTip,
-      options
-    )
+    return new ChangeBranch(git, branch, base, status.head, status.branch, status, options, {
+      remote: remoteTip,
+      local: settled(local)
+    })
   }
 
   /**
@@ -202,9 +204,9 @@ export class ChangeBranch {
         throw new GitCommandError(['checkout', '-b', this.branch], created)
       }
     } else {
-      localTip = await this.git.tryRevParse(`refs/heads/${this.branch}`)
+      localTip = this.found.local
     }
-    await this.findExisting(localTip, this.remoteTip)
+    await this.findExisting(localTip, this.found.remote)
   }
 
   /** Applies a canonical patch to index and work tree; returns git's answer when it refuses. */
@@ -414,6 +416,11 @@ export class ChangeBranch {
     }
     this.existing = { tip, local: Boolean(local), remote: Boolean(remote), commits }
   }
+}
+
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason
+  return result.value
 }
 
 function assertBranchName(branch: string): void {
