@@ -27,14 +27,14 @@ const DECODERS: Record<string, () => Transform> = {
  *
  * Node's own fetch would do, but on its first request it compiles a WebAssembly HTTP parser
  * and holds the process at exit while the compiler finishes: about 70 ms of every run. The SDK
- * sends a URL, a method, headers, a string body and an abort signal; other bodies (uploads,
- * which this action never sends) go to the global fetch.
+ * sends a URL, a method, headers, a JSON string body and an abort signal; uploads, which this
+ * action never makes, are refused.
  */
 export function cappedFetch(maxBytes: number): typeof fetch {
   return async (input, init = {}) => {
     const body = init.body ?? undefined
-    if ((body !== undefined && typeof body !== 'string') || input instanceof Request) {
-      return capResponse(await fetch(input, init), maxBytes)
+    if (body !== undefined && typeof body !== 'string') {
+      throw new TypeError('Only JSON text is sent to the model endpoint, not uploads or streams.')
     }
     const url = new URL(String(input))
     const headers: Record<string, string> = {}
@@ -96,26 +96,6 @@ function toResponse(reply: IncomingMessage, maxBytes: number, signal?: AbortSign
     }
   })
   return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, init)
-}
-
-/** The same cap on a response from the global fetch. */
-function capResponse(response: Response, maxBytes: number): Response {
-  if (!response.body || NO_BODY.has(response.status)) return response
-  let seen = 0
-  const capped = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength
-        if (seen > maxBytes) controller.error(new ReplyTooLargeError(maxBytes))
-        else controller.enqueue(chunk)
-      }
-    })
-  )
-  return new Response(capped, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers
-  })
 }
 
 /** The ReplyTooLargeError somewhere in an error's cause chain, if any. */
