@@ -172,6 +172,30 @@ describe('task files through node dist/index.js', () => {
 })
 
 describe('task files through the CLI', () => {
+  it('keeps the [P] pair within concurrency: with 1, its drafts never overlap', async () => {
+    const repo = tasksRepo()
+    const server = await modelServer(script(GOOD, { 'src/farewell.js': 300, 'src/shout.js': 300 }))
+    const run = await runAction({
+      workspace: repo.dir,
+      inputs: {
+        'task-file': join(repo.root, 'tasks.md'),
+        issue: join(repo.root, 'issue.json'),
+        'base-url': server.url,
+        'api-key': 'sk-test-tasks',
+        'edit-format': 'whole-file',
+        concurrency: '1',
+        'output-path': join(repo.root, 'result.json')
+      }
+    })
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expect(run.stdout).toContain('together ([P])')
+    expect(server.maxConcurrent).toBe(1)
+    const [farewell] = draftOf(server, 'src/farewell.js')
+    const [shout] = draftOf(server, 'src/shout.js')
+    expect(shout!.startedAt).toBeGreaterThanOrEqual(farewell!.endedAt!)
+    expect(pushedSubjects(repo, repo.git('rev-parse', 'HEAD'))).toHaveLength(5)
+  })
+
   it('keeps the commits before a failing task, skips its dependents and runs the independent ones', async () => {
     const repo = tasksRepo()
     const base = repo.git('rev-parse', 'HEAD')

@@ -415,6 +415,19 @@ describe('parallel drafting', () => {
     expect(server.maxConcurrent).toBe(4)
   })
 
+  it('keeps maxInFlight over all callers, e.g. the drafts of two [P] tasks at once', async () => {
+    const server = await serve(() => ({ content: 'ok', delayMs: 100 }))
+    const model = clientFor(server, { maxInFlight: 3 })
+    const ask = (file: string, signal: AbortSignal) =>
+      model.complete([{ role: 'user', content: file }], { signal, label: file })
+    const task = (name: string) =>
+      mapConcurrent(['a', 'b', 'c'], 3, (file, _i, signal) => ask(`${name}/${file}`, signal))
+    const [first, second] = await Promise.all([task('T002'), task('T003')])
+    expect([...first, ...second].map((reply) => reply.text)).toEqual(Array(6).fill('ok'))
+    expect(server.requests).toHaveLength(6)
+    expect(server.maxConcurrent).toBe(3)
+  })
+
   it('one failed call cancels the others, which do not keep running', async () => {
     const server = await serve((request) =>
       request.body.messages[0].content === 'file-2'

@@ -195,6 +195,7 @@ export function modelClient(
     model: config.model,
     timeoutMs: config.modelTimeout * 1000,
     maxRetries: config.modelRetries,
+    maxInFlight: config.concurrency,
     headers,
     stream: config.modelStream,
     structuredOutput: config.structuredOutput,

@@ -2,6 +2,7 @@ import OpenAI from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ModelError, PatchsmithError, TimeoutError } from '../contract/index.js'
 import type { RunBudget } from './budget.js'
+import { CallSlots } from './call-slots.js'
 import { cappedFetch, replyTooLarge } from './capped-fetch.js'
 import { endpointUrl } from './endpoint.js'
 import { readReply, type Reply } from './reply.js'
@@ -70,6 +71,8 @@ export interface ModelClientOptions {
   structuredOutput?: StructuredMode
   /** The run's budget: its deadline bounds every call and its token count grows with each. */
   budget?: RunBudget
+  /** Calls in flight at once, over all callers (the `concurrency` setting; default no limit). */
+  maxInFlight?: number
   log?: ModelLog
 }
 
@@ -114,11 +117,13 @@ export class ModelClient {
   private readonly baseUrl: string
   private structured: StructuredMode
   private streamUsage = true
+  private readonly slots?: CallSlots
 
   constructor(private readonly options: ModelClientOptions) {
     this.baseUrl = endpointUrl(options.baseUrl)
     this.log = options.log ?? SILENT
     this.structured = options.structuredOutput ?? 'auto'
+    if (options.maxInFlight) this.slots = new CallSlots(options.maxInFlight)
     this.client = new OpenAI({
       baseURL: this.baseUrl,
       apiKey: options.apiKey,
@@ -159,10 +164,13 @@ export class ModelClient {
       retries: 0,
       outcome: 'ok'
     }
-    const started = Date.now()
+    let started = Date.now()
     this.usage.calls++
     this.calls.push(record)
+    let release: (() => void) | undefined
     try {
+      release = await this.slot(opts, label)
+      started = Date.now() // latency is the call's own, not its wait for a slot
       await this.checkBudget(messages, label)
       const completion = await this.withRetries(messages, opts, label, record)
       record.prompt_tokens = completion.promptTokens
@@ -179,7 +187,21 @@ export class ModelClient {
       record.outcome = error instanceof PatchsmithError ? error.code : 'MODEL_ERROR'
       throw error
     } finally {
+      release?.()
       record.latency_ms = Date.now() - started
+    }
+  }
+
+  /** A free call slot (maxInFlight); waiting ends like a call would when the run is stopped. */
+  private async slot(opts: CompleteOptions, label: string): Promise<(() => void) | undefined> {
+    if (!this.slots) return undefined
+    const signals = [opts.signal, this.options.budget?.signal].filter(
+      (signal): signal is AbortSignal => signal !== undefined
+    )
+    try {
+      return await this.slots.acquire(signals.length > 0 ? AbortSignal.any(signals) : undefined)
+    } catch {
+      throw this.abortFailure(opts, label, false)
     }
   }
 
