@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
@@ -85,7 +86,10 @@ describe('seed scenario 1: typo fix through node dist/index.js', () => {
     expect(commit!.validation_results).toHaveLength(1)
     expect(commit!.validation_results[0]).toMatchObject({ command: 'npm run lint', exit_code: 0 })
     expect(commit!.validation_results[0]!.stdout).toContain('All files pass linting')
-    expect(commit!.patch_id).toMatch(/^[0-9a-f]{40}$/)
+    // The patch id is git's own for the pushed commit (taken from the staged patch, no diff-tree).
+    const shown = execFileSync('git', ['show', pushed], { cwd: repo.origin })
+    const gitPatchId = execFileSync('git', ['patch-id', '--stable'], { input: shown })
+    expect(commit!.patch_id).toBe(gitPatchId.toString().split(' ')[0])
     expect(resultOf(run.outputs['output-path']!).data).toEqual(JSON.parse(run.outputs.commits!))
 
     // The diff applies on the base, as a PR step that rebuilds the change would apply it.
