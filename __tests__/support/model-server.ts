@@ -24,6 +24,8 @@ export interface ScriptedReply {
   delayMs?: number
   /** Never answer: the connection stays open until the client gives up or the server closes. */
   hang?: boolean
+  /** Close the connection without any response, as a crashed proxy or a reset would. */
+  drop?: boolean
   /** Token usage to report (default: rough counts, characters / 4). */
   usage?: { prompt_tokens: number; completion_tokens: number }
   /** Streaming requests only: destroy the socket after this many SSE chunks. */
@@ -138,6 +140,10 @@ export async function startModelServer(script: ReplyScript): Promise<ModelServer
     res: ServerResponse
   ): Promise<void> {
     if (reply.hang) return
+    if (reply.drop) {
+      res.socket?.destroy()
+      return
+    }
     if (reply.delayMs) {
       try {
         await sleep(reply.delayMs, undefined, { signal: closing.signal })

@@ -212,6 +212,30 @@ describe('ModelClient against the scripted server', () => {
     }
   })
 
+  it('retries a dropped connection, and names the connection problem when it keeps failing', async () => {
+    const server = await serve([{ drop: true }, { content: 'after the reset' }])
+    const model = clientFor(server, { stream: false })
+    expect((await model.complete(ask)).text).toBe('after the reset')
+    expect(model.retries.connection).toBe(1)
+    expect(server.requests).toHaveLength(2)
+
+    const closed = await serve([])
+    const url = closed.url
+    await closed.close()
+    const error = await failure(
+      new ModelClient({
+        baseUrl: url,
+        apiKey: KEY,
+        model: 'gpt-test',
+        timeoutMs: 2_000,
+        maxRetries: 1,
+        maxBackoffMs: 10
+      }).complete(ask)
+    )
+    expect(error.code).toBe('MODEL_ERROR')
+    expect(error.message).toMatch(/ECONNREFUSED/)
+  })
+
   it('refuses a reply past the byte cap', async () => {
     const server = await serve(['x'.repeat(50_000)])
     const error = await failure(clientFor(server, { maxReplyBytes: 10_000 }).complete(ask))
