@@ -189,6 +189,9 @@ describe('task files through the CLI', () => {
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     expect(run.stdout).toContain('together ([P])')
+    // Each task's commit is reported once, without the temporary ref it went through.
+    expect(run.stdout).not.toMatch(/-t00\d/)
+    expect(run.stdout).not.toContain('Not pushed')
     expect(server.maxConcurrent).toBe(1)
     const [farewell] = draftOf(server, 'src/farewell.js')
     const [shout] = draftOf(server, 'src/shout.js')

@@ -33,6 +33,11 @@ export interface FinishContext {
   onSecret?: (value: string) => void
   /** An adapter's rewrite of each message (RunHooks.commitMessage). */
   rewriteMessage?: (message: string) => string
+  /**
+   * One task of a task file: its commit goes on the run's branch through a temporary ref, so
+   * where the commit went and the hand-off to a pull-request step are the run's to tell.
+   */
+  task?: boolean
 }
 
 /**
@@ -91,9 +96,11 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     const made = await clock.time('commit', () =>
       branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })
     )
-    logger.info(
-      `Committed ${shas(made)} on ${branch.push ? plan.branch_name : `${branch.base} (and ${plan.branch_name})`}`
-    )
+    if (!ctx.task) {
+      logger.info(
+        `Committed ${shas(made)} on ${branch.push ? plan.branch_name : `${branch.base} (and ${plan.branch_name})`}`
+      )
+    }
     // With hooks, what was committed may differ from what was validated: report git's patch.
     commits = made.map((commit, i) =>
       describe(
@@ -106,7 +113,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
   if (branch.push && !branch.reused) {
     await clock.time('push', () => branch.pushBranch())
     logger.info(`Pushed ${plan.branch_name} to origin`)
-  } else if (!branch.push) {
+  } else if (!branch.push && !ctx.task) {
     logger.info(
       `Not pushed: the commit is on ${branch.base} for a pull-request step (branch: ${plan.branch_name})`
     )

@@ -317,7 +317,8 @@ async function runTask(
         masker: run.masker,
         clock: run.clock,
         logger,
-        onSecret: run.env.onSecret
+        onSecret: run.env.onSecret,
+        task: true
       },
       green
     )
