@@ -11,15 +11,7 @@ import {
   settingName,
   type SettingKey
 } from '../../src/config.js'
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
+import { thrown } from '../support/errors.js'
 
 describe('settingName', () => {
   it.each([

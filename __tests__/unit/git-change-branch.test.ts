@@ -4,7 +4,6 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { PatchsmithError } from '../../src/contract/index.js'
 import {
   ChangeBranch,
   FALLBACK_IDENTITY,
@@ -14,6 +13,7 @@ import {
 } from '../../src/git/index.js'
 import { listenOnLoopback } from '../support/http.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { failure } from '../support/errors.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -74,16 +74,6 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
   await branch.pushBranch()
   const problems = await branch.restoreUserChanges()
   return { git, branch, made, problems }
-}
-
-async function failure(promise: Promise<unknown>): Promise<PatchsmithError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof PatchsmithError) return error
-    throw error
-  }
-  throw new Error('expected a failure')
 }
 
 describe('ChangeBranch: the happy paths', () => {

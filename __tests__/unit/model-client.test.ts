@@ -1,7 +1,6 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { PatchsmithError } from '../../src/contract/index.js'
 import { mapConcurrent } from '../../src/agent/concurrency.js'
 import {
   ModelClient,
@@ -13,6 +12,7 @@ import {
 } from '../../src/model/index.js'
 import { retryAfterMs, retryWait } from '../../src/model/retry.js'
 import { startModelServer, type ModelServer, type ReplyScript } from '../support/model-server.js'
+import { failure } from '../support/errors.js'
 
 const KEY = 'sk-canary-0123456789abcdefXY'
 const cleanups: Array<() => unknown> = []
@@ -39,14 +39,18 @@ function clientFor(server: ModelServer, options: Partial<ModelClientOptions> = {
 
 const ask = [{ role: 'user' as const, content: 'Say hello' }]
 
-async function failure(promise: Promise<unknown>): Promise<PatchsmithError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof PatchsmithError) return error
-    throw error
+/** A chat completion as an endpoint sends it unstreamed: one choice with this message. */
+function completionBody(message: Record<string, unknown>, finishReason = 'stop', usage?: object) {
+  return {
+    id: 'x',
+    object: 'chat.completion',
+    created: 0,
+    model: 'gpt-test',
+    choices: [
+      { index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }
+    ],
+    ...(usage ? { usage } : {})
   }
-  throw new Error('expected a failure')
 }
 
 describe('ModelClient against the scripted server', () => {
@@ -220,18 +224,8 @@ describe('ModelClient against the scripted server', () => {
     expect(server.requests).toHaveLength(2)
 
     const closed = await serve([])
-    const url = closed.url
     await closed.close()
-    const error = await failure(
-      new ModelClient({
-        baseUrl: url,
-        apiKey: KEY,
-        model: 'gpt-test',
-        timeoutMs: 2_000,
-        maxRetries: 1,
-        maxBackoffMs: 10
-      }).complete(ask)
-    )
+    const error = await failure(clientFor(closed, { maxRetries: 1 }).complete(ask))
     expect(error.code).toBe('MODEL_ERROR')
     expect(error.message).toMatch(/ECONNREFUSED/)
   })
@@ -246,14 +240,13 @@ describe('ModelClient against the scripted server', () => {
 
   it('reads a compressed reply, and caps it by its decompressed size', async () => {
     const reply = (content: string) =>
-      JSON.stringify({
-        id: 'x',
-        object: 'chat.completion',
-        created: 0,
-        model: 'gpt-test',
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }
-      })
+      JSON.stringify(
+        completionBody({ content }, 'stop', {
+          prompt_tokens: 5,
+          completion_tokens: 2,
+          total_tokens: 7
+        })
+      )
     const encodings = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync }
     for (const [encoding, compress] of Object.entries(encodings)) {
       const server = await serve([
@@ -274,45 +267,13 @@ describe('ModelClient against the scripted server', () => {
   })
 
   it('refuses a reply cut at the output limit (finish_reason: length)', async () => {
-    const server = await serve([
-      {
-        body: {
-          id: 'x',
-          object: 'chat.completion',
-          created: 0,
-          model: 'gpt-test',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: '--- a/x' },
-              finish_reason: 'length'
-            }
-          ]
-        }
-      }
-    ])
+    const server = await serve([{ body: completionBody({ content: '--- a/x' }, 'length') }])
     const error = await failure(clientFor(server, { stream: false }).complete(ask))
     expect(error.message).toContain('finish_reason: length')
   })
 
   it('counts usage with the tokenizer when the endpoint reports none', async () => {
-    const server = await serve([
-      {
-        body: {
-          id: 'x',
-          object: 'chat.completion',
-          created: 0,
-          model: 'gpt-test',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: 'hello world' },
-              finish_reason: 'stop'
-            }
-          ]
-        }
-      }
-    ])
+    const server = await serve([{ body: completionBody({ content: 'hello world' }) }])
     const reply = await clientFor(server, { stream: false }).complete(ask)
     expect(reply.usageEstimated).toBe(true)
     expect(reply.completionTokens).toBe(2)
@@ -387,32 +348,13 @@ describe('structured output', () => {
   })
 
   it('reads a forced tool call in tool mode', async () => {
+    const toolCall = {
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'file_edits', arguments: JSON.stringify(answer) }
+    }
     const server = await serve([
-      {
-        body: {
-          id: 'x',
-          object: 'chat.completion',
-          created: 0,
-          model: 'gpt-test',
-          choices: [
-            {
-              index: 0,
-              message: {
-                role: 'assistant',
-                content: null,
-                tool_calls: [
-                  {
-                    id: 'call_1',
-                    type: 'function',
-                    function: { name: 'file_edits', arguments: JSON.stringify(answer) }
-                  }
-                ]
-              },
-              finish_reason: 'tool_calls'
-            }
-          ]
-        }
-      }
+      { body: completionBody({ content: null, tool_calls: [toolCall] }, 'tool_calls') }
     ])
     const model = clientFor(server, { stream: false, structuredOutput: 'tool' })
     const reply = await model.complete(ask, { responseFormat: format })

@@ -1,17 +1,9 @@
 import { describe, it, expect } from 'vitest'
 import { SecurityViolationError } from '../../src/contract/index.js'
 import { assertCommandsAllowed, BUILTIN_BLOCKED_GLOBS, PathPolicy } from '../../src/policy/index.js'
+import { thrown } from '../support/errors.js'
 
 const policy = new PathPolicy()
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
 
 describe('PathPolicy.check', () => {
   it.each([

@@ -13,45 +13,27 @@ export class WorktreeFiles {
 
   /** The file's text, or null when it does not exist. */
   read(path: string): string | null {
-    const segments = path.split('/')
-    let current = this.root
-    for (let i = 0; i < segments.length; i++) {
-      current = join(current, segments[i]!)
-      let stat
-      try {
-        stat = lstatSync(current)
-      } catch {
-        return null
-      }
-      if (stat.isSymbolicLink()) {
-        throw new SecurityViolationError(
-          `Refused "${path}": ${segments.slice(0, i + 1).join('/')} is a symbolic link.`,
-          {
-            path,
-            rule: 'symlink'
-          }
-        )
-      }
-      if (i === segments.length - 1) {
-        if (!stat.isFile()) {
-          throw new SecurityViolationError(`Refused "${path}": it is not a regular file.`, {
-            path,
-            rule: 'not-a-file'
-          })
-        }
-        if (stat.size > MAX_FILE_BYTES) {
-          throw new SecurityViolationError(
-            `Refused "${path}": ${stat.size} bytes is over the ${MAX_FILE_BYTES}-byte limit.`,
-            {
-              path,
-              rule: 'file-too-large'
-            }
-          )
-        }
-        return readFileSync(current, 'utf8')
-      }
+    const found = walkPath(this.root, path)
+    if (found.kind === 'symlink') {
+      throw new SecurityViolationError(`Refused "${path}": ${found.at} is a symbolic link.`, {
+        path,
+        rule: 'symlink'
+      })
     }
-    return null
+    if (found.kind === 'not-a-file') {
+      throw new SecurityViolationError(`Refused "${path}": it is not a regular file.`, {
+        path,
+        rule: 'not-a-file'
+      })
+    }
+    if (found.kind !== 'file') return null
+    if (found.size > MAX_FILE_BYTES) {
+      throw new SecurityViolationError(
+        `Refused "${path}": ${found.size} bytes is over the ${MAX_FILE_BYTES}-byte limit.`,
+        { path, rule: 'file-too-large' }
+      )
+    }
+    return readFileSync(found.full, 'utf8')
   }
 
   isExecutable(path: string): boolean {
@@ -61,4 +43,43 @@ export class WorktreeFiles {
       return false
     }
   }
+}
+
+/** What lstat finds on the way from `root` to a repository path, one component at a time. */
+export type PathWalk =
+  | { kind: 'missing' }
+  /** `at`: the repository path of the first link on the way (or at the end). */
+  | { kind: 'symlink'; at: string }
+  /** `at`: a component before the end that is not a folder. */
+  | { kind: 'not-a-folder'; at: string }
+  /** The end exists and is not a regular file. */
+  | { kind: 'not-a-file' }
+  | { kind: 'file'; full: string; size: number }
+
+/**
+ * Walks a repository path with lstat, never following a link: a link anywhere on the way could
+ * lead a read or a write outside the repository.
+ */
+export function walkPath(root: string, path: string): PathWalk {
+  const segments = path.split('/')
+  let current = root
+  for (let i = 0; i < segments.length; i++) {
+    current = join(current, segments[i]!)
+    let stat
+    try {
+      stat = lstatSync(current)
+    } catch {
+      return { kind: 'missing' }
+    }
+    const at = segments.slice(0, i + 1).join('/')
+    if (stat.isSymbolicLink()) return { kind: 'symlink', at }
+    if (i < segments.length - 1) {
+      if (!stat.isDirectory()) return { kind: 'not-a-folder', at }
+    } else if (!stat.isFile()) {
+      return { kind: 'not-a-file' }
+    } else {
+      return { kind: 'file', full: current, size: stat.size }
+    }
+  }
+  return { kind: 'missing' }
 }

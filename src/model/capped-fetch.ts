@@ -42,8 +42,12 @@ export function cappedFetch(maxBytes: number): typeof fetch {
       headers[name] = value
     })
     headers['accept-encoding'] ??= 'gzip, deflate, br'
-    const reply = await send(url, init.method ?? 'GET', headers, body, init.signal ?? undefined)
-    return toResponse(reply, maxBytes, init.signal ?? undefined)
+    const signal = init.signal ?? undefined
+    return toResponse(
+      await send(url, init.method ?? 'GET', headers, body, signal),
+      maxBytes,
+      signal
+    )
   }
 }
 
@@ -54,10 +58,10 @@ function send(
   body: string | undefined,
   signal: AbortSignal | undefined
 ): Promise<IncomingMessage> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol} in ${url.origin}`))
   }
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, signal }, resolve)
     req.on('error', reject)

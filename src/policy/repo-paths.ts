@@ -1,5 +1,6 @@
-import { lstatSync, realpathSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { sep } from 'node:path'
+import { walkPath } from '../git/worktree-files.js'
 import { printable, violationError, type PathPolicy, type PathViolation } from './path-policy.js'
 
 /** What the policy needs of git: the Git class fits it (argument arrays, safe config). */
@@ -17,31 +18,25 @@ export interface GitRunner {
  */
 export function symlinkOnTheWay(repoDir: string, path: string): PathViolation | undefined {
   const root = realpathSync(repoDir)
-  const segments = path.split('/')
-  let current = root
-  for (let i = 0; i < segments.length; i++) {
-    current = join(current, segments[i]!)
-    let stat
-    try {
-      stat = lstatSync(current)
-    } catch {
+  const found = walkPath(root, path)
+  switch (found.kind) {
+    case 'missing':
       return undefined
-    }
-    const shown = segments.slice(0, i + 1).join('/')
-    if (stat.isSymbolicLink())
+    case 'symlink':
       return {
         path,
         rule: 'symlink',
-        reason: `${printable(shown)} is a symbolic link; edits never go through or onto links`
+        reason: `${printable(found.at)} is a symbolic link; edits never go through or onto links`
       }
-    if (i < segments.length - 1 && !stat.isDirectory())
-      return { path, rule: 'not-a-file', reason: `${printable(shown)} is not a folder` }
-    if (i === segments.length - 1 && !stat.isFile())
+    case 'not-a-folder':
+      return { path, rule: 'not-a-file', reason: `${printable(found.at)} is not a folder` }
+    case 'not-a-file':
       return { path, rule: 'not-a-file', reason: 'it exists and is not a regular file' }
+    case 'file':
+      if (!realpathSync(found.full).startsWith(root + sep))
+        return { path, rule: 'symlink', reason: 'it resolves outside the repository' }
+      return undefined
   }
-  if (!realpathSync(current).startsWith(root + sep))
-    return { path, rule: 'symlink', reason: 'it resolves outside the repository' }
-  return undefined
 }
 
 /** The paths git ignores (tracked files are never ignored): changes there are invisible to review. */
