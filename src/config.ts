@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { FORBIDDEN_EXTRA_NAME, SANDBOX_MODES } from './sandbox/index.js'
 
 /**
  * Every setting of a run and its default, in one schema. The action reads each key as the
@@ -81,6 +82,16 @@ export const RunConfigSchema = z.strictObject({
   baseBranch: text(),
   signoff: bool(true),
   gitHooks: bool(false),
+  sandbox: z.enum(SANDBOX_MODES).default('auto'),
+  validationEnv: list()
+    .refine(
+      (names) => names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)),
+      'expected variable names, one per line'
+    )
+    .refine(
+      (names) => !names.some((name) => FORBIDDEN_EXTRA_NAME.test(name)),
+      "the runner's file commands, ACTIONS_*, INPUT_* and GITHUB_TOKEN are never passed to commands"
+    ),
   githubToken: text(),
   commentOnFailure: bool(true),
   failureLabel: z.string().trim().default('automation-failed'),
@@ -143,6 +154,8 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   baseBranch: 'text',
   signoff: 'boolean',
   gitHooks: 'boolean',
+  sandbox: 'text',
+  validationEnv: 'list',
   githubToken: 'text',
   commentOnFailure: 'boolean',
   failureLabel: 'text',

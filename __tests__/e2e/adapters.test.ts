@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CommitResultSchema, type CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli } from '../support/action-runner.js'
+import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -75,8 +75,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
       task,
       '--base-url',
       model.url,
-      '--api-key',
-      'k-1234',
+      ...secretFlag('--api-key-file', 'k-1234'),
       '--validation-command',
       'node test.js'
     ])
@@ -211,7 +210,7 @@ describe('code-commit adapter: patchsmith commit', () => {
       return 'feat(greet): greet people with a full hello sentence'
     })
     const run = await runCli(
-      ['commit', '--base-url', model.url, '--api-key', 'sk-cc-secret-1234'],
+      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'sk-cc-secret-1234')],
       {
         cwd: repo.dir
       }
@@ -276,9 +275,12 @@ describe('code-commit adapter: patchsmith commit', () => {
     if (what === 'query') rmSync(`${repo.dir}/agent-config/query.txt`)
     if (what === 'rollup') rmSync(`${repo.dir}/agent-config/codeRollup.txt`)
     const model = await server(() => 'unused')
-    const run = await runCli(['commit', '--base-url', model.url, '--api-key', 'k-1234'], {
-      cwd: repo.dir
-    })
+    const run = await runCli(
+      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
+      {
+        cwd: repo.dir
+      }
+    )
     expect(run.exitCode).toBe(1)
     const result = JSON.parse(run.stdout) as CodeAgentOutput
     expect(result.error).toMatchObject({ code: 'INVALID_INPUT' })
@@ -293,9 +295,12 @@ describe('code-commit adapter: patchsmith commit', () => {
     const model = await server(
       () => "^^^src/greet.js\nexports.greet = () => 'x'\n^^^end\n^^^build.sh\nexit 0\n^^^end\n"
     )
-    const run = await runCli(['commit', '--base-url', model.url, '--api-key', 'k-1234'], {
-      cwd: repo.dir
-    })
+    const run = await runCli(
+      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
+      {
+        cwd: repo.dir
+      }
+    )
     expect(run.exitCode).toBe(1)
     expect(JSON.parse(run.stdout).error).toMatchObject({
       code: 'SECURITY_VIOLATION',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runCli, runProgram } from '../support/action-runner.js'
+import { runCli, runProgram, secretFlag } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
 
@@ -38,7 +38,8 @@ describe('patchsmith run (node dist/cli.js)', () => {
   it('writes the result to --output and keeps stdout free', async () => {
     const { repo, args } = await typoSetup()
     const output = `${repo.root}/out/result.json`
-    const run = await runCli([...args, '--api-key', 'k-1234', '--output', output, '--dry-run'])
+    const key = secretFlag('--api-key-file', 'k-1234')
+    const run = await runCli([...args, ...key, '--output', output, '--dry-run'])
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.stdout).toBe('')
     const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
@@ -49,9 +50,37 @@ describe('patchsmith run (node dist/cli.js)', () => {
     expect(repo.read('README.md')).toContain('Run teh following')
   })
 
+  it.each([
+    ['--api-key', 'OPENAI_API_KEY'],
+    ['--github-token', 'GITHUB_TOKEN']
+  ])('refuses %s on its argv (exit 2, nothing run) and points to %s', async (flag, variable) => {
+    const { repo, server, args } = await typoSetup()
+    const run = await runCli([...args, flag, 'sk-on-argv-1234'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toContain(`set ${variable} or pass ${flag}-file FILE`)
+    expect(server.requests).toHaveLength(0)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it('refuses sandbox: required on a machine without one, before any model call', async () => {
+    const { repo, server, args } = await typoSetup()
+    const run = await runCli([...args, '--sandbox', 'required'], {
+      env: { OPENAI_API_KEY: 'sk-from-env-1234', PATCHSMITH_SANDBOX_BACKENDS: 'none' }
+    })
+    expect(run.exitCode).toBe(1)
+    const result = JSON.parse(run.stdout) as CodeAgentOutput
+    expect(result.error).toMatchObject({
+      code: 'SECURITY_VIOLATION',
+      details: { rule: 'sandbox-unavailable' }
+    })
+    expect(server.requests).toHaveLength(0)
+    expect(repo.git('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
+  })
+
   it('exits 1 with the JSON result when the run is refused', async () => {
     const { repo, args } = await typoSetup()
-    const run = await runCli([...args, '--api-key', 'k-1234', '--blocked-paths', 'README.md'])
+    const key = secretFlag('--api-key-file', 'k-1234')
+    const run = await runCli([...args, ...key, '--blocked-paths', 'README.md'])
     expect(run.exitCode).toBe(1)
     const result = JSON.parse(run.stdout) as CodeAgentOutput
     expect(result.error).toMatchObject({

@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli, type ActionRun } from '../support/action-runner.js'
+import { runAction, runCli, type ActionRun, secretFlag } from '../support/action-runner.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -240,7 +240,7 @@ describe('the user’s own uncommitted work (node dist/cli.js)', () => {
     const before = mine()
     expect(before.status).toContain(' M package.json')
     expect(before.status).toContain('M  .gitignore')
-    const args = [...typoCliArgs(repo.dir, server.url), '--api-key', 'k-cli']
+    const args = [...typoCliArgs(repo.dir, server.url), ...secretFlag('--api-key-file', 'k-cli')]
     const ok = await runCli([...args, '--no-push'])
     expect(ok.exitCode, ok.stderr).toBe(0)
     expect(mine()).toEqual(before)

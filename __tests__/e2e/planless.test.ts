@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli } from '../support/action-runner.js'
+import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { lastUserMessage, startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -140,8 +140,7 @@ describe('plan-less issue mode', () => {
       inputs['issue.json']!,
       '--base-url',
       server.url,
-      '--api-key',
-      'k-1234',
+      ...secretFlag('--api-key-file', 'k-1234'),
       '--validation-command',
       'node test.js'
     ])
@@ -171,12 +170,10 @@ describe('plan-less issue mode', () => {
       repo.dir,
       '--issue-number',
       number,
-      '--github-token',
-      'ghs_planless000000000000000000000000000',
+      ...secretFlag('--github-token-file', 'ghs_planless000000000000000000000000000'),
       '--base-url',
       server.url,
-      '--api-key',
-      'k-1234',
+      ...secretFlag('--api-key-file', 'k-1234'),
       '--validation-command',
       'node test.js',
       '--no-push'

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput, Commit } from '../../src/contract/index.js'
-import { runAction, runCli } from '../support/action-runner.js'
+import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -216,8 +216,7 @@ describe('task files through the CLI', () => {
         join(repo.root, 'issue.json'),
         '--base-url',
         server.url,
-        '--api-key',
-        'sk-test-tasks',
+        ...secretFlag('--api-key-file', 'sk-test-tasks'),
         '--edit-format',
         'whole-file',
         '--validation-command',
@@ -285,8 +284,7 @@ describe('task files through the CLI', () => {
         'issue.json',
         '--base-url',
         server.url,
-        '--api-key',
-        'sk-test-tasks'
+        ...secretFlag('--api-key-file', 'sk-test-tasks')
       ],
       { cwd: repo.root }
     )

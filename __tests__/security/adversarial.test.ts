@@ -312,7 +312,13 @@ describe('E. branch names, commit messages and commands (T37, T39, T40, T42, T44
     'main',
     'HEAD:main',
     '+HEAD:refs/heads/main',
-    'agent/../main'
+    'agent/../main',
+    'HEAD',
+    'head',
+    '@',
+    'origin/fix-5',
+    'remotes/origin/fix-5',
+    'refs/heads/fix-5'
   ])('T37-T40: branch %j is refused before any model call', async (branch) => {
     const hostile = await run({ plan: plan({ branch_name: branch }) })
     expectRefused(hostile, {
@@ -377,9 +383,9 @@ describe('F. secrets in outputs and prompts (T47-T51, T54, T58)', () => {
           '::error file=.github/workflows/ci.yml,line=1::Fake',
           '::set-output name=commits::[]'
         ]
-        writeFileSync(join(repo.root, 'leak.txt'), `${lines.join('\n')}\n`)
+        writeFileSync(join(repo.dir, 'leak.txt'), `${lines.join('\n')}\n`)
       },
-      inputs: { 'validation-commands': 'cat ../leak.txt; cat ../leak.txt >&2; exit 3' }
+      inputs: { 'validation-commands': 'cat leak.txt; cat leak.txt >&2; exit 3' }
     })
     expectRefused(hostile, { code: 'VALIDATION_FAILED' })
     const result = JSON.stringify(hostile.result)
@@ -535,7 +541,8 @@ describe('I. integrity after running untrusted code (T9, T19, T34, T76)', () => 
           `#!/bin/sh\ngit config core.fsmonitor "touch ${repo.root}/pwned #"\nprintf '#!/bin/sh\\ntouch ${repo.root}/pwned-hook\\n' > .git/hooks/pre-commit\nchmod +x .git/hooks/pre-commit\n`
         )
       },
-      inputs: { 'validation-commands': 'sh ../tamper.sh' }
+      // The second layer, with the sandbox off (it makes .git read-only): sandbox.test.ts.
+      inputs: { 'validation-commands': 'sh ../tamper.sh', sandbox: 'off' }
     })
     expectRefused(hostile, { code: 'SECURITY_VIOLATION', rule: 'repo-tampered' })
     expect(existsSync(join(hostile.repo.root, 'pwned'))).toBe(false)
@@ -550,7 +557,7 @@ describe('I. integrity after running untrusted code (T9, T19, T34, T76)', () => 
           '#!/bin/sh\necho "on: push # pwned" > .github/workflows/ci.yml\necho x > scripts-new.sh\n'
         )
       },
-      inputs: { 'validation-commands': 'sh ../rewrite.sh' }
+      inputs: { 'validation-commands': 'sh ../rewrite.sh', sandbox: 'off' }
     })
     expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
     expect(hostile.result.error?.details?.rule).toBe('unexpected-changes')
@@ -560,7 +567,10 @@ describe('I. integrity after running untrusted code (T9, T19, T34, T76)', () => 
 
   it('T76: validation that stages another file cannot get it committed', async () => {
     const hostile = await run({
-      inputs: { 'validation-commands': 'echo evil > extra.txt && git add extra.txt' }
+      inputs: {
+        'validation-commands': 'echo evil > extra.txt && git add extra.txt',
+        sandbox: 'off'
+      }
     })
     expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
     expect(hostile.result.error?.details?.rule).toBe('unexpected-changes')
@@ -583,7 +593,10 @@ describe('I. integrity after running untrusted code (T9, T19, T34, T76)', () => 
       }),
       inputs: {
         'validation-commands':
-          'printf \'#!/bin/sh\\ntouch %s\\nexit 1\\n\' "$MARKER" > "$FAKE_GIT" && chmod +x "$FAKE_GIT"'
+          'printf \'#!/bin/sh\\ntouch %s\\nexit 1\\n\' "$MARKER" > "$FAKE_GIT" && chmod +x "$FAKE_GIT"',
+        // Inside the sandbox that folder is read-only; this checks git's pinned path.
+        sandbox: 'off',
+        'validation-env': 'MARKER\nFAKE_GIT'
       }
     })
     expect(hostile.result.success, JSON.stringify(hostile.result.error)).toBe(true)

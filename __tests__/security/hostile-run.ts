@@ -15,7 +15,10 @@ import { createRepo, type TestRepo } from '../support/repo.js'
 export const CANARY = {
   token: 'ghs_CANARYcanary0123456789abcdefghijklmn',
   apiKey: 'sk-ant-api03-CANARYcanaryCANARYcanary0123456789',
-  extra: 'zX9!canary-Q7'
+  extra: 'zX9!canary-Q7',
+  // Runner credentials and a secret whose name the masker does not know (DATABASE_URL).
+  runtime: 'eyJ0eXAiCANARYruntimeToken0123456789',
+  database: 'dbCANARYpass0123456'
 }
 
 export const PACKAGE = `${JSON.stringify(
@@ -168,6 +171,9 @@ export async function hostileRun(options: HostileOptions = {}): Promise<HostileR
       GITHUB_API_URL: github.url,
       EXTRA_SECRET: CANARY.extra,
       GH_PAT: CANARY.token,
+      ACTIONS_RUNTIME_TOKEN: CANARY.runtime,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: CANARY.runtime,
+      DATABASE_URL: `postgres://app:${CANARY.database}@db:5432/app`,
       ...options.env?.(repo)
     }
   })
@@ -180,6 +186,8 @@ export function canaryForms(): string[] {
   const forms: string[] = []
   for (const value of Object.values(CANARY)) {
     forms.push(value, encodeURIComponent(value), Buffer.from(value).toString('hex'))
+    // Forms no masker can be expected to know: only the sandbox keeps these out.
+    forms.push([...value].reverse().join(''), [...value].join(' '))
     for (let offset = 0; offset < 3; offset++) {
       const b64 = Buffer.from('\0'.repeat(offset) + value).toString('base64')
       forms.push(b64.slice(4, -4))
@@ -190,7 +198,7 @@ export function canaryForms(): string[] {
 
 /** Every output channel of a run: stdout, stderr, outputs, summary, result, comments, logs, commits. */
 export function channels(hostile: HostileRun): Record<string, string> {
-  const { run, repo, github, logDir } = hostile
+  const { run, repo, github, logDir, model } = hostile
   const printed = run.stdout
     .split('\n')
     .filter((line) => !line.startsWith('::add-mask::'))
@@ -215,6 +223,7 @@ export function channels(hostile: HostileRun): Record<string, string> {
     summary: run.summary,
     result: readFileSync(join(repo.root, 'result.json'), 'utf8'),
     comments: JSON.stringify(github.requests.map((request) => request.body)),
+    prompts: JSON.stringify(model.requests.map((request) => request.body)),
     logs,
     pushed
   }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SecurityViolationError } from '../../src/contract/index.js'
 import { Git, RepoIntegrity } from '../../src/git/index.js'
 import {
+  assertCommittedAsApproved,
   assertExactChanges,
   assertRepoPaths,
   guardEdits,
@@ -310,5 +311,39 @@ describe('ValidationWatch and assertExactChanges (T34, T76)', () => {
     repo.git('config', 'core.hooksPath', '.husky')
     expect((await refusal(() => tamper.assertClean([edit]))).details.rule).toBe('repo-tampered')
     expect(existsSync(join(repo.dir, '.git/config'))).toBe(true)
+  })
+})
+
+describe('assertCommittedAsApproved', () => {
+  const edit = modify('src/a.js', 'export const a = 1\n', 'export const a = 2\n')
+  const commitAll = (repo: TestRepo, message: string) =>
+    repo.git('-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qam', message)
+
+  it('accepts one commit on the base holding exactly the approved change', async () => {
+    const repo = repoWith()
+    const git = await Git.open(repo.dir)
+    const base = repo.git('rev-parse', 'HEAD')
+    repo.write('src/a.js', edit.after!)
+    commitAll(repo, 'fix')
+    await assertCommittedAsApproved(git, base, repo.git('rev-parse', 'HEAD'), [edit], 1)
+  })
+
+  it('refuses a commit with another file, other content, a hidden parent or a missing file', async () => {
+    const repo = repoWith()
+    const git = await Git.open(repo.dir)
+    const base = repo.git('rev-parse', 'HEAD')
+    repo.write('README.md', '# Demo!\n')
+    commitAll(repo, 'hidden parent')
+    repo.write('src/a.js', 'export const a = 3\n')
+    commitAll(repo, 'fix')
+    const tip = repo.git('rev-parse', 'HEAD')
+    const error = await refusal(() => assertCommittedAsApproved(git, base, tip, [edit], 1))
+    expect(error.details.rule).toBe('unexpected-changes')
+    expect(error.message).toContain('2 commit(s) on the base, made 1')
+    expect(error.message).toContain('"README.md" is committed but not approved')
+    expect(error.message).toContain('"src/a.js" is committed with other content than approved')
+    const other = modify('package.json', `${PACKAGE}\n`, '{}\n')
+    const missing = await refusal(() => assertCommittedAsApproved(git, base, tip, [other], 2))
+    expect(missing.message).toContain('"package.json" was approved but is not committed')
   })
 })

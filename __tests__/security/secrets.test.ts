@@ -53,6 +53,33 @@ describe('SecretMasker (SECURITY.md (c) layer 1)', () => {
     }
   })
 
+  it.each([
+    ['a line break', (v: string) => `${v.slice(0, 9)}\n${v.slice(9)}`],
+    ['CR LF and an indent', (v: string) => `${v.slice(0, 5)}\r\n${v.slice(5)}`],
+    [
+      'ANSI colour codes',
+      (v: string) => `\u001b[31m${v.slice(0, 4)}\u001b[0m${v.slice(4, 12)}\u001b[1m${v.slice(12)}`
+    ],
+    ['NUL bytes', (v: string) => [...v].join('\u0000')],
+    ['backspaced junk', (v: string) => `${v.slice(0, 6)}XY\b\b${v.slice(6)}`],
+    ['reversed', (v: string) => [...v].reverse().join('')]
+  ])('redacts a secret split by %s, keeping the text around it', (_name, split) => {
+    const masker = runMasker()
+    for (const secret of [TOKEN, API_KEY, EXTRA]) {
+      const masked = masker.mask(`before ${split(secret)} after`)
+      expect(masked).toMatch(/^before .*\*\*\*.* after$/s)
+      // eslint-disable-next-line no-control-regex -- the invisible characters are the point
+      const visible = masked.replace(/\u001b\[[0-9;]*m|[\u0000-\u001f]/g, '')
+      expect(visible).not.toContain(secret)
+      expect(visible).not.toContain(secret.slice(0, 9))
+    }
+  })
+
+  it('leaves text with control characters but no secret as it was', () => {
+    const text = 'line one\n\u001b[32mok\u001b[0m\tdone\u0000'
+    expect(runMasker().mask(text)).toBe(text)
+  })
+
   it('shows the API key only by its last two characters', () => {
     const masked = runMasker().mask(`key=${API_KEY}`)
     expect(masked).toBe(`key=***${API_KEY.slice(-2)}`)

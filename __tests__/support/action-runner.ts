@@ -18,6 +18,8 @@ export interface ActionRun {
   outputs: Record<string, string>
   /** The job summary (the GITHUB_STEP_SUMMARY file). */
   summary: string
+  /** What the step wrote to GITHUB_ENV and GITHUB_PATH (later steps would run with it). */
+  fileCommands: { env: string; path: string }
   durationMs: number
 }
 
@@ -52,10 +54,16 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
     const summaryFile = join(temp, 'summary')
     const eventFile = join(temp, 'event.json')
     const runnerTemp = join(temp, 'runner-temp')
+    // Where the runner keeps its file commands: under RUNNER_TEMP.
+    const fileCommands = join(runnerTemp, '_runner_file_commands')
+    const envFile = join(fileCommands, 'set_env_0d3c')
+    const pathFile = join(fileCommands, 'add_path_0d3c')
     writeFileSync(outputFile, '')
     writeFileSync(summaryFile, '')
     writeFileSync(eventFile, JSON.stringify(options.event ?? {}))
-    mkdirSync(runnerTemp)
+    mkdirSync(fileCommands, { recursive: true })
+    writeFileSync(envFile, '')
+    writeFileSync(pathFile, '')
 
     const env: Record<string, string> = {
       ...baseEnv(),
@@ -65,6 +73,8 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summaryFile,
       GITHUB_EVENT_PATH: eventFile,
+      GITHUB_ENV: envFile,
+      GITHUB_PATH: pathFile,
       GITHUB_EVENT_NAME: options.event && 'issue' in options.event ? 'issues' : 'workflow_dispatch',
       GITHUB_REPOSITORY: 'acme/widgets',
       GITHUB_REPOSITORY_OWNER: 'acme',
@@ -80,11 +90,23 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
     return {
       ...run,
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
-      summary: readFileSync(summaryFile, 'utf8')
+      summary: readFileSync(summaryFile, 'utf8'),
+      fileCommands: { env: readFileSync(envFile, 'utf8'), path: readFileSync(pathFile, 'utf8') }
     }
   } finally {
     rmSync(temp, { recursive: true, force: true })
   }
+}
+
+/** `--api-key-file FILE` (or the GitHub token's): the CLI takes no secret on its argv. */
+export function secretFlag(
+  flag: '--api-key-file' | '--github-token-file',
+  value: string
+): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'patchsmith-secret-'))
+  const file = join(dir, 'secret')
+  writeFileSync(file, `${value}\n`, { mode: 0o600 })
+  return [flag, file]
 }
 
 export function runCli(

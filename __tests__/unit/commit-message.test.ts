@@ -5,6 +5,7 @@ import {
   commitMessage,
   commitScope,
   commitType,
+  printableMessage,
   templateSubject,
   type CommitType
 } from '../../src/git/commit-message.js'
@@ -169,5 +170,18 @@ describe('commitMessage', () => {
     expect(commitMessage('fix(form): reject empty emails', 7)).toBe(
       'fix(form): reject empty emails\n\nFixes #7'
     )
+  })
+})
+
+describe('printableMessage', () => {
+  it('drops controls, bidi overrides and invisible marks, keeping line feeds and tabs', () => {
+    const hostile =
+      'fix(a): ok\u202Egnp.exe\u202C\r\n\r\nbody\u0007\u001b[31m red\u200B\tend\u2066x\u2069'
+    expect(printableMessage(hostile)).toBe('fix(a): okgnp.exe\n\nbody[31m red\tendx')
+  })
+
+  it('leaves an ordinary message as it is', () => {
+    const message = 'fix(readme): add a greeting\n\nFixes #5\n\nSigned-off-by: A <a@b.c>'
+    expect(printableMessage(message)).toBe(message)
   })
 })

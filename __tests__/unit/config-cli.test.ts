@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it, expect } from 'vitest'
 import { parse } from 'yaml'
 import { parseCliArgs, UsageError, usage } from '../../src/cli/args.js'
@@ -12,6 +14,9 @@ import {
   type SettingKey
 } from '../../src/config.js'
 import { thrown } from '../support/errors.js'
+
+const secretFile = join(mkdtempSync(join(tmpdir(), 'patchsmith-cli-')), 'secret')
+writeFileSync(secretFile, 'x\n', { mode: 0o600 })
 
 describe('settingName', () => {
   it.each([
@@ -197,8 +202,10 @@ describe('action.yml and the settings', () => {
       const key = names.get(input)
       expect(key, `input "${input}" has no setting`).toBeDefined()
       expect(Object.keys(RunConfigSchema.shape)).toContain(key)
-      const flag = `--${input}`
-      const value = SETTING_KINDS[key!] === 'boolean' ? [flag] : [flag, 'x']
+      // Secrets come from a file on the command line, never from argv itself.
+      const secret = input === 'api-key' || input === 'github-token'
+      const flag = secret ? `--${input}-file` : `--${input}`
+      const value = SETTING_KINDS[key!] === 'boolean' ? [flag] : [flag, secret ? secretFile : 'x']
       const { settings } = parseCliArgs(value)
       expect(Object.keys(settings), `flag ${flag}`).toEqual([key])
     }

@@ -77,11 +77,12 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
 }
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 7 git processes', async () => {
+  it('push: true creates the branch from the base, commits once and pushes, in 9 git processes', async () => {
+    // 7, and a check of the repository's config before each of the two remote commands
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(7)
+    expect(git.processCount).toBe(9)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)

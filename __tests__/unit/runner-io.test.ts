@@ -117,6 +117,17 @@ describe('runner protocol, compared with @actions/core', () => {
     expect(ours.stdout).toContain('::add-mask::sk-abc%25%0D%0Aline two\n')
   })
 
+  it('fences a log line that holds a workflow command, so model text cannot run one', () => {
+    const hostile = 'Root cause:\n::add-mask::ghs_x\n  ::set-env name=NODE_OPTIONS::--require=/x'
+    const { stdout } = captured(() => runner.info(hostile))
+    const [first, ...rest] = stdout.trimEnd().split('\n')
+    const token = /^::stop-commands::([0-9a-f-]{36})$/.exec(first!)?.[1]
+    expect(token).toBeDefined()
+    expect(rest.at(-1)).toBe(`::${token}::`)
+    expect(rest.slice(0, -1).join('\n')).toBe(hostile)
+    expect(captured(() => runner.info('a :: b')).stdout).toBe('a :: b\n')
+  })
+
   it('writes set-output commands when there is no output file, as @actions/core does', () => {
     const call = (set: (n: string, v: unknown) => void) =>
       withEnv({ GITHUB_OUTPUT: undefined }, () => captured(() => set('a:b,c', 'x\ny')).stdout)

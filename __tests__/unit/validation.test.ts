@@ -6,10 +6,10 @@ import { afterAll, describe, it, expect } from 'vitest'
 import {
   truncateMiddle,
   runCommand,
-  scrubbedEnv,
   SecretMasker,
   type CommandRunnerOptions
 } from '../../src/validation/index.js'
+import { validationEnv } from '../../src/sandbox/index.js'
 
 const cwd = mkdtempSync(join(tmpdir(), 'patchsmith-validation-'))
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
@@ -149,35 +149,62 @@ describe('runCommand', () => {
   })
 })
 
-describe('scrubbedEnv', () => {
+describe('validationEnv (the allowlist)', () => {
   const parent = {
     PATH: '/usr/bin:/bin',
     HOME: '/home/runner',
     LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    CI: 'true',
+    GOPATH: '/home/runner/go',
+    npm_config_cache: '/home/runner/.npm',
+    npm_config__authToken: 'npm_secret',
+    JAVA_HOME_17_X64: '/opt/java/17',
     GITHUB_TOKEN: 'ghs_x',
+    GITHUB_ENV: '/home/runner/work/_temp/_runner_file_commands/set_env',
+    GITHUB_PATH: '/home/runner/work/_temp/_runner_file_commands/add_path',
+    GITHUB_OUTPUT: '/o',
+    GITHUB_STATE: '/s',
+    GITHUB_STEP_SUMMARY: '/ss',
     OPENAI_API_KEY: 'sk-x',
     'INPUT_API-KEY': 'sk-y',
     ACTIONS_RUNTIME_TOKEN: 'rt',
-    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://x',
-    MY_SECRET: 's',
-    NPM_TOKEN: 'npm_x',
-    DB_PASSWORD: 'p',
-    AZURE_OPENAI_ENDPOINT: 'https://x'
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'idt',
+    DATABASE_URL: 'postgres://u:p@db/x',
+    DEPLOY_KEY: 'k',
+    GH_PAT: 'ghp_x',
+    SLACK_WEBHOOK_URL: 'https://hooks.slack.com/x',
+    AWS_ACCESS_KEY_ID: 'AKIA',
+    NODE_OPTIONS: '--require=/x.js'
   }
 
-  it('removes tokens, keys, inputs and runner credentials and keeps the rest', () => {
-    const env = scrubbedEnv(parent)
-    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH'])
-    expect(env.PATH).toBe(parent.PATH)
-    expect(env.HOME).toBe(parent.HOME)
+  it('passes the toolchain and locale, and nothing it does not know', () => {
+    expect(Object.keys(validationEnv(parent)).sort()).toEqual([
+      'CI',
+      'GOPATH',
+      'HOME',
+      'JAVA_HOME_17_X64',
+      'LANG',
+      'LC_ALL',
+      'PATH',
+      'npm_config_cache'
+    ])
   })
 
-  it('reads process.env by default', () => {
-    const name = 'PATCHSMITH_TEST_SECRET'
+  it('adds the names validation-env lists', () => {
+    const env = validationEnv(parent, ['DATABASE_URL', 'NOT_SET'])
+    expect(env.DATABASE_URL).toBe(parent.DATABASE_URL)
+    expect(env).not.toHaveProperty('NOT_SET')
+    expect(env).not.toHaveProperty('DEPLOY_KEY')
+  })
+
+  it('reads process.env when the runner is given no env', async () => {
+    const name = 'PATCHSMITH_TEST_DATABASE_URL'
     process.env[name] = 'x'
     try {
-      expect(scrubbedEnv()).not.toHaveProperty(name)
-      expect(scrubbedEnv().PATH).toBe(process.env.PATH)
+      const result = await runCommand('env', options({ outputLimit: 1_000_000 }))
+      expect(result.stdout).toContain('PATH=')
+      expect(result.stdout).not.toContain(name)
     } finally {
       delete process.env[name]
     }
@@ -185,7 +212,11 @@ describe('scrubbedEnv', () => {
 
   it('keeps a canary secret of the parent away from a command', async () => {
     const canary = `canary-${process.pid}-${Date.now()}`
-    const env = scrubbedEnv({ ...process.env, PATCHSMITH_CANARY_TOKEN: canary, MY_SECRET: canary })
+    const env = validationEnv({
+      ...process.env,
+      PATCHSMITH_CANARY_TOKEN: canary,
+      MY_SECRET: canary
+    })
     const result = await runCommand('env', options({ env, outputLimit: 1_000_000 }))
     expect(result.exit_code).toBe(0)
     expect(result.stdout).toContain('PATH=')

@@ -127,6 +127,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       countRuns(stats, pipeline.results)
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
+        await watch?.settleWorkTree()
         stats.stop_reason = 'validated'
         return {
           ...applied,

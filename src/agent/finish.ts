@@ -15,6 +15,7 @@ import {
   type MadeCommit
 } from '../git/index.js'
 import { commitMessages, type ModelClient } from '../model/index.js'
+import { assertCommittedAsApproved } from '../policy/index.js'
 import { failureComment, postFailureFeedback } from '../report/index.js'
 import type { SecretMasker } from '../validation/index.js'
 import type { GreenChange } from './attempts.js'
@@ -96,6 +97,12 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     const made = await clock.time('commit', () =>
       branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })
     )
+    // Hooks may rewrite what they commit (formatters); without them, git's commit must be the
+    // approved change exactly.
+    if (!config.gitHooks) {
+      const tip = made[made.length - 1]!.sha
+      await assertCommittedAsApproved(branch.git, branch.baseCommit, tip, green.edits, made.length)
+    }
     if (!ctx.task) {
       logger.info(
         `Committed ${shas(made)} on ${branch.push ? plan.branch_name : `${branch.base} (and ${plan.branch_name})`}`

@@ -20,14 +20,15 @@ import { resolveEditFormat } from '../edits/index.js'
 import { assertActorAllowed } from '../policy/index.js'
 import { generatedPlan, minimalFix } from '../planning/index.js'
 import { AttemptLog, writeResultFile } from '../report/index.js'
-import { pipelineSteps, scrubbedEnv } from '../validation/index.js'
+import { pipelineSteps } from '../validation/index.js'
+import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import type { RunHooks } from './hooks.js'
 import { loadAndGuard } from './prepare.js'
 import { runTasks } from './run-tasks.js'
-import { startRun } from './run-setup.js'
+import { openSandbox, startRun } from './run-setup.js'
 
 export interface AgentEnvironment {
   logger: Logger
@@ -59,7 +60,9 @@ const OPENAI_HOST = /^https:\/\/api\.openai\.com\b/
 export async function runAgent(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
   // A task file runs its tasks one by one through the same steps (run-tasks.ts).
   if (config.taskFile) return runTasks(config, env)
-  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = startRun(config, env)
+  const setup = startRun(config, env)
+  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = setup
+  let sandbox: Sandbox | undefined
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let git: Git | undefined
@@ -75,6 +78,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   const modelOnce = () => (model ??= modelClient(config, budget, logger, secret))
   try {
     await assertStarterAllowed(config, env)
+    sandbox = await openSandbox(config, setup)
     const prepared = await loadAndGuard(
       config,
       repoDir,
@@ -116,7 +120,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         },
         outputLimit: config.outputLimit,
         masker,
-        env: scrubbedEnv()
+        env: validationEnv(process.env, config.validationEnv),
+        sandbox
       },
       model,
       prompter,
@@ -160,11 +165,13 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     ...statsOf(green, response),
     ...modelMetrics(model, prompter, budget),
     git_processes: git?.processCount ?? 0,
+    ...(sandbox ? { sandbox: sandbox.backend } : {}),
     phase_ms: clock.totals,
     duration_ms: clock.elapsed(),
     ...(green ? { placements: green.placements, minimal_fix: minimalFix(green.diff) } : {}),
     ...(generatedPlan(input) ? { plan_source: 'generated' } : {})
   }
+  sandbox?.dispose()
   response = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
   writeResultFile(outputPath, response)
   return {

@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
+import { SecurityViolationError } from '../contract/index.js'
+import { gitDirs } from '../git/index.js'
 import { RunBudget } from '../model/index.js'
+import { BACKENDS, hiddenFolders, Sandbox, type BackendName } from '../sandbox/index.js'
 import { SecretMasker } from '../validation/index.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
@@ -67,4 +71,45 @@ function defaultLogDir(): string {
     'patchsmith',
     `logs-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`
   )
+}
+
+/**
+ * The run's sandbox, chosen once before any model call: `required` refuses a machine without
+ * one, `auto` says so in the log (and the summary, through the metrics).
+ */
+export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<Sandbox> {
+  const { repoDir, logger, outputPath, logDir } = setup
+  if (config.sandbox === 'off') {
+    logger.warn('sandbox: off: validation commands run with the powers of this step.')
+    return Sandbox.none(['sandbox: off'])
+  }
+  // No repository there: loading refuses the run with the right error before anything runs.
+  if (!existsSync(join(repoDir, '.git'))) return Sandbox.none(['no repository'])
+  const layout = {
+    workTree: repoDir,
+    gitDirs: gitDirs(repoDir),
+    hidden: hiddenFolders(process.env, repoDir, [dirname(outputPath), logDir])
+  }
+  const sandbox = await Sandbox.open(layout, backendChoice(process.env.PATCHSMITH_SANDBOX_BACKENDS))
+  if (sandbox.active) {
+    logger.info(`Validation runs in a sandbox (${sandbox.backend}).`)
+    return sandbox
+  }
+  const why = sandbox.unavailable.join('; ')
+  if (config.sandbox === 'required')
+    throw new SecurityViolationError(
+      `No sandbox works on this machine (${why}); sandbox: required refuses to run model-written code without one. Install bubblewrap (apt-get install bubblewrap) or run on a Linux runner with passwordless sudo.`,
+      { rule: 'sandbox-unavailable', tried: sandbox.unavailable }
+    )
+  logger.warn(
+    `No sandbox works on this machine (${why}): validation commands run with the powers of this step. Install bubblewrap, or set sandbox: required to refuse such runs.`
+  )
+  return sandbox
+}
+
+/** Which backends to try (tests narrow it, e.g. "unshare" or "none"); all by default. */
+function backendChoice(text: string | undefined): readonly BackendName[] {
+  if (!text) return BACKENDS
+  const names = text.split(',').map((name) => name.trim())
+  return BACKENDS.filter((backend) => names.includes(backend))
 }

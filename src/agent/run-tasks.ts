@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
+import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import {
   toAgentError,
   type AgentError,
@@ -25,18 +26,13 @@ import {
 } from '../model/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
 import { AttemptLog, writeResultFile } from '../report/index.js'
-import {
-  pipelineSteps,
-  scrubbedEnv,
-  type PipelineStep,
-  type SecretMasker
-} from '../validation/index.js'
+import { pipelineSteps, type PipelineStep, type SecretMasker } from '../validation/index.js'
 import { attemptChange } from './attempts.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import type { PhaseClock } from './phase-clock.js'
-import { startRun } from './run-setup.js'
+import { openSandbox, startRun } from './run-setup.js'
 import {
   assertStarterAllowed,
   modelClient,
@@ -75,6 +71,7 @@ interface TaskRun {
   masker: SecretMasker
   clock: PhaseClock
   logger: Logger
+  sandbox: Sandbox
 }
 
 /**
@@ -85,7 +82,9 @@ interface TaskRun {
  * the tasks that do not depend on it go on.
  */
 export async function runTasks(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
-  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = startRun(config, env)
+  const setup = startRun(config, env)
+  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = setup
+  let sandbox: Sandbox | undefined
   const statuses: TaskStatus[] = []
   const commits: Commit[] = []
   let loaded: LoadedTasks | undefined
@@ -97,6 +96,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
   let response: CodeAgentOutput
   try {
     await assertStarterAllowed(config, env)
+    sandbox = await openSandbox(config, setup)
     loaded = await clock.time('load', () =>
       loadTasks({
         taskFile: config.taskFile!,
@@ -158,7 +158,8 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       budget,
       masker,
       clock,
-      logger
+      logger,
+      sandbox
     }
     for (const batch of batches) {
       await runBatch(run, batch, statuses, commits)
@@ -194,9 +195,11 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     attempts: statuses.reduce((sum, task) => sum + (task.attempts ?? 0), 0),
     ...modelMetrics(model, prompter, budget),
     git_processes: git?.processCount ?? 0,
+    ...(sandbox ? { sandbox: sandbox.backend } : {}),
     phase_ms: clock.totals,
     duration_ms: clock.elapsed()
   }
+  sandbox?.dispose()
   response = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
   writeResultFile(outputPath, response)
   return {
@@ -300,7 +303,8 @@ async function runTask(
         },
         outputLimit: config.outputLimit,
         masker: run.masker,
-        env: scrubbedEnv()
+        env: validationEnv(process.env, config.validationEnv),
+        sandbox: run.sandbox
       },
       budget: run.budget,
       branch,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import {
   SETTING_KEYS,
   SETTING_KINDS,
@@ -20,6 +21,13 @@ const ALIASES: Record<string, SettingKey> = {
   tasks: 'taskFile',
   output: 'outputPath',
   'validation-command': 'validationCommands'
+}
+
+// A secret on the command line is readable by every process on the machine (/proc/<pid>/cmdline),
+// code that validation runs included: secrets come from the environment or a file instead.
+const SECRET_FLAGS: Record<string, { key: SettingKey; variable: string }> = {
+  'api-key': { key: 'apiKey', variable: 'OPENAI_API_KEY' },
+  'github-token': { key: 'githubToken', variable: 'GITHUB_TOKEN' }
 }
 
 const FLAGS = new Map<string, SettingKey>([
@@ -53,6 +61,18 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
       continue
     }
     const [rawName, inlineValue] = splitFlag(arg.slice(2))
+    const secret = SECRET_FLAGS[rawName]
+    if (secret)
+      throw new UsageError(
+        `"--${rawName}" would put the secret on the command line, where every process can read it: set ${secret.variable} or pass --${rawName}-file FILE.`
+      )
+    const secretFile = SECRET_FLAGS[rawName.replace(/-file$/, '')]
+    if (secretFile && rawName.endsWith('-file')) {
+      const file = inlineValue ?? argv[++i]
+      if (!file) throw new UsageError(`"--${rawName}" needs a file.`)
+      settings[secretFile.key] = readSecretFile(rawName, file)
+      continue
+    }
     const negated = rawName.startsWith('no-') && !FLAGS.has(rawName)
     const name = negated ? rawName.slice(3) : rawName
     const key = FLAGS.get(name)
@@ -74,6 +94,16 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
     else settings[key] = value
   }
   return { command, settings: settings as RunConfigInput, help }
+}
+
+function readSecretFile(flag: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim()
+  } catch (error) {
+    throw new UsageError(
+      `"--${flag}": cannot read ${file} (${(error as NodeJS.ErrnoException).code}).`
+    )
+  }
 }
 
 function isKnownFlag(text: string): boolean {
@@ -103,7 +133,9 @@ export function usage(): string {
     '',
     'Turns an issue and a fix plan into a validated commit. The JSON result goes to stdout,',
     'or to --output FILE; progress goes to stderr. Exit codes: 0 committed, 1 refused or',
-    'failed, 2 bad usage. The API key is also read from OPENAI_API_KEY.',
+    'failed, 2 bad usage. Secrets never go on the command line: the API key comes from',
+    'OPENAI_API_KEY or --api-key-file FILE, the GitHub token from GITHUB_TOKEN or',
+    '--github-token-file FILE.',
     '',
     'Aliases: --plan (--fix-plan), --triage (--triage-result), --tasks (--task-file),',
     '         --output (--output-path), --validation-command (--validation-commands)',

@@ -25,7 +25,11 @@ export async function cli(argv: readonly string[]): Promise<number> {
     }
     if (command !== 'run' && command !== 'commit')
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.')
-    const settings = { apiKey: process.env.OPENAI_API_KEY || undefined, ...parsed.settings }
+    const settings = {
+      apiKey: process.env.OPENAI_API_KEY || undefined,
+      githubToken: process.env.GITHUB_TOKEN || undefined,
+      ...parsed.settings
+    }
     config = parseRunConfig(command === 'commit' ? codeCommitSettings(settings) : settings)
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error

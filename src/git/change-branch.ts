@@ -94,6 +94,11 @@ export class ChangeBranch {
     this.baseSha = startSha
   }
 
+  /** The commit the change is made on. */
+  get baseCommit(): string {
+    return this.baseSha
+  }
+
   get push(): boolean {
     return this.options.push ?? true
   }
@@ -429,8 +434,9 @@ function assertBranchName(branch: string): void {
     branch.endsWith('.lock') ||
     branch.endsWith('/') ||
     branch.endsWith('.') ||
-    branch === 'HEAD' ||
-    branch.startsWith('refs/')
+    // Names git would read as something else: HEAD, a remote-tracking branch, a full ref.
+    /^(head|@|fetch_head|orig_head|merge_head)$/i.test(branch) ||
+    /^(refs|remotes|origin|upstream)\//.test(branch)
   ) {
     throw new InvalidInputError(
       `Invalid fix_plan.branch_name: "${branch}" is not a safe branch name.`,

@@ -67,6 +67,17 @@ export function acceptSubject(generated: string | undefined): string | undefined
   return COMMIT_SUBJECT.test(subject) ? subject : undefined
 }
 
+// Controls (all but line feed and tab) and the bidi and invisible marks that make a message read
+// otherwise than it is: none comes from the model, an issue title or a hook into a commit.
+const UNPRINTABLE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g
+
+/** The message as it will be committed: line feeds for line ends, nothing unprintable. */
+export function printableMessage(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(UNPRINTABLE, '')
+}
+
 export function commitMessage(subject: string, issueNumber: number): string {
   return `${subject}\n\nFixes #${issueNumber}`
 }

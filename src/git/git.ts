@@ -1,8 +1,9 @@
 import { getExecOutput } from '@actions/exec'
 import { which } from '@actions/io'
 import { PatchsmithError } from '../contract/index.js'
-import { scrubbedEnv } from '../validation/index.js'
+import { printableMessage } from './commit-message.js'
 import { identityFallbackConfig } from './identity.js'
+import { assertSafeRemoteKeys } from './remote-config.js'
 import { parseStatus, type RepoStatus } from './status.js'
 
 export interface GitOutput {
@@ -58,6 +59,8 @@ export class GitCommandError extends PatchsmithError {
 
 // Repository config and hooks can be written by code the model wrote; none of it may run here.
 const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false']
+// Talking to a remote with the token present: no transport that runs a command.
+const REMOTE_CONFIG = ['-c', 'protocol.ext.allow=never']
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null']
 // git's summary after a commit, in the C locale: "[main 0a1b…] subject", "[main (root-commit) …]".
 const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /
@@ -86,9 +89,14 @@ export class Git {
   }
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
+    if (options.network) await this.assertSafeRemoteConfig()
     this.processCount++
     const base = options.network ? process.env : scrubbedEnv(process.env)
-    const config = options.hooks ? SAFE_CONFIG : [...SAFE_CONFIG, ...NO_HOOKS]
+    const config = [
+      ...SAFE_CONFIG,
+      ...(options.hooks ? [] : NO_HOOKS),
+      ...(options.network ? REMOTE_CONFIG : [])
+    ]
     Git.program ??= which('git', true)
     const output = await getExecOutput(await Git.program, [...config, ...args], {
       cwd: this.dir,
@@ -98,6 +106,8 @@ export class Git {
       env: {
         ...stringEnv(base),
         GIT_TERMINAL_PROMPT: '0',
+        // Sealed: no system config; the global one is the identity fallback alone.
+        GIT_CONFIG_NOSYSTEM: '1',
         // Messages are read (summary lines, "already exists"), so they must not be translated;
         // hooks keep the user's locale.
         ...(options.hooks ? {} : { LC_ALL: 'C' }),
@@ -107,6 +117,17 @@ export class Git {
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
+  }
+
+  /**
+   * Before a command talks to a remote: the repository's own config (its includes followed)
+   * holds no key that would run a program or send the push elsewhere with the token present.
+   */
+  private async assertSafeRemoteConfig(): Promise<void> {
+    const out = await this.exec(['config', '--local', '--includes', '--null', '--list'], {
+      allowFailure: true
+    })
+    assertSafeRemoteKeys(out.stdout)
   }
 
   /** Branch, HEAD and changed tracked files in one process. */
@@ -228,7 +249,11 @@ export class Git {
     args.push('commit', '--cleanup=whitespace', '-F', '-')
     if (!options.hooks) args.push('--no-verify')
     if (options.signoff) args.push('--signoff')
-    const out = await this.exec(args, { input: message, allowFailure: true, hooks: options.hooks })
+    const out = await this.exec(args, {
+      input: printableMessage(message),
+      allowFailure: true,
+      hooks: options.hooks
+    })
     // A hook's own output could imitate the summary line, so it is read only without hooks.
     const sha = options.hooks ? undefined : COMMIT_SUMMARY.exec(out.stdout)?.[1]
     return { ...out, sha }
@@ -301,6 +326,15 @@ export class Git {
     }
     return out
   }
+}
+
+// Variables a local git process (and the filters or hooks it may start) never needs.
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|^INPUT_|^ACTIONS_|^OPENAI_|^AZURE_OPENAI|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY)$/i
+
+/** The parent environment without tokens, keys, action inputs or runner credentials. */
+export function scrubbedEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)))
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -19,4 +19,4 @@ export {
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'
-export { RepoIntegrity } from './repo-integrity.js'
+export { RepoIntegrity, gitDirs } from './repo-integrity.js'

@@ -91,11 +91,17 @@ export class RepoIntegrity {
   }
 }
 
-function watchedPaths(repoDir: string): string[] {
+/** The repository's git folder and, for a linked worktree, the common one it shares. */
+export function gitDirs(repoDir: string): string[] {
   const gitDir = resolveGitDir(repoDir)
   const dirs = [gitDir]
   const common = join(gitDir, 'commondir')
   if (existsSync(common)) dirs.push(resolve(gitDir, readFileSync(common, 'utf8').trim()))
+  return dirs
+}
+
+function watchedPaths(repoDir: string): string[] {
+  const dirs = gitDirs(repoDir)
   const home = process.env.HOME || homedir()
   const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
   return [

@@ -28,8 +28,6 @@ export async function assertExactChanges(
   edits: readonly GuardedEdit[],
   stage: string
 ): Promise<string> {
-  const problems: string[] = []
-  const expected = new Map(edits.map((edit) => [edit.path, edit]))
   // One process: status, both modes and the staged blob of every path that differs from HEAD,
   // then the patch (no external diff driver or textconv: repository config must not run).
   const out = await git.exec([
@@ -48,12 +46,54 @@ export async function assertExactChanges(
     '--'
   ])
   const { raw, patch } = splitRawAndPatch(out.stdout)
-  const staged = rawEntries(raw)
-  for (const entry of staged) {
+  const problems = entryProblems(rawEntries(raw), edits, 'staged')
+  if (problems.length > 0) throw unexpected(stage, problems)
+  return patch
+}
+
+/**
+ * After the commit, before the push: between the base and the tip lie exactly `count` commits in
+ * one line on the base, and together they change exactly the approved paths to the approved
+ * contents. What git committed is checked, not what was staged before: code that ran between
+ * the checks and the commit cannot slip anything in.
+ */
+export async function assertCommittedAsApproved(
+  git: GitRunner,
+  base: string,
+  tip: string,
+  edits: readonly GuardedEdit[],
+  count: number
+): Promise<void> {
+  const [chain, tree] = await Promise.all([
+    git.exec(['rev-list', '--parents', tip, `^${base}`, '--']),
+    git.exec(['diff-tree', '-r', '-z', '--raw', '--no-abbrev', '--no-renames', base, tip])
+  ])
+  const commits = chain.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '))
+  const problems: string[] = []
+  if (commits.length !== count)
+    problems.push(`${commits.length} commit(s) on the base, made ${count}`)
+  if (commits.some((shas) => shas.length !== 2)) problems.push('a merge commit on the branch')
+  if (commits.at(-1)?.[1] !== base) problems.push('the branch does not start at the base')
+  problems.push(...entryProblems(rawEntries(tree.stdout), edits, 'committed'))
+  if (problems.length > 0) throw unexpected('commit', problems)
+}
+
+/** Where the entries git lists differ from the approved edits: path, operation, content, mode. */
+function entryProblems(
+  entries: readonly RawEntry[],
+  edits: readonly GuardedEdit[],
+  verb: string
+): string[] {
+  const problems: string[] = []
+  const expected = new Map(edits.map((edit) => [edit.path, edit]))
+  for (const entry of entries) {
     const edit = expected.get(entry.path)
     const path = printable(entry.path)
     if (!edit) {
-      problems.push(`"${path}" is staged but not approved`)
+      problems.push(`"${path}" is ${verb} but not approved`)
       continue
     }
     if (entry.status !== STATUS[edit.operation]) {
@@ -64,13 +104,12 @@ export async function assertExactChanges(
     if (entry.newMode !== '100644' && entry.newMode !== entry.oldMode)
       problems.push(`"${path}" has mode ${entry.newMode}`)
     if (entry.newSha !== blobId(edit.after, entry.newSha.length))
-      problems.push(`"${path}" is staged with other content than approved`)
+      problems.push(`"${path}" is ${verb} with other content than approved`)
   }
-  const seen = new Set(staged.map((entry) => entry.path))
+  const seen = new Set(entries.map((entry) => entry.path))
   for (const path of expected.keys())
-    if (!seen.has(path)) problems.push(`"${printable(path)}" was approved but is not staged`)
-  if (problems.length > 0) throw unexpected(stage, problems)
-  return patch
+    if (!seen.has(path)) problems.push(`"${printable(path)}" was approved but is not ${verb}`)
+  return problems
 }
 
 /** `--raw -z --patch`: the raw records end with an empty field, then the patch follows. */
@@ -117,6 +156,7 @@ export class ValidationWatch {
   private constructor(
     private readonly integrity: RepoIntegrity,
     private readonly before: ReadonlySet<string>,
+    private readonly refs: ReadonlyMap<string, string>,
     private readonly git: GitRunner,
     private readonly policy: PathPolicy
   ) {}
@@ -127,7 +167,24 @@ export class ValidationWatch {
     policy: PathPolicy
   ): Promise<ValidationWatch> {
     const integrity = await RepoIntegrity.snapshot(repoDir)
-    return new ValidationWatch(integrity, new Set(await changedPaths(git)), git, policy)
+    const [before, refs] = await Promise.all([changedPaths(git), refState(git)])
+    return new ValidationWatch(integrity, new Set(before), refs, git, policy)
+  }
+
+  /**
+   * After a green validation: tracked files back to what is staged (the commit to be), and the
+   * untracked files validation created removed (ignored build output stays), so the work tree a
+   * pull-request step picks up is exactly the commit.
+   */
+  async settleWorkTree(): Promise<void> {
+    const dirty = nulFields(
+      (await this.git.exec(['diff', '--name-only', '-z', '--no-ext-diff', '--no-textconv'])).stdout
+    )
+    if (dirty.length > 0) await this.git.exec(['checkout', '--quiet', '--', ...dirty])
+    const untracked = nulFields(
+      (await this.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout
+    ).filter((path) => !this.before.has(path))
+    if (untracked.length > 0) await this.git.exec(['clean', '-f', '-q', '--', ...untracked])
   }
 
   /**
@@ -136,6 +193,7 @@ export class ValidationWatch {
    */
   async assertClean(edits: readonly GuardedEdit[]): Promise<string> {
     await this.integrity.assertUnchanged()
+    await this.assertRefsUnchanged()
     const approved = new Set(edits.map((edit) => edit.path))
     const problems: string[] = []
     for (const path of await changedPaths(this.git)) {
@@ -147,6 +205,39 @@ export class ValidationWatch {
     if (problems.length > 0) throw unexpected('validation', problems)
     return assertExactChanges(this.git, edits, 'validation')
   }
+
+  private async assertRefsUnchanged(): Promise<void> {
+    const now = await refState(this.git)
+    const names = new Set([...this.refs.keys(), ...now.keys()])
+    const changed = [...names].filter((name) => this.refs.get(name) !== now.get(name)).sort()
+    if (changed.length === 0) return
+    throw new SecurityViolationError(
+      `Validation changed git's refs (${changed.slice(0, 5).join(', ')}); nothing is committed or pushed after that [rule repo-tampered].`,
+      { rule: 'repo-tampered', stage: 'validation', changed: changed.slice(0, 20) }
+    )
+  }
+}
+
+/**
+ * HEAD (what it points to and at), every ref and the stash list: validation that commits,
+ * moves a branch or HEAD, or drops the user's stash is refused (the rollback that follows puts
+ * the branch back; the user's stash is restored from its commit, which a drop does not delete).
+ */
+async function refState(git: GitRunner): Promise<Map<string, string>> {
+  const [refs, head, detached, stash] = await Promise.all([
+    git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)']),
+    git.exec(['symbolic-ref', '--quiet', 'HEAD'], { allowFailure: true }),
+    git.exec(['rev-parse', '--verify', '--quiet', 'HEAD'], { allowFailure: true }),
+    git.exec(['log', '--walk-reflogs', '--format=%H', 'refs/stash', '--'], { allowFailure: true })
+  ])
+  const state = new Map<string, string>()
+  for (const line of refs.stdout.split('\n')) {
+    const [name, sha] = line.split('\0')
+    if (name && sha) state.set(name, sha)
+  }
+  state.set('HEAD', `${head.stdout.trim()} ${detached.stdout.trim()}`)
+  state.set('stash list', stash.stdout.trim())
+  return state
 }
 
 /** Paths git status reports (tracked changes and untracked files, not ignored ones). */

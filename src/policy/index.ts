@@ -19,7 +19,7 @@ export {
   MAX_EDIT_TOTAL_BYTES
 } from './edit-guard.js'
 export type { GuardedEdit, EditGuardOptions } from './edit-guard.js'
-export { assertExactChanges, ValidationWatch } from './change-set.js'
+export { assertCommittedAsApproved, assertExactChanges, ValidationWatch } from './change-set.js'
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'
 export type { ActorCheck, PermissionLevel } from './actor-policy.js'

@@ -16,7 +16,16 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
       '.github/**',
       '**/CODEOWNERS',
       '**/.gitlab-ci.yml',
+      '**/.gitlab/**',
+      '**/.travis.yml',
       '**/.circleci/**',
+      '**/.buildkite/**',
+      '**/bitbucket-pipelines.yml',
+      '**/netlify.toml',
+      '**/vercel.json',
+      '**/renovate.json',
+      '**/renovate.json5',
+      '**/.renovaterc*',
       '**/azure-pipelines.yml',
       '**/Jenkinsfile'
     ]
@@ -98,6 +107,21 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
     ]
   },
   {
+    name: 'agent-tools',
+    why: 'agent tool and editor run configs start programs when a developer or an agent opens the repository',
+    globs: [
+      '**/.claude/**',
+      '**/.mcp.json',
+      '**/.vscode/mcp.json',
+      '**/.vscode/tasks.json',
+      '**/.vscode/launch.json',
+      '**/.vscode/settings.json',
+      '**/.devcontainer/**',
+      '**/.devcontainer.json',
+      '**/.cursor/**'
+    ]
+  },
+  {
     name: 'agent-instructions',
     why: 'future agents and the seed code-commit trust these files and folders',
     globs: [
@@ -105,7 +129,6 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
       '**/CLAUDE.md',
       '**/GEMINI.md',
       '**/.cursorrules',
-      '**/.cursor/**',
       '**/.windsurfrules',
       '**/.clinerules*',
       '**/SECURITY.md',
@@ -134,5 +157,12 @@ export const MANIFEST_PROTECTED_FIELDS = [
   'workspaces',
   'bin',
   'config',
-  'packageManager'
+  'packageManager',
+  // hook managers configured inside the manifest run on the next commit or install
+  'husky',
+  'simple-git-hooks',
+  'lint-staged',
+  'pre-commit',
+  'gitHooks',
+  'ghooks'
 ] as const

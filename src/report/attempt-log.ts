@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export interface LoggedRequest {
@@ -24,7 +24,9 @@ export class AttemptLog {
     readonly dir: string,
     private readonly mask: (text: string) => string
   ) {
-    mkdirSync(dir, { recursive: true })
+    // Only the runner's user may read them: they hold prompts, replies and command output.
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    chmodSync(dir, 0o700)
   }
 
   requests(attempt: number, requests: LoggedRequest[]): void {
@@ -49,6 +51,7 @@ export class AttemptLog {
   }
 
   private write(attempt: number, name: string, text: string): void {
-    writeFileSync(join(this.dir, `${String(attempt).padStart(2, '0')}-${name}`), this.mask(text))
+    const path = join(this.dir, `${String(attempt).padStart(2, '0')}-${name}`)
+    writeFileSync(path, this.mask(text), { mode: 0o600 })
   }
 }

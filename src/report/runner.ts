@@ -37,8 +37,15 @@ export const runner = {
     command('add-mask', value)
   },
 
+  /**
+   * A log line. Log lines carry text from outside (model replies, task descriptions, command
+   * output): when a line of it starts with `::` it would run as a workflow command, so the
+   * message is fenced with a one-time `stop-commands` token.
+   */
   info(message: string): void {
-    process.stdout.write(`${message}${EOL}`)
+    if (!WORKFLOW_COMMAND.test(message)) return void process.stdout.write(`${message}${EOL}`)
+    const token = randomUUID()
+    process.stdout.write(`::stop-commands::${token}${EOL}${message}${EOL}::${token}::${EOL}`)
   },
 
   warning(message: string): void {
@@ -64,6 +71,8 @@ export const runner = {
     return true
   }
 }
+
+const WORKFLOW_COMMAND = /(^|[\r\n])\s*::/
 
 function appendToFile(file: string, message: string): void {
   if (!existsSync(file)) throw new Error(`Missing file at path: ${file}`)

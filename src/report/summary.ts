@@ -15,6 +15,10 @@ export interface SummaryContext {
 const MAX_DIFF_CHARS = 200_000
 const MAX_OUTPUT_LINES = 60
 const MAX_OUTPUT_CHARS = 8_000
+const UNSANDBOXED =
+  '> [!WARNING]\n> Validation commands ran without a sandbox, with the powers of this step. ' +
+  'Install bubblewrap on the runner (or use a Linux runner with passwordless sudo), or set ' +
+  '`sandbox: required` to refuse such runs.'
 
 /**
  * The job summary: the outcome first, then what changed, how it was checked, what it cost, and
@@ -26,6 +30,7 @@ export function summaryMarkdown(response: CodeAgentOutput, context: SummaryConte
   const parts = response.success
     ? successParts(response.data ?? [], issue, context)
     : failureParts(response, issue)
+  if (response.metrics?.sandbox === 'none') parts.splice(1, 0, UNSANDBOXED)
   parts.push(...runParts(response.metrics ?? {}))
   return `${parts.join('\n\n')}\n`
 }
@@ -140,6 +145,7 @@ function runParts(metrics: Record<string, unknown>): string[] {
     add('Tokens', `${total} (${prompt ?? 0} prompt, ${completion ?? 0} completion)`)
   }
   add('Git processes', number(metrics.git_processes)?.toString())
+  if (typeof metrics.sandbox === 'string') add('Sandbox', metrics.sandbox)
   const ms = number(metrics.duration_ms)
   add('Duration', ms === undefined ? undefined : duration(ms))
   return rows.length > 0 ? ['### Run', table(['Measure', 'Value'], rows)] : []

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process'
+import stripAnsi from 'strip-ansi'
 import type { ValidationResult } from '../contract/index.js'
+import { Sandbox, validationEnv } from '../sandbox/index.js'
 import { CappedOutput, truncateMiddle } from './capped-output.js'
 import type { SecretMasker } from './secret-masker.js'
 
@@ -9,7 +11,10 @@ export interface CommandRunnerOptions {
   /** Characters of stdout and of stderr kept in each result. */
   outputLimit: number
   masker: SecretMasker
-  env?: NodeJS.ProcessEnv
+  /** The command's whole environment (default: the allowlisted part of this process's). */
+  env?: Record<string, string>
+  /** Where the command runs (default: bare, no sandbox). */
+  sandbox?: Sandbox
 }
 
 export interface CommandOutcome extends ValidationResult {
@@ -19,20 +24,10 @@ export interface CommandOutcome extends ValidationResult {
 }
 
 const READ_CAP = 256 * 1024
-// eslint-disable-next-line no-control-regex -- escape sequences are what this strips
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g
-// Variables a validation command never needs and must never see.
-const SECRET_NAME =
-  /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|^INPUT_|^ACTIONS_|^OPENAI_|^AZURE_OPENAI/i
-
-/** The parent environment without tokens, keys, action inputs or runner credentials. */
-export function scrubbedEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)))
-}
-
 /**
- * Runs one validation command through `sh -c` in its own process group: stdin closed, output
- * read with a cap, and the whole group killed at the timeout so no grandchild survives.
+ * Runs one validation command through `sh -c`, in the run's sandbox and its own process group:
+ * stdin closed, output read with a cap, and the whole group killed at the timeout (the
+ * sandbox's PID namespace takes every process the command started with it).
  */
 export function runCommand(
   command: string,
@@ -40,9 +35,11 @@ export function runCommand(
 ): Promise<CommandOutcome> {
   const started = Date.now()
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {
+    const sandbox = options.sandbox ?? Sandbox.none()
+    const spec = sandbox.spawnSpec(command, options.cwd, options.env ?? validationEnv(process.env))
+    const child = spawn(spec.file, spec.args, {
       cwd: options.cwd,
-      env: options.env ?? scrubbedEnv(),
+      env: spec.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true
     })
@@ -65,7 +62,7 @@ export function runCommand(
     const finish = (exitCode: number) => {
       clearTimeout(timer)
       killGroup()
-      const clean = (text: string) => options.masker.mask(text.replace(ANSI, ''))
+      const clean = (text: string) => options.masker.mask(stripAnsi(text))
       const err = stderr.text()
       const full = {
         stdout: clean(stdout.text()),

@@ -1,4 +1,4 @@
-export { runCommand, scrubbedEnv } from './command-runner.js'
+export { runCommand } from './command-runner.js'
 export type { CommandOutcome, CommandRunnerOptions } from './command-runner.js'
 export { runPipeline } from './pipeline.js'
 export type { BaseCheck, PipelineFailure, PipelineOptions, PipelineOutcome } from './pipeline.js'

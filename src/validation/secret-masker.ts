@@ -1,4 +1,5 @@
 import { redactPatterns } from './secret-patterns.js'
+import { maskSplitSecrets } from './split-secrets.js'
 
 export interface SecretOptions {
   /** Characters of the raw value left visible after `***` (the API key shows its last two). */
@@ -68,7 +69,10 @@ export class SecretMasker {
     let masked = text
     const ordered = [...this.forms].sort(([a], [b]) => b.length - a.length)
     for (const [value, replacement] of ordered) masked = masked.split(value).join(replacement)
-    return masked
+    return maskSplitSecrets(
+      masked,
+      ordered.map(([value]) => value)
+    )
   }
 
   /** A copy of a JSON value with every string masked; `diff` fields get known values only. */
@@ -118,6 +122,7 @@ export function encodedForms(value: string): string[] {
     forms.add(padded.toString('base64url').slice(from, to))
   }
   forms.add(bytes.toString('base64'))
+  forms.add([...value].reverse().join(''))
   forms.delete(value)
   return [...forms].filter((form) => form.length >= MIN_ENCODED)
 }

@@ -1,0 +1,175 @@
+/**
+ * Issue 12's attacks, through the bundled action with the sandbox really in use: validation
+ * code that walks /proc for the action's secrets, leaves a setsid daemon behind, commits or
+ * moves refs, rewrites git's config, index or stash, writes the runner's file commands, or
+ * leaves files for the pull-request step. Each ends in a clean refusal or a harmless no-op.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { hostileRun, leakedCanaries, type HostileOptions, type HostileRun } from './hostile-run.js'
+
+const runs: HostileRun[] = []
+afterEach(async () => {
+  while (runs.length > 0) {
+    const run = runs.pop()!
+    await run.model.close()
+    await run.github.close()
+    run.repo.cleanup()
+  }
+})
+
+async function run(options: HostileOptions, backends?: string): Promise<HostileRun> {
+  const hostile = await hostileRun({
+    ...options,
+    env: (repo) => ({
+      ...(backends ? { PATCHSMITH_SANDBOX_BACKENDS: backends } : {}),
+      ...options.env?.(repo)
+    })
+  })
+  runs.push(hostile)
+  return hostile
+}
+
+function expectCommitted(hostile: HostileRun): void {
+  const { result, run: action } = hostile
+  expect(result.success, JSON.stringify(result.error)).toBe(true)
+  expect(action.exitCode).toBe(0)
+  expect(leakedCanaries(hostile)).toEqual([])
+}
+
+/** Host processes whose command line holds `marker`, zombies aside. */
+function survivors(marker: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+        return state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
+      } catch {
+        return false
+      }
+    })
+}
+
+/** Every /proc entry's environment and command line, reversed and spaced out (past a masker). */
+const PROC_WALK =
+  'for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do ' +
+  "tr '\\0' '\\n' < \"$f\" 2>/dev/null | rev; tr '\\0' '\\n' < \"$f\" 2>/dev/null | sed 's/./& /g'; " +
+  'done; env | rev; true'
+
+describe.each(['bubblewrap', 'unshare'])('validation in the %s sandbox', (backend) => {
+  it('walks /proc and the environment and finds no secret of the action', async () => {
+    const hostile = await run({ inputs: { 'validation-commands': PROC_WALK } }, backend)
+    expect(hostile.result.metrics?.sandbox).toBe(backend)
+    expectCommitted(hostile)
+    expect(hostile.result.data![0]!.validation_results[0]!.exit_code).toBe(0)
+  })
+
+  it('cannot leave a setsid daemon to change the commit, git config or workflows later', async () => {
+    const marker = `patchsmith-daemon-${backend}-${process.pid}`
+    const daemon =
+      `setsid sh -c 'sleep 1; while :; do echo "on: push # pwned" > .github/workflows/ci.yml; ` +
+      `echo x > .env; git add -A; git config core.sshCommand "touch pwned"; sleep 0.05; done; : ${marker}' ` +
+      '>/dev/null 2>&1 </dev/null & true'
+    const hostile = await run({ inputs: { 'validation-commands': daemon } }, backend)
+    expect(hostile.result.metrics?.sandbox).toBe(backend)
+    expectCommitted(hostile)
+    expect(survivors(marker)).toEqual([])
+    const { repo } = hostile
+    expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
+    expect(readFileSync(join(repo.dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n')
+    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
+  })
+})
+
+describe('validation in the sandbox (default backend)', () => {
+  it('cannot commit, move HEAD or a branch, drop the stash, or rewrite the index or config', async () => {
+    const attack = [
+      'git -c user.name=x -c user.email=x@y commit -qam sneaky',
+      'git update-ref refs/heads/main HEAD',
+      'git symbolic-ref HEAD refs/heads/main',
+      'git stash clear',
+      "printf '[core]\\n\\tsshCommand = touch pwned\\n' >> .git/config",
+      'rm -f .git/index',
+      'true'
+    ].join('; ')
+    const hostile = await run({
+      setup(repo) {
+        writeFileSync(join(repo.dir, 'src/a.js'), 'export const a = 2\n')
+        repo.git('stash', 'push', '--quiet', '--message', 'mine')
+      },
+      inputs: { 'validation-commands': attack }
+    })
+    expectCommitted(hostile)
+    const { repo } = hostile
+    const base = repo.gitOrigin('rev-parse', 'main')
+    expect(repo.gitOrigin('rev-list', '--parents', `main..fix/5-hostile`)).toMatch(
+      new RegExp(`^[0-9a-f]{40} ${base}$`)
+    )
+    expect(repo.git('stash', 'list')).toContain('mine')
+    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
+  })
+
+  it("cannot write the runner's file commands (GITHUB_ENV, GITHUB_PATH)", async () => {
+    const attack =
+      'for f in "$GITHUB_ENV" "$GITHUB_PATH" $(find /tmp -path "*_runner_file_commands/*" -type f 2>/dev/null); do ' +
+      'echo NODE_OPTIONS=--require=/tmp/evil.js >> "$f"; done 2>/dev/null; true'
+    const hostile = await run({ inputs: { 'validation-commands': attack } })
+    expectCommitted(hostile)
+    expect(hostile.run.fileCommands).toEqual({ env: '', path: '' })
+  })
+
+  it('hands over a work tree that is exactly the commit (push: false)', async () => {
+    const attack =
+      'echo junk > junk.txt; mkdir -p dist && echo built > dist/out.js; echo "export const a = 9" > src/a.js'
+    const hostile = await run({ inputs: { 'validation-commands': attack, push: 'false' } })
+    expectCommitted(hostile)
+    const { repo } = hostile
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    expect(readFileSync(join(repo.dir, 'src/a.js'), 'utf8')).toBe('export const a = 1\n')
+    expect(readFileSync(join(repo.dir, 'dist/out.js'), 'utf8')).toBe('built\n')
+    expect(repo.git('show', '--name-only', '--format=', 'HEAD')).toBe('README.md')
+  })
+})
+
+describe('a machine without a sandbox', () => {
+  it('auto: runs, and says so in the log and the job summary', async () => {
+    const hostile = await run({ inputs: { 'validation-commands': 'true' } }, 'none')
+    expectCommitted(hostile)
+    expect(hostile.result.metrics?.sandbox).toBe('none')
+    expect(hostile.run.stdout).toMatch(/::warning::.*No sandbox works on this machine/)
+    expect(hostile.run.summary).toContain('Validation commands ran without a sandbox')
+  })
+
+  it('required: refuses with SECURITY_VIOLATION before any model call, nothing written', async () => {
+    const hostile = await run(
+      { inputs: { 'validation-commands': 'true', sandbox: 'required' } },
+      'none'
+    )
+    const { result, run: action, model } = hostile
+    expect(result.error?.code).toBe('SECURITY_VIOLATION')
+    expect(result.error?.details?.rule).toBe('sandbox-unavailable')
+    expect(action.exitCode).toBe(1)
+    expect(model.requests).toHaveLength(0)
+    expect(hostile.repo.git('status', '--porcelain')).toBe('')
+    expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+  })
+})
+
+describe('sealed git for remote commands', () => {
+  it.each([
+    ['remote.origin.receivepack', 'sh -c "touch ../pwned" #'],
+    ['core.sshCommand', 'touch ../pwned #'],
+    ['url.file:///nowhere/.insteadOf', 'file://'],
+    ['credential.helper', '!touch ../pwned #']
+  ])('refuses a repository whose config sets %s, running nothing', async (key, value) => {
+    const hostile = await run({ setup: (repo) => repo.git('config', key, value) })
+    expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
+    expect(hostile.result.error?.details?.rule).toBe('unsafe-git-config')
+    expect(hostile.result.error?.message).toContain(key.toLowerCase().split('.')[0])
+    expect(existsSync(join(hostile.repo.root, 'pwned'))).toBe(false)
+    expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+    expect(leakedCanaries(hostile)).toEqual([])
+  })
+})

@@ -1,0 +1,95 @@
+/**
+ * The environment a sandboxed command gets, by allowlist: what shells, compilers and package
+ * managers need to run, nothing the action holds (tokens, runner file commands, inputs).
+ */
+
+// Exact names every command may see.
+const BASE_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'CI',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'RUNNER_OS',
+  'RUNNER_ARCH',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+  'JAVA_HOME',
+  'GOROOT',
+  'GOPATH',
+  'GOFLAGS',
+  'GOPROXY',
+  'GONOSUMDB',
+  'GOPRIVATE',
+  'GOTOOLCHAIN',
+  'CARGO_HOME',
+  'RUSTUP_HOME',
+  'RUSTUP_TOOLCHAIN',
+  'RUSTFLAGS',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'PYENV_ROOT',
+  'PYTHONPATH',
+  'PYTHONHASHSEED',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONUNBUFFERED',
+  'PYTHONIOENCODING',
+  'pythonLocation',
+  'Python_ROOT_DIR',
+  'Python2_ROOT_DIR',
+  'Python3_ROOT_DIR',
+  'PKG_CONFIG_PATH',
+  'LD_LIBRARY_PATH',
+  'NVM_DIR',
+  'VOLTA_HOME',
+  'PNPM_HOME',
+  'COREPACK_HOME',
+  'COREPACK_ENABLE_DOWNLOAD_PROMPT',
+  'NODE_ENV',
+  'MAVEN_OPTS',
+  'GRADLE_USER_HOME',
+  'GRADLE_OPTS',
+  'DOTNET_ROOT',
+  'DOTNET_CLI_TELEMETRY_OPTOUT',
+  'GEM_HOME',
+  'GEM_PATH',
+  'BUNDLE_PATH'
+])
+// Name families: locale, toolchain versions installed by setup-* actions, package-manager config.
+const BASE_PREFIXES = [/^LC_/, /^JAVA_HOME_/, /^GOROOT_/, /^npm_config_/i, /^YARN_/, /^PIP_/]
+// Even a listed family never passes a value named like a secret (npm_config__authToken, …).
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|_AUTH|^INPUT_|^ACTIONS_/i
+
+/**
+ * The allowlisted subset of `parent`, plus the names the workflow lists in `validation-env`
+ * (which may carry what the tests need, a database URL say, because a maintainer chose them).
+ */
+export function validationEnv(
+  parent: NodeJS.ProcessEnv,
+  extraNames: readonly string[] = []
+): Record<string, string> {
+  const extra = new Set(extraNames)
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined) continue
+    const listed = BASE_NAMES.has(name) || BASE_PREFIXES.some((prefix) => prefix.test(name))
+    if (extra.has(name) || (listed && !SECRET_NAME.test(name))) env[name] = value
+  }
+  return env
+}
+
+/** Names that `validation-env` can never pass: the runner's own channels and credentials. */
+export const FORBIDDEN_EXTRA_NAME =
+  /^(GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|TOKEN)|ACTIONS_.*|INPUT_.*|RUNNER_TEMP)$/
