@@ -4,10 +4,17 @@
  * moves refs, rewrites git's config, index or stash, writes the runner's file commands, or
  * leaves files for the pull-request step. Each ends in a clean refusal or a harmless no-op.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { hostileRun, leakedCanaries, type HostileOptions, type HostileRun } from './hostile-run.js'
+import {
+  CANARY,
+  hostileRun,
+  leakedCanaries,
+  type HostileOptions,
+  type HostileRun
+} from './hostile-run.js'
+import type { TestRepo } from '../support/repo.js'
 
 const runs: HostileRun[] = []
 afterEach(async () => {
@@ -171,5 +178,44 @@ describe('sealed git for remote commands', () => {
     expect(existsSync(join(hostile.repo.root, 'pwned'))).toBe(false)
     expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
     expect(leakedCanaries(hostile)).toEqual([])
+  })
+})
+
+describe('opt-in git hooks in the sandbox', () => {
+  const hook = (body: string) => (repo: TestRepo) => {
+    const path = join(repo.dir, '.git/hooks/pre-commit')
+    writeFileSync(path, `#!/bin/sh\n${body}\n`)
+    chmodSync(path, 0o755)
+  }
+
+  it('run with the commit, see no secret, and cannot slip an unplanned file into it', async () => {
+    const hostile = await run({
+      setup: hook(
+        'mkdir -p dist\n' +
+          "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done > dist/leak.txt 2>/dev/null\n" +
+          'env >> dist/leak.txt\ncp dist/leak.txt leak.txt\ngit add leak.txt\nexit 0'
+      ),
+      inputs: { 'git-hooks': 'true' }
+    })
+    expect(hostile.result.metrics?.sandbox).toBe('bubblewrap')
+    expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
+    expect(hostile.result.error?.message).toContain('"leak.txt" is committed but not approved')
+    expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+    // What the hook saw, kept in an ignored folder that the rollback leaves alone.
+    const leak = readFileSync(join(hostile.repo.dir, 'dist/leak.txt'), 'utf8')
+    expect(leak).toContain('PATH=')
+    for (const canary of Object.values(CANARY)) expect(leak).not.toContain(canary)
+    expect(leakedCanaries(hostile)).toEqual([])
+  })
+
+  it('commit the approved change when they only check it', async () => {
+    const hostile = await run({
+      setup: hook('git diff --cached --name-only | grep -qx README.md'),
+      inputs: { 'git-hooks': 'true' }
+    })
+    expectCommitted(hostile)
+    const { repo } = hostile
+    expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
+    expect(repo.gitOrigin('log', '-1', '--format=%an', 'fix/5-hostile')).not.toBe('')
   })
 })

@@ -97,12 +97,12 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     const made = await clock.time('commit', () =>
       branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })
     )
-    // Hooks may rewrite what they commit (formatters); without them, git's commit must be the
-    // approved change exactly.
-    if (!config.gitHooks) {
-      const tip = made[made.length - 1]!.sha
-      await assertCommittedAsApproved(branch.git, branch.baseCommit, tip, green.edits, made.length)
-    }
+    // What git committed must be the approved change: exactly, or with hooks (formatters may
+    // rewrite what they commit) the approved paths and operations.
+    const tip = made[made.length - 1]!.sha
+    await assertCommittedAsApproved(branch.git, branch.baseCommit, tip, green.edits, made.length, {
+      content: !config.gitHooks
+    })
     if (!ctx.task) {
       logger.info(
         `Committed ${shas(made)} on ${branch.push ? plan.branch_name : `${branch.base} (and ${plan.branch_name})`}`

@@ -28,7 +28,7 @@ import type { Logger } from './logger.js'
 import type { RunHooks } from './hooks.js'
 import { loadAndGuard } from './prepare.js'
 import { runTasks } from './run-tasks.js'
-import { openSandbox, startRun } from './run-setup.js'
+import { jailHooks, openSandbox, startRun } from './run-setup.js'
 
 export interface AgentEnvironment {
   logger: Logger
@@ -91,6 +91,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       { hooks: env.hooks, model: modelOnce }
     )
     ;({ git, branch } = prepared)
+    jailHooks(git, config, sandbox)
     model = modelOnce()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
     prompter = new DraftPrompter({

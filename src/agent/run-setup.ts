@@ -3,9 +3,15 @@ import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { SecurityViolationError } from '../contract/index.js'
-import { gitDirs } from '../git/index.js'
+import { gitDirs, type Git } from '../git/index.js'
 import { RunBudget } from '../model/index.js'
-import { BACKENDS, hiddenFolders, Sandbox, type BackendName } from '../sandbox/index.js'
+import {
+  BACKENDS,
+  hiddenFolders,
+  Sandbox,
+  validationEnv,
+  type BackendName
+} from '../sandbox/index.js'
 import { SecretMasker } from '../validation/index.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
@@ -112,4 +118,10 @@ function backendChoice(text: string | undefined): readonly BackendName[] {
   if (!text) return BACKENDS
   const names = text.split(',').map((name) => name.trim())
   return BACKENDS.filter((backend) => names.includes(backend))
+}
+
+/** With `git-hooks: true` and a sandbox, the hooks run in it (Git.hookJail). */
+export function jailHooks(git: Git, config: RunConfig, sandbox: Sandbox | undefined): void {
+  if (config.gitHooks && sandbox?.active)
+    git.hookJail = { sandbox, env: validationEnv(process.env, config.validationEnv) }
 }

@@ -32,7 +32,7 @@ import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import type { PhaseClock } from './phase-clock.js'
-import { openSandbox, startRun } from './run-setup.js'
+import { jailHooks, openSandbox, startRun } from './run-setup.js'
 import {
   assertStarterAllowed,
   modelClient,
@@ -124,6 +124,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     policy.assertAllowed(planned, 'plan')
     const commands = assertCommandsAllowed([], config.validationCommands, config.allowPlanCommands)
     git = await Git.open(repoDir)
+    jailHooks(git, config, sandbox)
     await assertRepoPaths(planned, policy, repoDir, git, 'plan')
     const secret = (value: string) => {
       masker.add(value)

@@ -1,8 +1,9 @@
 import { getExecOutput } from '@actions/exec'
 import { which } from '@actions/io'
 import { PatchsmithError } from '../contract/index.js'
+import { shellQuote, type Sandbox } from '../sandbox/index.js'
 import { printableMessage } from './commit-message.js'
-import { identityFallbackConfig } from './identity.js'
+import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertSafeRemoteKeys } from './remote-config.js'
 import { parseStatus, type RepoStatus } from './status.js'
 
@@ -81,6 +82,14 @@ export class Git {
    */
   private static program?: Promise<string>
 
+  /**
+   * Where the repository's hooks run, when they are on (`git-hooks: true`): git itself runs in
+   * the run's sandbox with its folder writable, and the hooks see only the allowlisted
+   * environment. Unset when there is no sandbox.
+   */
+  hookJail?: { sandbox: Sandbox; env: Record<string, string> }
+  private identity?: Promise<Record<string, string>>
+
   private constructor(readonly dir: string) {}
 
   /** Starts no process: the first command (`status`) is also the check that `dir` is a repository. */
@@ -98,6 +107,7 @@ export class Git {
       ...(options.network ? REMOTE_CONFIG : [])
     ]
     Git.program ??= which('git', true)
+    if (options.hooks && this.hookJail) return this.execWithHooks([...config, ...args], options)
     const output = await getExecOutput(await Git.program, [...config, ...args], {
       cwd: this.dir,
       silent: true,
@@ -117,6 +127,42 @@ export class Git {
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
+  }
+
+  /** `git …` with the repository's hooks, in the sandbox (see hookJail). */
+  private async execWithHooks(args: string[], options: GitExecOptions): Promise<GitOutput> {
+    const jail = this.hookJail!
+    // The identity fallback file lives in a folder the sandbox hides: the fallback goes by
+    // environment instead, and only where the repository and the user's config set none.
+    this.identity ??= this.identityEnv()
+    const env = {
+      ...jail.env,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+      ...(await this.identity),
+      ...options.env
+    }
+    const command = [await Git.program!, ...args].map(shellQuote).join(' ')
+    const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
+    const output = await getExecOutput(spec.file, spec.args, {
+      cwd: this.dir,
+      silent: true,
+      ignoreReturnCode: true,
+      input: options.input === undefined ? undefined : Buffer.from(options.input),
+      env: spec.env
+    })
+    if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
+    return output
+  }
+
+  private async identityEnv(): Promise<Record<string, string>> {
+    const get = async (key: string) =>
+      (await this.exec(['config', '--get', key], { allowFailure: true })).stdout.trim()
+    const [name, email] = await Promise.all([get('user.name'), get('user.email')])
+    const env: Record<string, string> = {}
+    if (!name) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = FALLBACK_IDENTITY.name
+    if (!email) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = FALLBACK_IDENTITY.email
+    return env
   }
 
   /**

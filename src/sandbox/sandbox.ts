@@ -67,11 +67,23 @@ export class Sandbox {
     return this.backend !== 'none'
   }
 
-  /** The program, arguments and environment that run `command` (through `sh -c`) here. */
-  spawnSpec(command: string, cwd: string, env: Record<string, string>): SpawnSpec {
+  /**
+   * The program, arguments and environment that run `command` (through `sh -c`) here. Git's
+   * folders stay writable only for git itself running the repository's hooks.
+   */
+  spawnSpec(
+    command: string,
+    cwd: string,
+    env: Record<string, string>,
+    options: { gitWritable?: boolean } = {}
+  ): SpawnSpec {
     if (this.backend === 'none' || !this.layout)
       return { file: '/bin/sh', args: ['-c', command], env }
-    const layout = { ...this.layout, hidden: this.layout.hidden.filter((path) => existsSync(path)) }
+    const layout = {
+      ...this.layout,
+      gitDirs: options.gitWritable ? [] : this.layout.gitDirs,
+      hidden: this.layout.hidden.filter((path) => existsSync(path))
+    }
     if (this.backend === 'bubblewrap')
       return bubblewrapSpec(this.programs.bwrap!, layout, command, cwd, env)
     const viaSudo = this.backend === 'sudo-unshare'
