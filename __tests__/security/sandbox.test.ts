@@ -4,7 +4,7 @@
  * moves refs, rewrites git's config, index or stash, writes the runner's file commands, or
  * leaves files for the pull-request step. Each ends in a clean refusal or a harmless no-op.
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -125,6 +125,11 @@ describe('validation in the sandbox (default backend)', () => {
     const hostile = await run({ inputs: { 'validation-commands': attack } })
     expectCommitted(hostile)
     expect(hostile.run.fileCommands).toEqual({ env: '', path: '' })
+    // The attempt logs are the runner user's alone.
+    expect(statSync(hostile.logDir).mode & 0o777).toBe(0o700)
+    const logs = readdirSync(hostile.logDir)
+    expect(logs.length).toBeGreaterThan(0)
+    for (const name of logs) expect(statSync(join(hostile.logDir, name)).mode & 0o777).toBe(0o600)
   })
 
   it('hands over a work tree that is exactly the commit (push: false)', async () => {

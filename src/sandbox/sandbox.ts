@@ -50,7 +50,7 @@ export class Sandbox {
     for (const backend of candidates) {
       const missing = missingProgram(backend, programs)
       if (missing) {
-        reasons.push(`${backend}: ${missing} not found`)
+        reasons.push(`${backend}: ${missing}`)
         continue
       }
       const privateTemp = backend === 'bubblewrap' ? undefined : privateFolder()
@@ -125,12 +125,12 @@ async function findPrograms(): Promise<Programs> {
 }
 
 function missingProgram(backend: BackendName, programs: Programs): string | undefined {
-  if (backend === 'bubblewrap') return programs.bwrap ? undefined : 'bwrap'
-  if (!programs.unshare) return 'unshare'
   const root = process.getuid?.() === 0
-  if (backend === 'unshare') return root ? undefined : 'root (not running as root)'
-  if (root) return 'sudo (not needed as root)'
-  return !programs.sudo ? 'sudo' : !programs.setpriv ? 'setpriv' : undefined
+  const need = (program: keyof Programs) => (programs[program] ? undefined : `no ${program}`)
+  if (backend === 'bubblewrap') return need('bwrap')
+  if (backend === 'unshare') return need('unshare') ?? (root ? undefined : 'not running as root')
+  if (root) return 'not needed as root'
+  return need('unshare') ?? need('sudo') ?? need('setpriv')
 }
 
 function privateFolder(): string {
