@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { runAgent, type Logger } from './agent/index.js'
+import { cancelOnSignals, runAgent, type Logger } from './agent/index.js'
 import { runCodingTask } from './adapters/coding-task/index.js'
 import {
   ConfigError,
@@ -25,6 +25,8 @@ const actionLogger: Logger = { info: runner.info, warn: runner.warning, debug: r
 
 /** The action: inputs → RunConfig → runAgent → outputs, job summary, artifact, exit code. */
 export async function run(): Promise<void> {
+  // A cancelled job (SIGINT, then SIGTERM) rolls back and still reports, then exits 130/143.
+  const cancellation = cancelOnSignals()
   try {
     // A rerun (artifact-run-id) takes the inputs it was not given from that run's artifact.
     const config = await withArtifactInputs(
@@ -35,7 +37,8 @@ export async function run(): Promise<void> {
       logger: actionLogger,
       eventPath: process.env.GITHUB_EVENT_PATH,
       repository: process.env.GITHUB_REPOSITORY,
-      onSecret: runner.setSecret
+      onSecret: runner.setSecret,
+      cancel: cancellation.signal
     }
     // A CodingTask goes through the same run; its CommitResult replaces the result file.
     const { response, outputPath, logDir, branch, issueNumber } = config.codingTask
@@ -73,12 +76,16 @@ export async function run(): Promise<void> {
         ? 'INVALID_INPUT'
         : error instanceof PatchsmithError
           ? error.code
-          : 'MODEL_ERROR'
+          : 'INTERNAL_ERROR'
+    if (code === 'INTERNAL_ERROR' && error instanceof Error && error.stack) runner.info(error.stack)
     const failed = { success: false, error: { code, message, recoverable: false } } as const
     for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
       runner.setOutput(name, value)
     writeSummary(summaryMarkdown(failed))
     runner.setFailed(`${code}: ${message}`)
+  } finally {
+    process.exitCode = cancellation.exitCode() ?? process.exitCode
+    cancellation.dispose()
   }
 }
 

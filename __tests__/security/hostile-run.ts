@@ -9,7 +9,12 @@ import { join } from 'node:path'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction, type ActionRun } from '../support/action-runner.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
-import { lastUserMessage, startModelServer, type ModelServer } from '../support/model-server.js'
+import {
+  lastUserMessage,
+  startModelServer,
+  type ModelServer,
+  type ScriptedReply
+} from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 
 export const CANARY = {
@@ -58,7 +63,7 @@ export interface HostileOptions {
   planFile?: { name: string; text: string }
   issue?: Record<string, unknown>
   /** The model's answer to every draft request (or by request). */
-  reply?: string | ((userMessage: string) => string)
+  reply?: string | ((userMessage: string) => string | ScriptedReply)
   /** The model's answer to the commit message request. */
   commitReply?: string
   inputs?: Record<string, string>
@@ -67,6 +72,12 @@ export interface HostileOptions {
   setup?: (repo: TestRepo) => void
   /** More environment for the action, e.g. a PATH with a folder of the test's. */
   env?: (repo: TestRepo) => Record<string, string>
+  /** Signals for the action once `when(repo, model)` resolves (a cancelled job). */
+  signals?: {
+    when: (repo: TestRepo, model: ModelServer) => Promise<unknown>
+    send: NodeJS.Signals[]
+    gapMs?: number
+  }
 }
 
 export interface HostileRun {
@@ -175,6 +186,11 @@ export async function hostileRun(options: HostileOptions = {}): Promise<HostileR
       ACTIONS_ID_TOKEN_REQUEST_TOKEN: CANARY.runtime,
       DATABASE_URL: `postgres://app:${CANARY.database}@db:5432/app`,
       ...options.env?.(repo)
+    },
+    signals: options.signals && {
+      when: options.signals.when(repo, model),
+      send: options.signals.send,
+      gapMs: options.signals.gapMs
     }
   })
   const result = JSON.parse(readFileSync(join(repo.root, 'result.json'), 'utf8')) as CodeAgentOutput

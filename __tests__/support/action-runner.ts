@@ -34,6 +34,15 @@ export interface ActionRunOptions {
   env?: Record<string, string>
   /** Default 60 s. */
   timeoutMs?: number
+  /** Signals to send once `when` resolves, as a runner cancelling the job would. */
+  signals?: SignalPlan
+}
+
+export interface SignalPlan {
+  when: Promise<unknown>
+  /** Sent in order, `gapMs` apart (GitHub: SIGINT, then SIGTERM 7.5 s later). */
+  send: NodeJS.Signals[]
+  gapMs?: number
 }
 
 export interface CliRun {
@@ -85,7 +94,8 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
     const run = await runNode([process.execPath, entry('index.js')], {
       cwd: options.workspace,
       env,
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signals: options.signals
     })
     return {
       ...run,
@@ -111,7 +121,12 @@ export function secretFlag(
 
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}
+  options: {
+    cwd?: string
+    env?: Record<string, string>
+    timeoutMs?: number
+    signals?: SignalPlan
+  } = {}
 ): Promise<CliRun> {
   return runProgram([process.execPath, entry('cli.js'), ...args], options)
 }
@@ -119,12 +134,18 @@ export function runCli(
 /** Any program, with the same clean environment and process-group handling as runCli. */
 export function runProgram(
   argv: string[],
-  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}
+  options: {
+    cwd?: string
+    env?: Record<string, string>
+    timeoutMs?: number
+    signals?: SignalPlan
+  } = {}
 ): Promise<CliRun> {
   return runNode(argv, {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { ...baseEnv(), ...options.env },
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    signals: options.signals
   })
 }
 
@@ -202,7 +223,7 @@ function entry(file: string): string {
 
 function runNode(
   argv: string[],
-  options: { cwd: string; env: Record<string, string>; timeoutMs: number }
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number; signals?: SignalPlan }
 ): Promise<CliRun> {
   const started = Date.now()
   return new Promise((resolvePromise, reject) => {
@@ -217,6 +238,12 @@ function runNode(
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    void options.signals?.when.then(async () => {
+      for (const [i, name] of options.signals!.send.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, options.signals!.gapMs ?? 0))
+        if (child.exitCode === null && child.signalCode === null) child.kill(name)
+      }
+    })
 
     let timedOut = false
     const timer = setTimeout(() => {

@@ -123,6 +123,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
           checkBase: (step, outcome) => checkOnBase(settings, step, outcome, applied!, baseChecks)
         })
       )
+      settings.budget?.assertNotCancelled('while validating')
       if (watch) applied = { ...applied, staged: await watch.assertClean(applied.edits) }
       countRuns(stats, pipeline.results)
       settings.log.build(attempt, pipeline.runs.map(logged))

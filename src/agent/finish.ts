@@ -14,7 +14,7 @@ import {
   type Git,
   type MadeCommit
 } from '../git/index.js'
-import { commitMessages, type ModelClient } from '../model/index.js'
+import { commitMessages, type ModelClient, type RunBudget } from '../model/index.js'
 import { assertCommittedAsApproved } from '../policy/index.js'
 import { failureComment, postFailureFeedback } from '../report/index.js'
 import type { SecretMasker } from '../validation/index.js'
@@ -34,6 +34,8 @@ export interface FinishContext {
   onSecret?: (value: string) => void
   /** An adapter's rewrite of each message (RunHooks.commitMessage). */
   rewriteMessage?: (message: string) => string
+  /** Asked before and after the push: a cancelled run stops there and is rolled back. */
+  budget?: RunBudget
   /**
    * One task of a task file: its commit goes on the run's branch through a temporary ref, so
    * where the commit went and the hand-off to a pull-request step are the run's to tell.
@@ -118,7 +120,10 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     )
   }
   if (branch.push && !branch.reused) {
+    ctx.budget?.assertNotCancelled('before the push')
     await clock.time('push', () => branch.pushBranch())
+    // A push already under way finishes; the rollback then deletes the branch it published.
+    ctx.budget?.assertNotCancelled('during the push')
     logger.info(`Pushed ${plan.branch_name} to origin`)
   } else if (!branch.push && !ctx.task) {
     logger.info(

@@ -40,6 +40,8 @@ export interface AgentEnvironment {
   onSecret?: (value: string) => void
   /** An adapter's seams onto the engine (src/adapters); none for a plain run. */
   hooks?: RunHooks
+  /** Aborted by the entry on SIGINT, SIGTERM or SIGHUP: the run stops, rolls back, CANCELLED. */
+  cancel?: AbortSignal
 }
 
 export interface AgentRun {
@@ -122,7 +124,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         outputLimit: config.outputLimit,
         masker,
         env: validationEnv(process.env, config.validationEnv),
-        sandbox
+        sandbox,
+        signal: budget.signal
       },
       model,
       prompter,
@@ -143,7 +146,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         clock,
         logger,
         onSecret: env.onSecret,
-        rewriteMessage: env.hooks?.commitMessage
+        rewriteMessage: env.hooks?.commitMessage,
+        budget
       },
       green
     )
@@ -151,6 +155,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   } catch (error) {
     const agentError = withinTimeLimit(toAgentError(error), budget)
     logger.warn(`${agentError.code}: ${agentError.message}`)
+    if (agentError.code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
+      logger.warn(error.stack)
     if (branch) {
       const problems = await branch.rollback()
       problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))

@@ -33,7 +33,7 @@ export interface RunSetup {
  */
 export function startRun(
   config: RunConfig,
-  env: { logger: Logger; onSecret?: (value: string) => void }
+  env: { logger: Logger; onSecret?: (value: string) => void; cancel?: AbortSignal }
 ): RunSetup {
   const masker = SecretMasker.forRun({
     apiKey: config.apiKey,
@@ -43,11 +43,14 @@ export function startRun(
   for (const value of masker.values()) env.onSecret?.(value)
   return {
     clock: new PhaseClock(),
-    budget: new RunBudget({
-      maxAttempts: config.maxAttempts,
-      maxTotalTokens: config.maxTotalTokens,
-      timeLimitMs: config.timeLimit * 1000
-    }),
+    budget: new RunBudget(
+      {
+        maxAttempts: config.maxAttempts,
+        maxTotalTokens: config.maxTotalTokens,
+        timeLimitMs: config.timeLimit * 1000
+      },
+      env.cancel
+    ),
     masker,
     // The runner masks registered values only; pattern rules (keys, tokens) are applied here.
     logger: {

@@ -171,6 +171,8 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
   } catch (error) {
     const agentError = withinTimeLimit(toAgentError(error), budget)
     logger.warn(`${agentError.code}: ${agentError.message}`)
+    if (agentError.code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
+      logger.warn(error.stack)
     if (work) {
       const problems = await work.finish(commits.length > 0)
       problems.forEach((problem) => logger.warn(`Work branch: ${problem}`))
@@ -305,7 +307,8 @@ async function runTask(
         outputLimit: config.outputLimit,
         masker: run.masker,
         env: validationEnv(process.env, config.validationEnv),
-        sandbox: run.sandbox
+        sandbox: run.sandbox,
+        signal: run.budget.signal
       },
       budget: run.budget,
       branch,
@@ -323,7 +326,8 @@ async function runTask(
         clock: run.clock,
         logger,
         onSecret: run.env.onSecret,
-        task: true
+        task: true,
+        budget: run.budget
       },
       green
     )

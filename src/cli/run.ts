@@ -1,4 +1,10 @@
-import { runAgent, type AgentEnvironment, type AgentRun, type Logger } from '../agent/index.js'
+import {
+  cancelOnSignals,
+  runAgent,
+  type AgentEnvironment,
+  type AgentRun,
+  type Logger
+} from '../agent/index.js'
 import { codeCommitSettings, runCodeCommit } from '../adapters/code-commit/index.js'
 import { runCodingTask } from '../adapters/coding-task/index.js'
 import { parseCliArgs, usage, UsageError } from './args.js'
@@ -36,11 +42,20 @@ export async function cli(argv: readonly string[]): Promise<number> {
     process.stderr.write(`patchsmith: ${error.message}\n\n${usage()}\n`)
     return 2
   }
-  const env = { logger: stderrLogger, repository: process.env.GITHUB_REPOSITORY }
-  const { run, printed } = await runCommand(command, config, env)
-  if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
-  else process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`)
-  return run.response.success ? 0 : 1
+  const cancellation = cancelOnSignals()
+  try {
+    const env = {
+      logger: stderrLogger,
+      repository: process.env.GITHUB_REPOSITORY,
+      cancel: cancellation.signal
+    }
+    const { run, printed } = await runCommand(command, config, env)
+    if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
+    else process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`)
+    return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
+  } finally {
+    cancellation.dispose()
+  }
 }
 
 /** `commit` is seed code-commit; `run` with --coding-task prints the task's CommitResult. */

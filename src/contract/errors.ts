@@ -86,7 +86,19 @@ export class TokenBudgetExceededError extends PatchsmithError {
 }
 
 /** Any thrown value as a contract error; unknown failures are reported, never swallowed. */
-export function toAgentError(error: unknown, fallback: ErrorCode = 'MODEL_ERROR'): AgentError {
+/** The run was stopped by SIGINT, SIGTERM or SIGHUP; everything it did is rolled back. */
+export class CancelledError extends PatchsmithError {
+  constructor(signal: string, when: string) {
+    super(
+      'CANCELLED',
+      `The run was cancelled (${signal}) ${when}; it was stopped and rolled back, so nothing was committed or pushed.`,
+      { signal },
+      true
+    )
+  }
+}
+
+export function toAgentError(error: unknown, fallback: ErrorCode = 'INTERNAL_ERROR'): AgentError {
   if (error instanceof PatchsmithError) return error.toAgentError()
   const message = error instanceof Error ? error.message : String(error)
   return { code: fallback, message: `Unexpected failure: ${message}`, recoverable: false }

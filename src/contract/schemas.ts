@@ -16,7 +16,11 @@ export const ERROR_CODES = [
   'INVALID_INPUT',
   'MODEL_ERROR',
   'TIMEOUT',
-  'TOKEN_BUDGET_EXCEEDED'
+  'TOKEN_BUDGET_EXCEEDED',
+  // The run was stopped by a signal (a cancelled job) and rolled back.
+  'CANCELLED',
+  // A bug in Patchsmith, not a property of the input: the stack is in the log.
+  'INTERNAL_ERROR'
 ] as const
 export const ErrorCodeSchema = z.enum(ERROR_CODES)
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>

@@ -1,4 +1,4 @@
-import { TimeoutError, TokenBudgetExceededError } from '../contract/index.js'
+import { CancelledError, TimeoutError, TokenBudgetExceededError } from '../contract/index.js'
 
 export interface BudgetLimits {
   /** Draft rounds (the first draft and every repair or re-draft) at most. */
@@ -25,11 +25,27 @@ export class RunBudget {
   private tokensUsed = 0
   private readonly repairReasons: Record<string, number> = {}
 
-  constructor(readonly limits: BudgetLimits) {
-    this.signal =
+  /** `cancel`: aborted by the entry on SIGINT, SIGTERM or SIGHUP (its reason is the signal). */
+  constructor(
+    readonly limits: BudgetLimits,
+    private readonly cancel?: AbortSignal
+  ) {
+    const deadline =
       limits.timeLimitMs > 0
         ? AbortSignal.timeout(limits.timeLimitMs)
         : new AbortController().signal
+    this.signal = cancel ? AbortSignal.any([deadline, cancel]) : deadline
+  }
+
+  /** The CANCELLED error when the run was cancelled, else undefined. */
+  cancelledError(when: string): CancelledError | undefined {
+    return this.cancel?.aborted ? new CancelledError(String(this.cancel.reason), when) : undefined
+  }
+
+  /** Throws CANCELLED when the run was cancelled; `when` names the step for the message. */
+  assertNotCancelled(when: string): void {
+    const cancelled = this.cancelledError(when)
+    if (cancelled) throw cancelled
   }
 
   /** Epoch ms when the time limit passes (Infinity without one). */
@@ -65,6 +81,7 @@ export class RunBudget {
 
   /** Throws TIMEOUT when the time limit has passed; `when` names the step for the message. */
   assertTime(when: string): void {
+    this.assertNotCancelled(when)
     if (this.remainingMs() > 0) return
     this.stoppedBy = 'time-limit'
     throw this.timeLimitError(when)

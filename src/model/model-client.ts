@@ -384,6 +384,8 @@ export class ModelClient {
 
   private abortFailure(opts: CompleteOptions, label: string, deadline: boolean): PatchsmithError {
     const budget = this.options.budget
+    const cancelled = budget?.cancelledError(`while waiting for the model (${label})`)
+    if (cancelled) return cancelled
     if (opts.signal?.aborted) {
       return new ModelError(
         `The model call for ${label} was cancelled because another draft failed.`,

@@ -11,7 +11,9 @@ const STEP: Record<ErrorCode, string> = {
   VALIDATION_FAILED: 'Validating the change',
   TIMEOUT: 'The time limit of the run',
   GIT_CONFLICT: 'Git',
-  PERMISSION_DENIED: 'Pushing the branch'
+  PERMISSION_DENIED: 'Pushing the branch',
+  CANCELLED: 'The job was cancelled',
+  INTERNAL_ERROR: 'Patchsmith itself (a bug: the stack is in the log)'
 }
 
 /** What failed, in a few words a maintainer reads first. */

@@ -15,6 +15,8 @@ export interface CommandRunnerOptions {
   env?: Record<string, string>
   /** Where the command runs (default: bare, no sandbox). */
   sandbox?: Sandbox
+  /** Ends the command (its whole sandbox or process group) when aborted: a cancelled run. */
+  signal?: AbortSignal
 }
 
 export interface CommandOutcome extends ValidationResult {
@@ -59,8 +61,10 @@ export function runCommand(
       timedOut = true
       killGroup()
     }, options.timeoutMs)
+    options.signal?.addEventListener('abort', killGroup, { once: true })
     const finish = (exitCode: number) => {
       clearTimeout(timer)
+      options.signal?.removeEventListener('abort', killGroup)
       killGroup()
       const clean = (text: string) => options.masker.mask(stripAnsi(text))
       const err = stderr.text()

@@ -50,6 +50,11 @@ export async function runPipeline(
   }
   for (const step of steps) {
     let outcome = await run(step.command)
+    // Cancelled or out of time: the command was killed; no fix, rerun or base check after it.
+    if (options.signal?.aborted && outcome.exit_code !== 0) {
+      results.push({ ...publicResult(outcome), step: step.step })
+      return { results, runs, failed: { step, outcome } }
+    }
     const marks: Partial<ValidationResult> = {}
     if (outcome.exit_code !== 0 && step.fix) {
       await run(step.fix)

@@ -1,0 +1,167 @@
+/**
+ * A cancelled job, as the runner cancels it (SIGINT, then SIGTERM), through the bundled action:
+ * while the model drafts, while validation runs, and while the branch is being pushed. Each run
+ * ends CANCELLED with exit 130/143, the user's edits in place on the original branch, no stash,
+ * no process left and no branch on origin; a rerun then succeeds.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  hostileRun,
+  README_FIX,
+  type HostileOptions,
+  type HostileRun
+} from '../security/hostile-run.js'
+import type { TestRepo } from '../support/repo.js'
+import { runAction } from '../support/action-runner.js'
+import { lastUserMessage, startModelServer } from '../support/model-server.js'
+
+const runs: HostileRun[] = []
+afterEach(async () => {
+  while (runs.length > 0) {
+    const run = runs.pop()!
+    await run.model.close()
+    await run.github.close()
+    run.repo.cleanup()
+  }
+})
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (check()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+/** The user's own work, left uncommitted before the run: a tracked edit and a new file. */
+function userWork(repo: TestRepo): void {
+  writeFileSync(join(repo.dir, 'src/a.js'), 'export const a = 42 // mine\n')
+  writeFileSync(join(repo.dir, 'notes.txt'), 'my notes\n')
+}
+
+function expectCancelled(hostile: HostileRun, exitCode: number): void {
+  const { result, run, repo } = hostile
+  expect(result.error?.code, JSON.stringify(result.error)).toBe('CANCELLED')
+  expect(run.exitCode).toBe(exitCode)
+  expect(run.outputs['error-code']).toBe('CANCELLED')
+  expect(run.summary).toContain('CANCELLED')
+  expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
+  expect(readFileSync(join(repo.dir, 'src/a.js'), 'utf8')).toBe('export const a = 42 // mine\n')
+  expect(readFileSync(join(repo.dir, 'notes.txt'), 'utf8')).toBe('my notes\n')
+  expect(repo.git('status', '--porcelain')).toBe(' M src/a.js\n?? notes.txt')
+  expect(repo.git('stash', 'list')).toBe('')
+  expect(repo.git('branch', '--list', 'fix/5-hostile')).toBe('')
+  expect(repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+}
+
+async function cancelled(options: HostileOptions): Promise<HostileRun> {
+  const hostile = await hostileRun({ setup: userWork, ...options })
+  runs.push(hostile)
+  return hostile
+}
+
+describe('a cancelled run', () => {
+  it('SIGTERM while the model drafts: CANCELLED, exit 143, everything as it was', async () => {
+    const hostile = await cancelled({
+      reply: () => ({ content: README_FIX, delayMs: 30_000 }),
+      signals: {
+        when: (_repo, model) => until(() => model.requests.length > 0, 'the draft request'),
+        send: ['SIGTERM']
+      }
+    })
+    expectCancelled(hostile, 143)
+    expect(hostile.run.durationMs).toBeLessThan(20_000)
+  })
+
+  it('SIGINT then SIGTERM while validation sleeps: the command dies with the run, exit 130', async () => {
+    const marker = `sleep 3${process.pid % 1000}`
+    const hostile = await cancelled({
+      inputs: { 'validation-commands': `mkdir -p dist; touch dist/started.flag; ${marker}` },
+      signals: {
+        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        send: ['SIGINT', 'SIGTERM'],
+        gapMs: 100
+      }
+    })
+    expectCancelled(hostile, 130)
+    expect(processesRunning(marker)).toEqual([])
+  })
+
+  it('SIGTERM while the branch is pushed: the push finishes, then the branch is deleted', async () => {
+    let flag = ''
+    const hostile = await cancelled({
+      setup(repo) {
+        userWork(repo)
+        flag = join(repo.root, 'pushing.flag')
+        // A git in front of the real one that marks and slows down the push.
+        const bin = join(repo.root, 'bin')
+        mkdirSync(bin)
+        const real = process.env
+          .PATH!.split(':')
+          .map((dir) => join(dir, 'git'))
+          .find(existsSync)!
+        writeFileSync(
+          join(bin, 'git'),
+          `#!/bin/sh\ncase " $* " in *" stash "*) ;; *" push "*) touch ${flag}; sleep 2 ;; esac\nexec ${real} "$@"\n`
+        )
+        chmodSync(join(bin, 'git'), 0o755)
+      },
+      env: (repo) => ({ PATH: `${join(repo.root, 'bin')}:${process.env.PATH ?? ''}` }),
+      signals: { when: () => until(() => existsSync(flag), 'the push'), send: ['SIGTERM'] }
+    })
+    expectCancelled(hostile, 143)
+    expect(hostile.result.error?.message).toContain('during the push')
+  })
+
+  it('leaves a repository on which the rerun succeeds', async () => {
+    const first = await cancelled({
+      reply: () => ({ content: README_FIX, delayMs: 30_000 }),
+      signals: {
+        when: (_repo, model) => until(() => model.requests.length > 0, 'the draft request'),
+        send: ['SIGINT']
+      }
+    })
+    expectCancelled(first, 130)
+    // The same workspace, issue and plan, as a rerun of the job would have them.
+    const { repo } = first
+    const model = await startModelServer((request) =>
+      lastUserMessage(request).startsWith('Write the subject line')
+        ? 'fix(readme): add an exclamation mark to the greeting'
+        : README_FIX
+    )
+    try {
+      const rerun = await runAction({
+        workspace: repo.dir,
+        inputs: {
+          issue: join(repo.root, 'artifact/issue.json'),
+          'fix-plan': join(repo.root, 'artifact/plan.json'),
+          'base-url': model.url,
+          'api-key': 'sk-rerun-1234',
+          'output-path': join(repo.root, 'rerun.json'),
+          'max-repairs': '0'
+        }
+      })
+      expect(rerun.exitCode, rerun.stdout).toBe(0)
+      expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
+      expect(readFileSync(join(repo.dir, 'src/a.js'), 'utf8')).toBe('export const a = 42 // mine\n')
+    } finally {
+      await model.close()
+    }
+  })
+})
+
+/** Host processes whose command line holds `marker`, zombies aside. */
+function processesRunning(marker: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+        return state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
+      } catch {
+        return false
+      }
+    })
+}
