@@ -126,23 +126,9 @@ describe('a cancelled run', () => {
     expectCancelled(first, 130)
     // The same workspace, issue and plan, as a rerun of the job would have them.
     const { repo } = first
-    const model = await startModelServer((request) =>
-      lastUserMessage(request).startsWith('Write the subject line')
-        ? 'fix(readme): add an exclamation mark to the greeting'
-        : README_FIX
-    )
+    const model = await readmeModel()
     try {
-      const rerun = await runAction({
-        workspace: repo.dir,
-        inputs: {
-          issue: join(repo.root, 'artifact/issue.json'),
-          'fix-plan': join(repo.root, 'artifact/plan.json'),
-          'base-url': model.url,
-          'api-key': 'sk-rerun-1234',
-          'output-path': join(repo.root, 'rerun.json'),
-          'max-repairs': '0'
-        }
-      })
+      const rerun = await runOn(repo, model.url, 'rerun.json')
       expect(rerun.exitCode, rerun.stdout).toBe(0)
       expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
       expect(readFileSync(join(repo.dir, 'src/a.js'), 'utf8')).toBe('export const a = 42 // mine\n')
@@ -151,6 +137,114 @@ describe('a cancelled run', () => {
     }
   })
 })
+
+describe('runs that meet another run or an operation in progress', () => {
+  it('refuses a merge in progress before anything is touched', async () => {
+    const hostile = await cancelled({
+      setup(repo) {
+        repo.git('checkout', '-q', '-b', 'side')
+        repo.write('side.txt', 'side\n')
+        repo.git('add', 'side.txt')
+        repo.git('-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'side')
+        repo.git('checkout', '-q', 'main')
+        repo.git(
+          '-c',
+          'user.name=t',
+          '-c',
+          'user.email=t@e',
+          'merge',
+          '-q',
+          '--no-ff',
+          '--no-commit',
+          'side'
+        )
+      }
+    })
+    const { result, model, repo } = hostile
+    expect(result.error).toMatchObject({
+      code: 'GIT_CONFLICT',
+      details: { rule: 'operation-in-progress', operation: 'merge' }
+    })
+    expect(model.requests).toHaveLength(0)
+    expect(existsSync(join(repo.dir, '.git/MERGE_HEAD'))).toBe(true)
+    expect(repo.git('status', '--porcelain')).toBe('A  side.txt')
+  })
+
+  it('lets one of two runs on one work tree work and refuses the other at once', async () => {
+    const hostile = await cancelled({})
+    const { repo } = hostile
+    repo.git('push', '-q', 'origin', '--delete', 'fix/5-hostile')
+    repo.git('checkout', '-q', 'main')
+    repo.git('branch', '-q', '-D', 'fix/5-hostile')
+    const model = await readmeModel(1_500)
+    try {
+      const [a, b] = await Promise.all([
+        runOn(repo, model.url, 'a.json'),
+        runOn(repo, model.url, 'b.json')
+      ])
+      const results = [a, b].map((run) => run.outputs['error-code'] ?? '')
+      expect(results.sort()).toEqual(['', 'GIT_CONFLICT'])
+      const refused = JSON.parse(
+        readFileSync(join(repo.root, a.exitCode === 0 ? 'b.json' : 'a.json'), 'utf8')
+      )
+      expect(refused.error.details.rule).toBe('run-in-progress')
+      expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
+      expect(readFileSync(join(repo.dir, 'src/a.js'), 'utf8')).toBe('export const a = 42 // mine\n')
+      expect(repo.git('stash', 'list')).toBe('')
+      expect(existsSync(join(repo.dir, '.git/patchsmith/lock'))).toBe(false)
+    } finally {
+      await model.close()
+    }
+  })
+
+  it('refuses a missing API key first, before the repository, GitHub or a sandbox is touched', async () => {
+    const hostile = await cancelled({
+      inputs: { 'api-key': '', 'base-url': 'https://api.openai.com/v1' }
+    })
+    const { result, github, repo } = hostile
+    expect(result.error).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'api-key' } })
+    expect(result.metrics?.sandbox).toBeUndefined()
+    expect(github.requests).toHaveLength(0)
+    expect(repo.git('status', '--porcelain')).toBe(' M src/a.js\n?? notes.txt')
+  })
+
+  it('takes over the lock of a run that is gone', async () => {
+    const hostile = await cancelled({
+      setup(repo) {
+        userWork(repo)
+        mkdirSync(join(repo.dir, '.git/patchsmith'))
+        writeFileSync(
+          join(repo.dir, '.git/patchsmith/lock'),
+          JSON.stringify({ pid: 2 ** 22 + 1, started: '2026-01-01T00:00:00Z' })
+        )
+      }
+    })
+    expect(hostile.result.success, JSON.stringify(hostile.result.error)).toBe(true)
+  })
+})
+
+function readmeModel(delayMs = 0) {
+  return startModelServer((request) =>
+    lastUserMessage(request).startsWith('Write the subject line')
+      ? 'fix(readme): add an exclamation mark to the greeting'
+      : { content: README_FIX, delayMs }
+  )
+}
+
+/** The action again on a hostile run's workspace, issue and plan. */
+function runOn(repo: TestRepo, baseUrl: string, output: string) {
+  return runAction({
+    workspace: repo.dir,
+    inputs: {
+      issue: join(repo.root, 'artifact/issue.json'),
+      'fix-plan': join(repo.root, 'artifact/plan.json'),
+      'base-url': baseUrl,
+      'api-key': 'sk-rerun-1234',
+      'output-path': join(repo.root, output),
+      'max-repairs': '0'
+    }
+  })
+}
 
 /** Host processes whose command line holds `marker`, zombies aside. */
 function processesRunning(marker: string): string[] {

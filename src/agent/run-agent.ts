@@ -6,7 +6,7 @@ import {
   type CodeAgentInput,
   type CodeAgentOutput
 } from '../contract/index.js'
-import type { ChangeBranch, Git } from '../git/index.js'
+import { RunLock, type ChangeBranch, type Git } from '../git/index.js'
 import {
   DEFAULT_STYLE,
   DraftPrompter,
@@ -65,6 +65,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   const setup = startRun(config, env)
   const { clock, budget, masker, logger, repoDir, outputPath, logDir } = setup
   let sandbox: Sandbox | undefined
+  let lock: RunLock | undefined
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let git: Git | undefined
@@ -79,6 +80,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   // Made on first use: a plan-less run or an adapter asks the model while loading its input.
   const modelOnce = () => (model ??= modelClient(config, budget, logger, secret))
   try {
+    // No key for a host that needs one: refused before any network call.
+    modelKey(config)
     await assertStarterAllowed(config, env)
     sandbox = await openSandbox(config, setup)
     const prepared = await loadAndGuard(
@@ -92,6 +95,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       },
       { hooks: env.hooks, model: modelOnce }
     )
+    // Before anything changes: one run per work tree.
+    lock = RunLock.acquire(repoDir)
     ;({ git, branch } = prepared)
     jailHooks(git, config, sandbox)
     model = modelOnce()
@@ -179,6 +184,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     ...(generatedPlan(input) ? { plan_source: 'generated' } : {})
   }
   sandbox?.dispose()
+  lock?.release()
   response = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
   writeResultFile(outputPath, response)
   return {
@@ -257,7 +263,7 @@ export function assertStarterAllowed(config: RunConfig, env: AgentEnvironment): 
   })
 }
 
-function modelKey(config: RunConfig): string {
+export function modelKey(config: RunConfig): string {
   if (config.apiKey) return config.apiKey
   if (OPENAI_HOST.test(config.baseUrl)) {
     throw new InvalidInputError(

@@ -9,7 +9,7 @@ import {
   type Commit
 } from '../contract/index.js'
 import { resolveEditFormat } from '../edits/index.js'
-import { ChangeBranch, Git, WorktreeFiles, pushAuth } from '../git/index.js'
+import { ChangeBranch, Git, RunLock, WorktreeFiles, pushAuth } from '../git/index.js'
 import {
   loadTasks,
   taskBatches,
@@ -36,6 +36,7 @@ import { jailHooks, openSandbox, startRun } from './run-setup.js'
 import {
   assertStarterAllowed,
   modelClient,
+  modelKey,
   withinTimeLimit,
   type AgentEnvironment,
   type AgentRun
@@ -85,6 +86,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
   const setup = startRun(config, env)
   const { clock, budget, masker, logger, repoDir, outputPath, logDir } = setup
   let sandbox: Sandbox | undefined
+  let lock: RunLock | undefined
   const statuses: TaskStatus[] = []
   const commits: Commit[] = []
   let loaded: LoadedTasks | undefined
@@ -95,6 +97,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
   let work: WorkBranch | undefined
   let response: CodeAgentOutput
   try {
+    modelKey(config)
     await assertStarterAllowed(config, env)
     sandbox = await openSandbox(config, setup)
     loaded = await clock.time('load', () =>
@@ -126,6 +129,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     git = await Git.open(repoDir)
     jailHooks(git, config, sandbox)
     await assertRepoPaths(planned, policy, repoDir, git, 'plan')
+    lock = RunLock.acquire(repoDir)
     const secret = (value: string) => {
       masker.add(value)
       env.onSecret?.(value)
@@ -203,6 +207,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     duration_ms: clock.elapsed()
   }
   sandbox?.dispose()
+  lock?.release()
   response = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
   writeResultFile(outputPath, response)
   return {

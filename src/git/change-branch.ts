@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import {
   BranchExistsError,
   GitConflictError,
@@ -6,6 +8,7 @@ import {
 } from '../contract/index.js'
 import { GitCommandError, type BranchCommit, type Git, type GitOutput } from './git.js'
 import { patchId } from './patch-id.js'
+import { gitDirs } from './repo-integrity.js'
 import type { PushAuth } from './push-auth.js'
 import { pushError, remoteReadError } from './remote-errors.js'
 import type { RepoStatus } from './status.js'
@@ -139,6 +142,14 @@ export class ChangeBranch {
       throw new GitConflictError(
         'The repository is in the middle of a merge, rebase or cherry-pick with unmerged paths; resolve it first.',
         { rule: 'unmerged-paths', paths: status.unmerged.slice(0, 20) },
+        false
+      )
+    }
+    const operation = operationInProgress(git.dir)
+    if (operation) {
+      throw new GitConflictError(
+        `A ${operation} is in progress in this repository; finish it or abort it (git ${operation} --continue or --abort) before a run, so nothing of it is lost.`,
+        { rule: 'operation-in-progress', operation },
         false
       )
     }
@@ -421,6 +432,21 @@ export class ChangeBranch {
     }
     this.existing = { tip, local: Boolean(local), remote: Boolean(remote), commits }
   }
+}
+
+// What git leaves in its folder while an operation waits for the user.
+const OPERATIONS: ReadonlyArray<[string, string]> = [
+  ['MERGE_HEAD', 'merge'],
+  ['rebase-merge', 'rebase'],
+  ['rebase-apply', 'rebase'],
+  ['CHERRY_PICK_HEAD', 'cherry-pick'],
+  ['REVERT_HEAD', 'revert'],
+  ['BISECT_LOG', 'bisect']
+]
+
+function operationInProgress(repoDir: string): string | undefined {
+  const gitDir = gitDirs(repoDir)[0]!
+  return OPERATIONS.find(([name]) => existsSync(join(gitDir, name)))?.[1]
 }
 
 function settled<T>(result: PromiseSettledResult<T>): T {

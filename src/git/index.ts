@@ -20,3 +20,4 @@ export {
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'
 export { RepoIntegrity, gitDirs } from './repo-integrity.js'
+export { RunLock } from './run-lock.js'
