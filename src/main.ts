@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { cancelOnSignals, runAgent, type Logger } from './agent/index.js'
+import { cancelOnSignals, runAgent, runnerFacts, type Logger } from './agent/index.js'
 import { runCodingTask } from './adapters/coding-task/index.js'
 import {
   ConfigError,
@@ -34,9 +34,8 @@ export async function run(): Promise<void> {
       process.env.GITHUB_REPOSITORY
     )
     const env = {
+      ...runnerFacts(process.env),
       logger: actionLogger,
-      eventPath: process.env.GITHUB_EVENT_PATH,
-      repository: process.env.GITHUB_REPOSITORY,
       onSecret: runner.setSecret,
       cancel: cancellation.signal
     }

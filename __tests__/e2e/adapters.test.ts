@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CommitResultSchema, type CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli, secretFlag } from '../support/action-runner.js'
+import { runCli, secretFlag } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -103,7 +104,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
     const repo = mathRepo()
     const broken = RETRY_DIFF.replace('const retries = 3', 'const retries = 4')
     const model = await server(codingModel(broken))
-    const soft = await runAction({
+    const soft = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         'coding-task': JSON.stringify({
@@ -127,7 +128,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
     expect(softResult.notes[0]).toMatch(/^VALIDATION_FAILED: /)
     expect(repo.gitOrigin('branch', '--list', 'agt/T-8')).toBe('')
 
-    const hard = await runAction({
+    const hard = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         'coding-task': JSON.stringify({

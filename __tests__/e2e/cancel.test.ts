@@ -4,7 +4,7 @@
  * ends CANCELLED with exit 130/143, the user's edits in place on the original branch, no stash,
  * no process left and no branch on origin; a rerun then succeeds.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -13,9 +13,7 @@ import {
   type HostileOptions,
   type HostileRun
 } from '../security/hostile-run.js'
-import type { TestRepo } from '../support/repo.js'
-import { runAction } from '../support/action-runner.js'
-import { lastUserMessage, startModelServer } from '../support/model-server.js'
+import { processesRunning, readmeModel, runOn, slowGit, until, userWork } from './interrupted.js'
 
 const runs: HostileRun[] = []
 afterEach(async () => {
@@ -26,20 +24,6 @@ afterEach(async () => {
     run.repo.cleanup()
   }
 })
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (check()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-/** The user's own work, left uncommitted before the run: a tracked edit and a new file. */
-function userWork(repo: TestRepo): void {
-  writeFileSync(join(repo.dir, 'src/a.js'), 'export const a = 42 // mine\n')
-  writeFileSync(join(repo.dir, 'notes.txt'), 'my notes\n')
-}
 
 function expectCancelled(hostile: HostileRun, exitCode: number): void {
   const { result, run, repo } = hostile
@@ -95,18 +79,7 @@ describe('a cancelled run', () => {
       setup(repo) {
         userWork(repo)
         flag = join(repo.root, 'pushing.flag')
-        // A git in front of the real one that marks and slows down the push.
-        const bin = join(repo.root, 'bin')
-        mkdirSync(bin)
-        const real = process.env
-          .PATH!.split(':')
-          .map((dir) => join(dir, 'git'))
-          .find(existsSync)!
-        writeFileSync(
-          join(bin, 'git'),
-          `#!/bin/sh\ncase " $* " in *" stash "*) ;; *" push "*) touch ${flag}; sleep 2 ;; esac\nexec ${real} "$@"\n`
-        )
-        chmodSync(join(bin, 'git'), 0o755)
+        slowGit(repo, flag, 'before-push')
       },
       env: (repo) => ({ PATH: `${join(repo.root, 'bin')}:${process.env.PATH ?? ''}` }),
       signals: { when: () => until(() => existsSync(flag), 'the push'), send: ['SIGTERM'] }
@@ -222,40 +195,3 @@ describe('runs that meet another run or an operation in progress', () => {
     expect(hostile.result.success, JSON.stringify(hostile.result.error)).toBe(true)
   })
 })
-
-function readmeModel(delayMs = 0) {
-  return startModelServer((request) =>
-    lastUserMessage(request).startsWith('Write the subject line')
-      ? 'fix(readme): add an exclamation mark to the greeting'
-      : { content: README_FIX, delayMs }
-  )
-}
-
-/** The action again on a hostile run's workspace, issue and plan. */
-function runOn(repo: TestRepo, baseUrl: string, output: string) {
-  return runAction({
-    workspace: repo.dir,
-    inputs: {
-      issue: join(repo.root, 'artifact/issue.json'),
-      'fix-plan': join(repo.root, 'artifact/plan.json'),
-      'base-url': baseUrl,
-      'api-key': 'sk-rerun-1234',
-      'output-path': join(repo.root, output),
-      'max-repairs': '0'
-    }
-  })
-}
-
-/** Host processes whose command line holds `marker`, zombies aside. */
-function processesRunning(marker: string): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-        return state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
-      } catch {
-        return false
-      }
-    })
-}

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { createRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
@@ -35,7 +35,7 @@ describe('CREATE and DELETE operations', () => {
         validation_commands: ['test -f docs/guide.md', 'test ! -e old/notes.txt']
       }
     })
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         issue: files['issue.json']!,

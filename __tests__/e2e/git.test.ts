@@ -3,7 +3,8 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli, type ActionRun, secretFlag } from '../support/action-runner.js'
+import { runCli, type ActionRun, secretFlag } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -41,7 +42,7 @@ async function typoRun(
   env: Record<string, string> = {}
 ): Promise<ActionRun & { result: CodeAgentOutput }> {
   const output = join(repo.root, `result-${randomUUID()}.json`)
-  const run = await runAction({
+  const run = await runActionInProcess({
     workspace: repo.dir,
     env,
     inputs: {
@@ -59,7 +60,7 @@ async function typoRun(
   return { ...run, result: JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput }
 }
 
-describe('reruns and existing branches (node dist/index.js)', () => {
+describe('reruns and existing branches (through the action)', () => {
   it('a rerun of the same plan reuses the pushed branch and makes no second commit', async () => {
     const repo = track(typoRepo())
     const base = repo.git('rev-parse', 'HEAD')
@@ -261,7 +262,7 @@ describe('the user’s own uncommitted work (node dist/cli.js)', () => {
   })
 })
 
-describe('commit settings (node dist/index.js)', () => {
+describe('commit settings (through the action)', () => {
   it('git-hooks: true runs the repository hook; one that keeps failing is VALIDATION_FAILED', async () => {
     const repo = track(typoRepo())
     const base = repo.git('rev-parse', 'HEAD')
@@ -316,7 +317,7 @@ describe('commit settings (node dist/index.js)', () => {
         validation_commands: ['test -s src/a.txt']
       }
     })
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         issue: inputs['issue.json']!,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
 import { createRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
@@ -27,7 +27,7 @@ async function failingRun(github: GitHubServer, inputs: Record<string, string> =
       validation_commands: []
     }
   })
-  const run = await runAction({
+  const run = await runActionInProcess({
     workspace: repo.dir,
     env: { GITHUB_API_URL: github.url },
     inputs: {
@@ -55,7 +55,7 @@ const posted = (github: GitHubServer, kind: 'comments' | 'labels') =>
     (r) => r.method === 'POST' && r.path === `/repos/acme/widgets/issues/8/${kind}`
   )
 
-describe('failure feedback on the issue (node dist/index.js)', () => {
+describe('failure feedback on the issue (through the action)', () => {
   it('posts exactly one templated comment and one label', async () => {
     const github = await gitHub()
     const { run } = await failingRun(github, { 'failure-label': 'needs-human' })

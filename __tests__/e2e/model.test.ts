@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { largeSourceFile } from '../../bench/lib/fixtures.js'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, type ActionRun } from '../support/action-runner.js'
+import { type ActionRun, runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
   replyByMatch,
@@ -35,14 +36,15 @@ function track(repo: TestRepo): TestRepo {
 const TYPO_DIFF = typoReplies().replies[0]!.reply
 const COMMIT_SUBJECT_REPLY = 'docs(readme): correct typo in installation section'
 
-/** The typo scenario through node dist/index.js, with the given model script and inputs. */
+/** The typo scenario through the action's entry (in-process, or `node dist/index.js`). */
 async function typoRun(
   repo: TestRepo,
   script: ReplyScript,
-  inputs: Record<string, string> = {}
+  inputs: Record<string, string> = {},
+  through: 'in-process' | 'process' = 'in-process'
 ): Promise<{ run: ActionRun; server: ModelServer; result: CodeAgentOutput }> {
   const server = await serve(script)
-  const run = await runAction({
+  const run = await (through === 'process' ? runAction : runActionInProcess)({
     workspace: repo.dir,
     inputs: {
       issue: `${TYPO_EXAMPLE}/issue.json`,
@@ -138,7 +140,7 @@ describe('the style config', () => {
     const repo = track(typoRepo())
     repo.write('.editorconfig', 'root = true\n[*]\nindent_size = 2\n[*.md]\nindent_style = tab\n')
     repo.commitAll('editorconfig')
-    const { run, server } = await typoRun(repo, typoScript())
+    const { run, server } = await typoRun(repo, typoScript(), {}, 'process')
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     const system = server.requests[0]!.body.messages[0].content as string
     expect(system).toContain('indent with tabs, LF line endings, a final newline')
@@ -238,7 +240,7 @@ describe('token budgets, end to end', () => {
       'issue.json': { number: 7, title: 'Wrong comment in handler150', body: 'See handler150.' },
       'plan.json': plan(lineRange)
     })
-    return runAction({
+    return runActionInProcess({
       workspace: repo.dir,
       inputs: {
         issue: files['issue.json']!,

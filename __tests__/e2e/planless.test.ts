@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli, secretFlag } from '../support/action-runner.js'
+import { runCli, secretFlag } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { lastUserMessage, startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -81,7 +82,7 @@ describe('plan-less issue mode', () => {
     const server = await startModelServer(planlessModel(PLAN))
     cleanups.push(() => server.close())
     const inputs = writeInputs(repo, { 'issue.json': ISSUE })
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         issue: inputs['issue.json']!,

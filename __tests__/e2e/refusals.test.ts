@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, type ActionRun } from '../support/action-runner.js'
+import { type ActionRun } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer, type ModelServer, type ReplyScript } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { ACTION_OUTPUTS, expectUntouched, writeInputs } from './scenario.js'
@@ -48,7 +50,7 @@ async function runWithPlan(plan: unknown, options: RunOptions = {}): Promise<Ref
     'plan.json': plan
   })
   const baseSha = repo.git('rev-parse', 'HEAD')
-  const run = await runAction({
+  const run = await runActionInProcess({
     workspace: repo.dir,
     inputs: {
       issue: files['issue.json']!,
@@ -108,6 +110,27 @@ describe('a plan that fails its schema', () => {
     )
     expectRefused(refusal, 'INVALID_INPUT')
     expect(refusal.result.error!.message).toContain('missing.md does not exist')
+  })
+
+  it.each([
+    [
+      'a PNG',
+      'logo.png',
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])
+    ],
+    ['a Latin-1 text', 'docs/legacy.txt', Buffer.from('caf\xe9\n', 'latin1')]
+  ])('refuses %s file in the plan before any model call, naming it', async (_, path, bytes) => {
+    const refusal = await runWithPlan(plan({ file_changes: [{ path, operation: 'MODIFY' }] }), {
+      setup: (repo) => {
+        mkdirSync(dirname(join(repo.dir, path)), { recursive: true })
+        writeFileSync(join(repo.dir, path), bytes)
+        repo.commitAll('add a file that is not UTF-8 text')
+      }
+    })
+    expectRefused(refusal, 'INVALID_INPUT')
+    expect(refusal.result.error!.details).toMatchObject({ path, rule: 'not-text' })
+    expect(refusal.result.error!.message).toContain(`"${path}" is not a UTF-8 text file`)
+    expect(refusal.server.requests).toHaveLength(0)
   })
 })
 

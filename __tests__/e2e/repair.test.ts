@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -71,7 +71,7 @@ async function fruitRun(
   })
   const logDir = `${repo.root}/logs`
   const baseSha = repo.git('rev-parse', 'HEAD')
-  const run = await runAction({
+  const run = await runActionInProcess({
     workspace: repo.dir,
     env,
     inputs: {
@@ -98,7 +98,7 @@ async function fruitRun(
   }
 }
 
-describe('the repair loop through node dist/index.js', () => {
+describe('the repair loop through the action', () => {
   it('commits after the first repair fixes a broken edit, with numbered logs of both attempts', async () => {
     const run = await fruitRun(fruitReplies([swap('apple', 'banana'), swap('banana', 'kiwi')]))
     expect(run.exitCode, run.stdout).toBe(0)

@@ -11,7 +11,7 @@ import {
   withArtifactInputs
 } from '../../src/inputs/artifact.js'
 import { collectArtifactFiles } from '../../src/report/index.js'
-import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { typoRepo, TYPO_EXAMPLE } from './scenario.js'
 
@@ -98,13 +98,13 @@ describe('inputs from a downloaded artifact folder', () => {
   })
 })
 
-describe('artifact-run-id through node dist/index.js', () => {
+describe('artifact-run-id through the action', () => {
   it('stops with a clear PERMISSION_DENIED before any model call when there is no token', async () => {
     const repo = typoRepo()
     cleanups.push(() => repo.cleanup())
     const server = await startModelServer(['never asked'])
     cleanups.push(() => server.close())
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         'artifact-run-id': '987654',
@@ -122,7 +122,7 @@ describe('artifact-run-id through node dist/index.js', () => {
   it('refuses an artifact-run-id that is not a run id as INVALID_INPUT', async () => {
     const repo = typoRepo()
     cleanups.push(() => repo.cleanup())
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: { 'artifact-run-id': '12; rm -rf /', 'api-key': 'sk-test-rerun' }
     })

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput, Commit } from '../../src/contract/index.js'
-import { runAction, runCli, secretFlag } from '../support/action-runner.js'
+import { runCli, secretFlag } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -100,12 +101,12 @@ interface TaskMetric {
   error?: { code: string }
 }
 
-describe('task files through node dist/index.js', () => {
+describe('task files through the action', () => {
   it('runs 5 tasks in dependency order, drafts the [P] pair together, one commit per task', async () => {
     const repo = tasksRepo()
     const base = repo.git('rev-parse', 'HEAD')
     const server = await modelServer(script(GOOD, { 'src/farewell.js': 400, 'src/shout.js': 400 }))
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         'task-file': join(repo.root, 'tasks.md'),
@@ -175,7 +176,7 @@ describe('task files through the CLI', () => {
   it('keeps the [P] pair within concurrency: with 1, its drafts never overlap', async () => {
     const repo = tasksRepo()
     const server = await modelServer(script(GOOD, { 'src/farewell.js': 300, 'src/shout.js': 300 }))
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         'task-file': join(repo.root, 'tasks.md'),

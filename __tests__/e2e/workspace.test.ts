@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from './scenario.js'
 
@@ -19,7 +19,7 @@ describe('workspace layout', () => {
       'fix-plan.json': readFileSync(`${TYPO_EXAMPLE}/fix-plan.json`, 'utf8'),
       'issue.yml': 'number: 42\ntitle: Fix typo in README\nbody: |\n  Line 15: teh should be the\n'
     })
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.root, // the work tree is the `work` folder inside it
       inputs: {
         repo: 'work',

@@ -1,5 +1,5 @@
 /**
- * One run of the bundled action against a real repository, with a "compromised" model scripted
+ * One run of the action against a real repository, with a "compromised" model scripted
  * to return a hostile payload, canary secrets in every place a secret lives, and the checks of
  * SECURITY.md (b): nothing written, no canary in any output.
  */
@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction, type ActionRun } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
 import {
   lastUserMessage,
@@ -78,6 +79,11 @@ export interface HostileOptions {
     send: NodeJS.Signals[]
     gapMs?: number
   }
+  /**
+   * 'process' runs the bundled action as the runner does (needed for signals, and wherever the
+   * test looks at the action's own process); by default the run is in-process, from source.
+   */
+  through?: 'process' | 'in-process'
 }
 
 export interface HostileRun {
@@ -165,7 +171,8 @@ export async function hostileRun(options: HostileOptions = {}): Promise<HostileR
   )
   const logDir = join(repo.root, 'logs')
   const before = repoState(repo)
-  const run = await runAction({
+  const runner = options.through === 'process' || options.signals ? runAction : runActionInProcess
+  const run = await runner({
     workspace: repo.dir,
     inputs: {
       issue: issuePath,
@@ -193,7 +200,11 @@ export async function hostileRun(options: HostileOptions = {}): Promise<HostileR
       gapMs: options.signals.gapMs
     }
   })
-  const result = JSON.parse(readFileSync(join(repo.root, 'result.json'), 'utf8')) as CodeAgentOutput
+  // A run killed with SIGKILL writes none: `success: false` without an error stands for that.
+  const resultFile = join(repo.root, 'result.json')
+  const result = existsSync(resultFile)
+    ? (JSON.parse(readFileSync(resultFile, 'utf8')) as CodeAgentOutput)
+    : { success: false }
   return { run, result, repo, model, github, before, logDir }
 }
 

@@ -67,7 +67,11 @@ const PROC_WALK =
 
 describe.each(['bubblewrap', 'unshare'])('validation in the %s sandbox', (backend) => {
   it('walks /proc and the environment and finds no secret of the action', async () => {
-    const hostile = await run({ inputs: { 'validation-commands': PROC_WALK } }, backend)
+    // Through the bundled action: its own process's /proc entries are what the walk looks for.
+    const hostile = await run(
+      { inputs: { 'validation-commands': PROC_WALK }, through: 'process' },
+      backend
+    )
     expect(hostile.result.metrics?.sandbox).toBe(backend)
     expectCommitted(hostile)
     expect(hostile.result.data![0]!.validation_results[0]!.exit_code).toBe(0)

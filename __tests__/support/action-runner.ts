@@ -4,7 +4,16 @@
  * PATH/HOME/TMPDIR, so a developer's or CI's own GITHUB_* variables cannot leak in.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { constants, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -57,54 +66,71 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 const DEFAULT_TIMEOUT_MS = 60_000
 
 export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
-  const temp = mkdtempSync(join(tmpdir(), 'patchsmith-action-'))
+  const runner = runnerFiles(options)
   try {
-    const outputFile = join(temp, 'output')
-    const summaryFile = join(temp, 'summary')
-    const eventFile = join(temp, 'event.json')
-    const runnerTemp = join(temp, 'runner-temp')
-    // Where the runner keeps its file commands: under RUNNER_TEMP.
-    const fileCommands = join(runnerTemp, '_runner_file_commands')
-    const envFile = join(fileCommands, 'set_env_0d3c')
-    const pathFile = join(fileCommands, 'add_path_0d3c')
-    writeFileSync(outputFile, '')
-    writeFileSync(summaryFile, '')
-    writeFileSync(eventFile, JSON.stringify(options.event ?? {}))
-    mkdirSync(fileCommands, { recursive: true })
-    writeFileSync(envFile, '')
-    writeFileSync(pathFile, '')
-
-    const env: Record<string, string> = {
-      ...baseEnv(),
-      GITHUB_ACTIONS: 'true',
-      CI: 'true',
-      GITHUB_WORKSPACE: options.workspace,
-      GITHUB_OUTPUT: outputFile,
-      GITHUB_STEP_SUMMARY: summaryFile,
-      GITHUB_EVENT_PATH: eventFile,
-      GITHUB_ENV: envFile,
-      GITHUB_PATH: pathFile,
-      GITHUB_EVENT_NAME: options.event && 'issue' in options.event ? 'issues' : 'workflow_dispatch',
-      GITHUB_REPOSITORY: 'acme/widgets',
-      GITHUB_REPOSITORY_OWNER: 'acme',
-      RUNNER_TEMP: runnerTemp,
-      ...inputEnv(options.inputs ?? {}),
-      ...options.env
-    }
     const run = await runNode([process.execPath, entry('index.js')], {
       cwd: options.workspace,
-      env,
+      env: runner.env,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signals: options.signals
     })
-    return {
-      ...run,
+    return { ...run, ...runner.read() }
+  } finally {
+    runner.remove()
+  }
+}
+
+export interface RunnerFiles {
+  /** The environment the runner gives the step: its files, the event, the inputs. */
+  env: Record<string, string>
+  /** What the step wrote: outputs, the job summary, GITHUB_ENV and GITHUB_PATH. */
+  read(): Pick<ActionRun, 'outputs' | 'summary' | 'fileCommands'>
+  remove(): void
+}
+
+/** The files and variables a GitHub runner sets up for one step of a JavaScript action. */
+export function runnerFiles(options: ActionRunOptions): RunnerFiles {
+  const temp = mkdtempSync(join(tmpdir(), 'patchsmith-action-'))
+  const outputFile = join(temp, 'output')
+  const summaryFile = join(temp, 'summary')
+  const eventFile = join(temp, 'event.json')
+  const runnerTemp = join(temp, 'runner-temp')
+  // Where the runner keeps its file commands: under RUNNER_TEMP.
+  const fileCommands = join(runnerTemp, '_runner_file_commands')
+  const envFile = join(fileCommands, 'set_env_0d3c')
+  const pathFile = join(fileCommands, 'add_path_0d3c')
+  writeFileSync(outputFile, '')
+  writeFileSync(summaryFile, '')
+  writeFileSync(eventFile, JSON.stringify(options.event ?? {}))
+  mkdirSync(fileCommands, { recursive: true })
+  writeFileSync(envFile, '')
+  writeFileSync(pathFile, '')
+
+  const env: Record<string, string> = {
+    ...baseEnv(),
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_WORKSPACE: options.workspace,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_ENV: envFile,
+    GITHUB_PATH: pathFile,
+    GITHUB_EVENT_NAME: options.event && 'issue' in options.event ? 'issues' : 'workflow_dispatch',
+    GITHUB_REPOSITORY: 'acme/widgets',
+    GITHUB_REPOSITORY_OWNER: 'acme',
+    RUNNER_TEMP: runnerTemp,
+    ...inputEnv(options.inputs ?? {}),
+    ...options.env
+  }
+  return {
+    env,
+    read: () => ({
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
       summary: readFileSync(summaryFile, 'utf8'),
       fileCommands: { env: readFileSync(envFile, 'utf8'), path: readFileSync(pathFile, 'utf8') }
-    }
-  } finally {
-    rmSync(temp, { recursive: true, force: true })
+    }),
+    remove: () => rmSync(temp, { recursive: true, force: true })
   }
 }
 
@@ -218,7 +244,22 @@ function baseEnv(): Record<string, string> {
 function entry(file: string): string {
   const path = join(PROJECT_ROOT, 'dist', file)
   if (!existsSync(path)) throw new Error(`${path} does not exist; run \`npm run bundle\` first`)
+  // Tests through dist/ after a source change would silently test the old bundle.
+  const source = newestUnder(join(PROJECT_ROOT, 'src'))
+  if (source.mtimeMs > statSync(path).mtimeMs)
+    throw new Error(`${source.path} is newer than ${path}: run \`npm run bundle\` (npm test does)`)
   return path
+}
+
+function newestUnder(dir: string): { path: string; mtimeMs: number } {
+  let newest = { path: dir, mtimeMs: 0 }
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue
+    const path = join(entry.parentPath ?? entry.path, entry.name)
+    const { mtimeMs } = statSync(path)
+    if (mtimeMs > newest.mtimeMs) newest = { path, mtimeMs }
+  }
+  return newest
 }
 
 function runNode(

@@ -340,6 +340,28 @@ describe('ChangeBranch: pushing', () => {
     expect(error).toMatchObject({ code: 'PERMISSION_DENIED', details: { rule: 'no-remote' } })
   })
 
+  it('names an origin that cannot be reached as such, with its URL and without credentials', async () => {
+    const repo = repoWith()
+    const gone = join(repo.root, 'moved-away.git')
+    repo.git('remote', 'set-url', 'origin', gone)
+    const error = await failure(prepare(repo))
+    expect(error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { rule: 'remote-unreachable' }
+    })
+    expect(error.message).toContain(`Cannot reach the remote origin (${gone})`)
+    repo.git(
+      'remote',
+      'set-url',
+      'origin',
+      'https://x-access-token:ghs_secret123@127.0.0.1:9/a/b.git'
+    )
+    const refused = await failure(prepare(repo))
+    expect(refused.details).toMatchObject({ rule: 'remote-unreachable' })
+    expect(refused.message).toContain('(https://127.0.0.1:9/a/b.git)')
+    expect(refused.message).not.toContain('ghs_secret123')
+  })
+
   it('refuses the base, the default branch and unsafe names', async () => {
     const repo = repoWith()
     for (const name of ['main', 'refs/heads/main', 'HEAD', '-f', 'a/../main', 'x.lock']) {

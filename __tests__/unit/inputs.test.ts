@@ -133,6 +133,19 @@ describe('readStructured', () => {
     expect(inputError(() => readStructured(arrays, 'issue', dir)).details.rule).toBe('too-deep')
   })
 
+  it('refuses a YAML plan nested 100 000 levels as too-deep, not as a parser crash', () => {
+    for (const [name, text] of [
+      ['flow.yaml', `steps: ${'['.repeat(100_000)}${']'.repeat(100_000)}`],
+      ['block.yaml', `${'- '.repeat(100_000)}x`]
+    ]) {
+      const path = join(dir, name!)
+      writeFileSync(path, text!)
+      const error = inputError(() => readStructured(path, 'fix-plan', dir))
+      expect(error.details.rule).toBe('too-deep')
+      expect(error.message).toBe('Input "fix-plan" is nested deeper than 64 levels.')
+    }
+  })
+
   it('refuses inline text and files over 1 MiB as input-too-large', () => {
     const big = JSON.stringify({ body: 'x'.repeat(MAX_INPUT_BYTES) })
     const inline = inputError(() => readStructured(big, 'issue', dir))

@@ -20,7 +20,8 @@ import {
   postFailureFeedback,
   statLine,
   summaryMarkdown,
-  uploadArtifact
+  uploadArtifact,
+  type IssueFeedbackOptions
 } from '../../src/report/index.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
 
@@ -289,22 +290,18 @@ describe('artifact', () => {
 })
 
 describe('failure feedback through the GitHub API', () => {
-  async function github(): Promise<GitHubServer> {
-    const server = await startGitHubServer()
-    cleanups.push(() => server.close())
-    const saved = process.env.GITHUB_API_URL
-    process.env.GITHUB_API_URL = server.url
-    cleanups.push(() => {
-      if (saved === undefined) delete process.env.GITHUB_API_URL
-      else process.env.GITHUB_API_URL = saved
-    })
-    return server
-  }
-  const options = {
+  const defaults = {
     token: 'ghs_test',
     repository: 'acme/widgets',
     issueNumber: 7,
     label: 'automation-failed'
+  }
+  let options: IssueFeedbackOptions = defaults
+  async function github(): Promise<GitHubServer> {
+    const server = await startGitHubServer()
+    cleanups.push(() => server.close())
+    options = { ...defaults, client: { apiUrl: server.url } }
+    return server
   }
   const posts = (server: GitHubServer, kind: string) =>
     server.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/issues/7/${kind}`))

@@ -19,6 +19,7 @@ import { assertCommittedAsApproved } from '../policy/index.js'
 import { failureComment, postFailureFeedback } from '../report/index.js'
 import type { SecretMasker } from '../validation/index.js'
 import type { GreenChange } from './attempts.js'
+import { runUrl, type RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 import type { PhaseClock } from './phase-clock.js'
 
@@ -202,34 +203,28 @@ async function writeMessage(
  */
 export async function reportFailureOnIssue(
   config: RunConfig,
-  repository: string | undefined,
+  facts: RunnerFacts,
   input: CodeAgentInput | undefined,
   response: CodeAgentOutput,
   masker: SecretMasker,
   logger: Logger
 ): Promise<void> {
   const error = response.error
+  const repository = facts.repository
   if (!config.commentOnFailure || !config.githubToken || !repository || !input || !error) {
     return
   }
-  const body = failureComment(error, { branch: input.fix_plan.branch_name, runUrl: runUrl() })
+  const body = failureComment(error, { branch: input.fix_plan.branch_name, runUrl: runUrl(facts) })
   const problems = await postFailureFeedback(
     {
       token: config.githubToken,
       repository,
       issueNumber: input.issue.number,
       label: config.failureLabel,
-      client: { warn: (message) => logger.warn(message) }
+      client: { apiUrl: facts.apiUrl, warn: (message) => logger.warn(message) }
     },
     masker.mask(body)
   )
   problems.forEach((problem) => logger.warn(`Issue feedback: ${problem}`))
   if (problems.length > 0) error.details = { ...error.details, issue_feedback_problems: problems }
-}
-
-/** The workflow run's page, from the variables the runner sets. */
-function runUrl(): string | undefined {
-  const { GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID } = process.env
-  if (!GITHUB_REPOSITORY || !GITHUB_RUN_ID) return undefined
-  return `${GITHUB_SERVER_URL || 'https://github.com'}/${GITHUB_REPOSITORY}/actions/runs/${GITHUB_RUN_ID}`
 }

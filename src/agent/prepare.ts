@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs'
 import type { RunConfig } from '../config.js'
 import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
-import { ChangeBranch, Git, WorktreeFiles, pushAuth } from '../git/index.js'
+import { ChangeBranch, Git, RunJournal, WorktreeFiles, pushAuth } from '../git/index.js'
 import { loadAgentInput } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
 import { needsPlan, planlessInput } from '../planning/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
 import type { RunHooks } from './hooks.js'
 import type { PhaseClock } from './phase-clock.js'
+import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 
 export interface PreparedRun {
@@ -25,7 +26,7 @@ export interface PreparedRun {
 export async function loadAndGuard(
   config: RunConfig,
   repoDir: string,
-  eventPath: string | undefined,
+  facts: RunnerFacts,
   clock: PhaseClock,
   logger: Logger,
   onInput: (input: CodeAgentInput) => void,
@@ -35,7 +36,8 @@ export async function loadAndGuard(
     blockedGlobs: config.blockedPaths,
     allowProtected: config.allowProtectedPaths
   })
-  const context = { repoDir, policy, model: sources.model, logger }
+  const { eventPath, repository, apiUrl } = facts
+  const context = { repoDir, policy, model: sources.model, logger, github: { repository, apiUrl } }
   // Input files are named as the user sees them: from the current directory.
   const input = await clock.time('load', () =>
     sources.hooks?.loadInput
@@ -70,6 +72,7 @@ export async function loadAndGuard(
       push: config.push && !config.dryRun,
       auth: pushAuth(config.githubToken),
       plannedPaths: paths,
+      journal: RunJournal.for(repoDir),
       protectedBranches: defaultBranchOf(eventPath)
     })
   ])

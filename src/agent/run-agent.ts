@@ -6,7 +6,7 @@ import {
   type CodeAgentInput,
   type CodeAgentOutput
 } from '../contract/index.js'
-import { RunLock, type ChangeBranch, type Git } from '../git/index.js'
+import type { ChangeBranch, Git, RunLock } from '../git/index.js'
 import {
   DEFAULT_STYLE,
   DraftPrompter,
@@ -24,18 +24,15 @@ import { pipelineSteps } from '../validation/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
+import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 import type { RunHooks } from './hooks.js'
 import { loadAndGuard } from './prepare.js'
 import { runTasks } from './run-tasks.js'
-import { jailHooks, openSandbox, startRun } from './run-setup.js'
+import { claimRepository, jailHooks, openSandbox, startRun } from './run-setup.js'
 
-export interface AgentEnvironment {
+export interface AgentEnvironment extends RunnerFacts {
   logger: Logger
-  /** The triggering event's payload (GITHUB_EVENT_PATH), for the default issue. */
-  eventPath?: string
-  /** `owner/repo`, for the failure comment and label. */
-  repository?: string
   /** Called with every value that must never appear in output (the runner's mask). */
   onSecret?: (value: string) => void
   /** An adapter's seams onto the engine (src/adapters); none for a plain run. */
@@ -84,10 +81,12 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     modelKey(config)
     await assertStarterAllowed(config, env)
     sandbox = await openSandbox(config, setup)
+    // Before anything is read or changed: one run per work tree, and a dead run's work undone.
+    lock = await claimRepository(repoDir, config, logger)
     const prepared = await loadAndGuard(
       config,
       repoDir,
-      env.eventPath,
+      env,
       clock,
       logger,
       (loaded) => {
@@ -95,10 +94,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       },
       { hooks: env.hooks, model: modelOnce }
     )
-    // Before anything changes: one run per work tree.
-    lock = RunLock.acquire(repoDir)
     ;({ git, branch } = prepared)
-    jailHooks(git, config, sandbox)
+    jailHooks(git, config, sandbox, env.vars)
     model = modelOnce()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
     prompter = new DraftPrompter({
@@ -128,7 +125,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         },
         outputLimit: config.outputLimit,
         masker,
-        env: validationEnv(process.env, config.validationEnv),
+        env: validationEnv(env.vars, config.validationEnv),
         sandbox,
         signal: budget.signal
       },
@@ -170,7 +167,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       }
     }
     response = { success: false, error: agentError }
-    await reportFailureOnIssue(config, env.repository, input, response, masker, logger)
+    await reportFailureOnIssue(config, env, input, response, masker, logger)
   }
   response.metrics = {
     attempts: green?.attempts ?? attemptsOf(response),
@@ -257,6 +254,7 @@ export function assertStarterAllowed(config: RunConfig, env: AgentEnvironment): 
   return assertActorAllowed({
     eventPath: env.eventPath,
     repository: env.repository,
+    apiUrl: env.apiUrl,
     token: config.githubToken,
     required: config.requireActorPermission,
     allowedBots: config.allowedBots

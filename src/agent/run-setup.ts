@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
-import { SecurityViolationError } from '../contract/index.js'
-import { gitDirs, type Git } from '../git/index.js'
+import { GitConflictError, SecurityViolationError } from '../contract/index.js'
+import { gitDirs, pushAuth, recoverRepository, RunLock, type Git } from '../git/index.js'
 import { RunBudget } from '../model/index.js'
 import {
   BACKENDS,
@@ -13,6 +12,7 @@ import {
   type BackendName
 } from '../sandbox/index.js'
 import { SecretMasker } from '../validation/index.js'
+import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
 
@@ -25,6 +25,7 @@ export interface RunSetup {
   repoDir: string
   outputPath: string
   logDir: string
+  facts: RunnerFacts
 }
 
 /**
@@ -33,12 +34,12 @@ export interface RunSetup {
  */
 export function startRun(
   config: RunConfig,
-  env: { logger: Logger; onSecret?: (value: string) => void; cancel?: AbortSignal }
+  env: RunnerFacts & { logger: Logger; onSecret?: (value: string) => void; cancel?: AbortSignal }
 ): RunSetup {
   const masker = SecretMasker.forRun({
     apiKey: config.apiKey,
     githubToken: config.githubToken,
-    env: process.env
+    env: env.vars
   })
   for (const value of masker.values()) env.onSecret?.(value)
   return {
@@ -59,24 +60,18 @@ export function startRun(
       debug: (message) => env.logger.debug(masker.mask(message))
     },
     repoDir: resolve(config.repo),
-    outputPath: config.outputPath ? resolve(config.outputPath) : defaultOutputPath(),
-    logDir: config.logDir ? resolve(config.logDir) : defaultLogDir()
+    outputPath: config.outputPath
+      ? resolve(config.outputPath)
+      : join(env.tempDir, 'patchsmith', 'result.json'),
+    logDir: config.logDir ? resolve(config.logDir) : defaultLogDir(env.tempDir),
+    facts: env
   }
 }
 
-function runnerTemp(): string {
-  const temp = process.env.RUNNER_TEMP
-  return temp && isAbsolute(temp) ? temp : tmpdir()
-}
-
-function defaultOutputPath(): string {
-  return join(runnerTemp(), 'patchsmith', 'result.json')
-}
-
 /** A fresh folder per run, outside the work tree, so logs are never committed. */
-function defaultLogDir(): string {
+function defaultLogDir(tempDir: string): string {
   return join(
-    runnerTemp(),
+    tempDir,
     'patchsmith',
     `logs-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`
   )
@@ -87,7 +82,7 @@ function defaultLogDir(): string {
  * one, `auto` says so in the log (and the summary, through the metrics).
  */
 export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<Sandbox> {
-  const { repoDir, logger, outputPath, logDir } = setup
+  const { repoDir, logger, outputPath, logDir, facts } = setup
   if (config.sandbox === 'off') {
     logger.warn('sandbox: off: validation commands run with the powers of this step.')
     return Sandbox.none(['sandbox: off'])
@@ -97,9 +92,9 @@ export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<S
   const layout = {
     workTree: repoDir,
     gitDirs: gitDirs(repoDir),
-    hidden: hiddenFolders(process.env, repoDir, [dirname(outputPath), logDir])
+    hidden: hiddenFolders(facts.vars, repoDir, [dirname(outputPath), logDir])
   }
-  const sandbox = await Sandbox.open(layout, backendChoice(process.env.PATCHSMITH_SANDBOX_BACKENDS))
+  const sandbox = await Sandbox.open(layout, backendChoice(facts.vars.PATCHSMITH_SANDBOX_BACKENDS))
   if (sandbox.active) {
     logger.info(`Validation runs in a sandbox (${sandbox.backend}).`)
     return sandbox
@@ -124,7 +119,72 @@ function backendChoice(text: string | undefined): readonly BackendName[] {
 }
 
 /** With `git-hooks: true` and a sandbox, the hooks run in it (Git.hookJail). */
-export function jailHooks(git: Git, config: RunConfig, sandbox: Sandbox | undefined): void {
+export function jailHooks(
+  git: Git,
+  config: RunConfig,
+  sandbox: Sandbox | undefined,
+  vars: RunnerFacts['vars']
+): void {
   if (config.gitHooks && sandbox?.active)
-    git.hookJail = { sandbox, env: validationEnv(process.env, config.validationEnv) }
+    git.hookJail = { sandbox, env: validationEnv(vars, config.validationEnv) }
+}
+
+/**
+ * The work tree's lock, taken before the run reads or changes anything; then, if a run that is
+ * gone (SIGKILL, a dead runner) left a journal, what it changed is put back first, and said.
+ * Undefined when there is no repository: loading refuses that with the right error.
+ */
+export async function claimRepository(
+  repoDir: string,
+  config: RunConfig,
+  logger: Logger
+): Promise<RunLock | undefined> {
+  if (!existsSync(join(repoDir, '.git'))) return undefined
+  const lock = RunLock.acquire(repoDir)
+  try {
+    const recovery = await recoverRepository(repoDir, pushAuth(config.githubToken))
+    if (!recovery) return lock
+    const { record, done, problems } = recovery
+    logger.warn(
+      `An earlier run (pid ${record.pid}, started ${record.started}, branch ${record.branch}) ended without cleaning up; restored the repository first: ${done.join('; ') || 'nothing to undo'}.`
+    )
+    if (problems.length > 0)
+      throw new GitConflictError(
+        `The repository could not be fully restored after an earlier run that died: ${problems.join('; ')}. Fix that, then run \`patchsmith recover --repo ${repoDir}\` or rerun.`,
+        { rule: 'recovery-failed', problems },
+        false
+      )
+    return lock
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
+
+/** `patchsmith recover`: a dead run's journal carried out by hand. Returns the exit code. */
+export async function recoverByHand(
+  repoDir: string,
+  githubToken: string | undefined,
+  logger: Logger
+): Promise<number> {
+  if (!existsSync(join(repoDir, '.git'))) {
+    logger.warn(`${repoDir} is not a git repository.`)
+    return 2
+  }
+  const lock = RunLock.acquire(repoDir)
+  try {
+    const recovery = await recoverRepository(repoDir, pushAuth(githubToken))
+    if (!recovery) {
+      logger.info(`Nothing to recover in ${repoDir}: no run left a journal.`)
+      return 0
+    }
+    const { record, done, problems } = recovery
+    logger.info(
+      `Recovered after the run of pid ${record.pid} (started ${record.started}, branch ${record.branch}): ${done.join('; ') || 'nothing to undo'}.`
+    )
+    problems.forEach((problem) => logger.warn(`Not recovered: ${problem}`))
+    return problems.length > 0 ? 1 : 0
+  } finally {
+    lock.release()
+  }
 }

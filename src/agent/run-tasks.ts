@@ -9,7 +9,7 @@ import {
   type Commit
 } from '../contract/index.js'
 import { resolveEditFormat } from '../edits/index.js'
-import { ChangeBranch, Git, RunLock, WorktreeFiles, pushAuth } from '../git/index.js'
+import { ChangeBranch, Git, WorktreeFiles, pushAuth, type RunLock } from '../git/index.js'
 import {
   loadTasks,
   taskBatches,
@@ -32,7 +32,7 @@ import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import type { PhaseClock } from './phase-clock.js'
-import { jailHooks, openSandbox, startRun } from './run-setup.js'
+import { claimRepository, jailHooks, openSandbox, startRun } from './run-setup.js'
 import {
   assertStarterAllowed,
   modelClient,
@@ -100,6 +100,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     modelKey(config)
     await assertStarterAllowed(config, env)
     sandbox = await openSandbox(config, setup)
+    lock = await claimRepository(repoDir, config, logger)
     loaded = await clock.time('load', () =>
       loadTasks({
         taskFile: config.taskFile!,
@@ -127,9 +128,8 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     policy.assertAllowed(planned, 'plan')
     const commands = assertCommandsAllowed([], config.validationCommands, config.allowPlanCommands)
     git = await Git.open(repoDir)
-    jailHooks(git, config, sandbox)
+    jailHooks(git, config, sandbox, env.vars)
     await assertRepoPaths(planned, policy, repoDir, git, 'plan')
-    lock = RunLock.acquire(repoDir)
     const secret = (value: string) => {
       masker.add(value)
       env.onSecret?.(value)
@@ -187,7 +187,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
   if (!response.success && loaded) {
     await reportFailureOnIssue(
       config,
-      env.repository,
+      env,
       parentInput(loaded, work?.branch ?? ''),
       response,
       masker,
@@ -311,7 +311,7 @@ async function runTask(
         },
         outputLimit: config.outputLimit,
         masker: run.masker,
-        env: validationEnv(process.env, config.validationEnv),
+        env: validationEnv(run.env.vars, config.validationEnv),
         sandbox: run.sandbox,
         signal: run.budget.signal
       },

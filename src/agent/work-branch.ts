@@ -64,10 +64,12 @@ export class WorkBranch {
     const local = await git.tryRevParse(`refs/heads/${branch}`)
     if (local && !options.dryRun) throw exists('locally', local)
     if (options.push) {
-      const heads = await git.remoteHeads(REMOTE, branch, options.auth?.env).catch((error) => {
-        if (!(error instanceof GitCommandError)) throw error
-        throw remoteReadError(REMOTE, error.output.stderr)
-      })
+      const heads = await git
+        .remoteHeads(REMOTE, branch, options.auth?.env)
+        .catch(async (error) => {
+          if (!(error instanceof GitCommandError)) throw error
+          throw remoteReadError(REMOTE, error.output.stderr, await git.remoteUrl(REMOTE))
+        })
       if (heads.defaultBranch === branch) {
         throw new InvalidInputError(`The tasks' branch "${branch}" is the default branch.`, {
           field: 'task-file',

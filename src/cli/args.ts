@@ -130,6 +130,7 @@ export function usage(): string {
     '       patchsmith run --repo DIR --issue FILE | --issue-number N   (no plan: Patchsmith plans)',
     '       patchsmith run --repo DIR --coding-task FILE                (prints a CommitResult)',
     '       patchsmith commit [--repo DIR]   (seed code-commit: agent-config/query.txt, build.sh)',
+    '       patchsmith recover [--repo DIR]  (undo what a killed run left; a run does it first)',
     '',
     'Turns an issue and a fix plan into a validated commit. The JSON result goes to stdout,',
     'or to --output FILE; progress goes to stderr. Exit codes: 0 committed, 1 refused or',

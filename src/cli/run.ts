@@ -1,5 +1,7 @@
 import {
   cancelOnSignals,
+  recoverByHand,
+  runnerFacts,
   runAgent,
   type AgentEnvironment,
   type AgentRun,
@@ -7,6 +9,7 @@ import {
 } from '../agent/index.js'
 import { codeCommitSettings, runCodeCommit } from '../adapters/code-commit/index.js'
 import { runCodingTask } from '../adapters/coding-task/index.js'
+import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig, type RunConfig } from '../config.js'
 
@@ -29,6 +32,11 @@ export async function cli(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${usage()}\n`)
       return 0
     }
+    if (command === 'recover') {
+      const repo = resolve(parsed.settings.repo ?? '.')
+      const token = process.env.GITHUB_TOKEN || parsed.settings.githubToken
+      return await recoverByHand(repo, token, stderrLogger)
+    }
     if (command !== 'run' && command !== 'commit')
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.')
     const settings = {
@@ -44,9 +52,10 @@ export async function cli(argv: readonly string[]): Promise<number> {
   }
   const cancellation = cancelOnSignals()
   try {
+    // The CLI has no event to read: an issue comes from --issue or --issue-number.
     const env = {
+      ...runnerFacts({ ...process.env, GITHUB_EVENT_PATH: undefined }),
       logger: stderrLogger,
-      repository: process.env.GITHUB_REPOSITORY,
       cancel: cancellation.signal
     }
     const { run, printed } = await runCommand(command, config, env)

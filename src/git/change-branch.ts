@@ -11,6 +11,7 @@ import { patchId } from './patch-id.js'
 import { gitDirs } from './repo-integrity.js'
 import type { PushAuth } from './push-auth.js'
 import { pushError, remoteReadError } from './remote-errors.js'
+import type { JournalRecord, RunJournal } from './run-journal.js'
 import type { RepoStatus } from './status.js'
 
 const REMOTE = 'origin'
@@ -32,6 +33,8 @@ export interface ChangeBranchOptions {
   plannedPaths?: readonly string[]
   /** Branches the change must never go to (the repository's default branch). */
   protectedBranches?: readonly string[]
+  /** Where each change to the repository is recorded first, for a run that dies (SIGKILL). */
+  journal?: RunJournal
 }
 
 /** One commit to make: the message and the files of the index it holds. */
@@ -82,6 +85,10 @@ export class ChangeBranch {
   private baseMoved = false
   private leftStart = false
   private readonly touched = new Set<string>()
+  private stashMessage?: string
+  private readonly commits: string[] = []
+  private pushing = false
+  private readonly started = new Date().toISOString()
 
   private constructor(
     readonly git: Git,
@@ -182,7 +189,7 @@ export class ChangeBranch {
         heads = settled(remote)!
       } catch (error) {
         if (!(error instanceof GitCommandError)) throw error
-        throw remoteReadError(REMOTE, error.output.stderr)
+        throw remoteReadError(REMOTE, error.output.stderr, await git.remoteUrl(REMOTE))
       }
       if (heads.defaultBranch === branch) throw refuse()
       remoteTip = heads.tip
@@ -201,19 +208,24 @@ export class ChangeBranch {
    */
   async create(): Promise<void> {
     if (this.status.changed.length > 0) {
-      this.stash = await this.git.stashPush(`patchsmith: uncommitted changes before ${this.branch}`)
+      this.stashMessage = `patchsmith: uncommitted changes before ${this.branch}`
+      this.save()
+      this.stash = await this.git.stashPush(this.stashMessage)
     }
     if (this.status.branch !== this.base) {
       this.leftStart = true
+      this.save()
       await this.git.checkout(this.base)
       this.baseSha = await this.git.revParse('HEAD')
     }
     let localTip: string | undefined
     if (this.push) {
+      this.save({ createdLocal: true })
       const created = await this.git.tryCreateBranch(this.branch, this.baseSha)
       if (created.exitCode === 0) {
         this.createdLocal = true
         this.onBranch = true
+        this.save()
       } else if (/already exists/i.test(created.stderr)) {
         localTip = await this.git.revParse(`refs/heads/${this.branch}`)
       } else {
@@ -229,6 +241,7 @@ export class ChangeBranch {
   async apply(patch: string, paths: readonly string[]): Promise<GitOutput> {
     paths.forEach((path) => this.touched.add(path))
     this.worktreeChanged = true
+    this.save()
     return this.git.applyIndex(patch)
   }
 
@@ -285,6 +298,7 @@ export class ChangeBranch {
     options: { signoff: boolean; hooks?: boolean }
   ): Promise<MadeCommit[]> {
     const made: MadeCommit[] = []
+    this.save({ baseMoved: this.baseMoved || !this.push })
     if (requests.length > 1) await this.git.resetIndex()
     for (const request of requests) {
       if (requests.length > 1) await this.git.applyCached(request.patch)
@@ -293,6 +307,8 @@ export class ChangeBranch {
       const { sha, diff } =
         printed && staged ? { sha: printed, diff: staged } : await this.git.commitPatch('HEAD')
       made.push({ sha, message: request.message, patchId: patchId(diff), diff })
+      this.commits.push(sha)
+      this.save()
     }
     if (!this.push) {
       this.baseMoved = true
@@ -332,6 +348,8 @@ export class ChangeBranch {
         }
       })
     }
+    // Everything is back (or said in `problems`, with the stash kept): nothing left to recover.
+    this.options.journal?.remove()
     return problems
   }
 
@@ -371,6 +389,8 @@ export class ChangeBranch {
   }
 
   private async pushHead(): Promise<void> {
+    this.pushing = true
+    this.save()
     const out = await this.git.push(
       REMOTE,
       `HEAD:refs/heads/${this.branch}`,
@@ -378,6 +398,29 @@ export class ChangeBranch {
     )
     if (out.exitCode !== 0) throw pushError(this.branch, out)
     this.pushed = !this.existing?.remote
+  }
+
+  /** Records what a recovery would have to undo if the run died now. */
+  private save(intent: Partial<JournalRecord> = {}): void {
+    this.options.journal?.write({
+      pid: process.pid,
+      started: this.started,
+      startBranch: this.startBranch,
+      startHead: this.status.head!,
+      base: this.base,
+      baseSha: this.baseSha,
+      branch: this.branch,
+      stashMessage: this.stashMessage,
+      stash: this.stash,
+      leftStart: this.leftStart,
+      createdLocal: this.createdLocal,
+      worktreeChanged: this.worktreeChanged,
+      baseMoved: this.baseMoved,
+      commits: [...this.commits],
+      pushing: this.pushing,
+      touched: [...this.touched],
+      ...intent
+    })
   }
 
   /** Commits the index; returns the new commit's SHA when git printed it (never with hooks). */

@@ -225,6 +225,12 @@ export class Git {
   }
 
   /** `checkout -b`; a branch that exists already is a failed output, not an exception. */
+  /** The remote's configured URL; undefined when there is no such remote. */
+  async remoteUrl(remote: string): Promise<string | undefined> {
+    const out = await this.exec(['config', '--get', `remote.${remote}.url`], { allowFailure: true })
+    return out.exitCode === 0 ? out.stdout.trim() : undefined
+  }
+
   async tryCreateBranch(branch: string, startPoint: string): Promise<GitOutput> {
     return this.exec(['checkout', '--quiet', '-b', branch, startPoint, '--'], {
       allowFailure: true

@@ -28,16 +28,36 @@ export function pushError(branch: string, out: GitOutput): PatchsmithError {
   })
 }
 
-/** A remote that cannot be read (missing, unreachable, or no access) before any work starts. */
-export function remoteReadError(remote: string, stderr: string): PatchsmithError {
+/**
+ * A remote that cannot be read before any work starts: none configured (`url` undefined), one
+ * that cannot be reached (no such host or path, the network), or one that refuses access.
+ */
+export function remoteReadError(
+  remote: string,
+  stderr: string,
+  url: string | undefined
+): PatchsmithError {
   const text = stderr.trim()
-  const missing = /does not appear to be a git repository|no such remote/i.test(text)
-  return new PermissionDeniedError(
-    missing
-      ? `There is no remote "${remote}" to push to; run with push disabled (push: false).`
-      : `Cannot read the remote "${remote}": ${reason(text)}`,
-    { remote, stderr: text.slice(-2_000), rule: missing ? 'no-remote' : 'remote-unreadable' }
-  )
+  const details = { remote, stderr: text.slice(-2_000) }
+  if (url === undefined)
+    return new PermissionDeniedError(
+      `There is no remote "${remote}" to push to; add one, or run with push disabled (push: false).`,
+      { ...details, rule: 'no-remote' }
+    )
+  const where = `${remote} (${withoutCredentials(url)})`
+  if (UNREACHABLE.test(text) || /does not appear to be a git repository/i.test(text))
+    return new PermissionDeniedError(`Cannot reach the remote ${where}: ${reason(text)}`, {
+      ...details,
+      rule: 'remote-unreachable'
+    })
+  return new PermissionDeniedError(`Cannot read the remote ${where}: ${reason(text)}`, {
+    ...details,
+    rule: 'remote-unreadable'
+  })
+}
+
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
 }
 
 /** The line that says why: git's `(reason)` of a rejected ref, else the last line. */

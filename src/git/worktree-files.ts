@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { SecurityViolationError } from '../contract/index.js'
+import { InvalidInputError, SecurityViolationError } from '../contract/index.js'
 
 export const MAX_FILE_BYTES = 512 * 1024
 
@@ -33,7 +33,14 @@ export class WorktreeFiles {
         { path, rule: 'file-too-large' }
       )
     }
-    return readFileSync(found.full, 'utf8')
+    const text = utf8Text(readFileSync(found.full))
+    if (text === undefined) {
+      throw new InvalidInputError(
+        `"${path}" is not a UTF-8 text file (binary, or another encoding): Patchsmith edits text only, so take it out of the plan or convert it to UTF-8.`,
+        { path, field: 'fix_plan.file_changes', rule: 'not-text' }
+      )
+    }
+    return text
   }
 
   isExecutable(path: string): boolean {
@@ -82,4 +89,16 @@ export function walkPath(root: string, path: string): PathWalk {
     }
   }
   return { kind: 'missing' }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** The file's text, or undefined when it is binary (a NUL byte) or not valid UTF-8. */
+function utf8Text(bytes: Buffer): string | undefined {
+  if (bytes.includes(0)) return undefined
+  try {
+    return UTF8.decode(bytes)
+  } catch {
+    return undefined
+  }
 }

@@ -46,6 +46,8 @@ function parseText(text: string, field: string, json: boolean): unknown {
   } else {
     const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true, strict: true })
     const problem = document.errors[0] ?? document.warnings[0]
+    // The parser recurses per level: input nested that deep is refused as such, not as a crash.
+    if (problem && /Maximum call stack/.test(problem.message)) tooDeep(field)
     if (problem) {
       throw new InvalidInputError(`Input "${field}" is not valid YAML: ${problem.message}`, {
         field,
@@ -55,6 +57,7 @@ function parseText(text: string, field: string, json: boolean): unknown {
     try {
       value = document.toJS({ maxAliasCount: 100 })
     } catch (error) {
+      if (error instanceof RangeError) tooDeep(field)
       // An alias bomb ("billion laughs") stops here instead of expanding.
       throw new InvalidInputError(
         `Input "${field}" is not valid YAML: ${(error as Error).message}`,
@@ -74,12 +77,7 @@ function assertSafeShape(root: unknown, field: string): void {
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!
     if (value === null || typeof value !== 'object') continue
-    if (depth > MAX_DEPTH) {
-      throw new InvalidInputError(`Input "${field}" is nested deeper than ${MAX_DEPTH} levels.`, {
-        field,
-        rule: 'too-deep'
-      })
-    }
+    if (depth > MAX_DEPTH) tooDeep(field)
     for (const key of Object.keys(value)) {
       if (FORBIDDEN_KEYS.has(key)) {
         throw new InvalidInputError(`Input "${field}" holds the forbidden key "${key}".`, {
@@ -97,4 +95,11 @@ function tooLarge(field: string, bytes: number): never {
     `Input "${field}" is ${bytes} bytes, over the ${MAX_INPUT_BYTES}-byte limit.`,
     { field, rule: 'input-too-large', bytes }
   )
+}
+
+function tooDeep(field: string): never {
+  throw new InvalidInputError(`Input "${field}" is nested deeper than ${MAX_DEPTH} levels.`, {
+    field,
+    rule: 'too-deep'
+  })
 }

@@ -5,6 +5,8 @@ export interface IssueFetch {
   token?: string
   /** `owner/repo` (GITHUB_REPOSITORY). */
   repository?: string
+  /** GITHUB_API_URL */
+  apiUrl?: string
   warn?: (message: string) => void
 }
 
@@ -26,7 +28,7 @@ export async function fetchIssue(number: number, options: IssueFetch): Promise<u
       field
     })
   }
-  const client = await githubClient(options.token, { warn: options.warn })
+  const client = await githubClient(options.token, { apiUrl: options.apiUrl, warn: options.warn })
   try {
     const { data } = await client.rest.issues.get({ owner, repo, issue_number: number })
     return data

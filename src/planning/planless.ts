@@ -21,6 +21,8 @@ export interface PlanningContext {
   policy: PathPolicy
   model: () => ModelClient
   logger: { info(message: string): void; warn(message: string): void }
+  /** Where `issue-number` is fetched from (GITHUB_REPOSITORY, GITHUB_API_URL). */
+  github: { repository?: string; apiUrl: string }
 }
 
 const generated = new WeakSet<FixPlan>()
@@ -90,7 +92,8 @@ async function loadIssue(
     : config.issueNumber
       ? await fetchIssue(config.issueNumber, {
           token: config.githubToken,
-          repository: process.env.GITHUB_REPOSITORY,
+          repository: ctx.github.repository,
+          apiUrl: ctx.github.apiUrl,
           warn: (message) => ctx.logger.warn(message)
         })
       : issueFromEvent(eventPath)

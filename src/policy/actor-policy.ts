@@ -10,6 +10,8 @@ export interface ActorCheck {
   eventPath?: string
   /** `owner/repo` */
   repository?: string
+  /** GITHUB_API_URL */
+  apiUrl?: string
   token?: string
   /** The least permission the sender must hold on the repository (`none`: no check). */
   required: PermissionLevel
@@ -47,7 +49,13 @@ export async function assertActorAllowed(check: ActorCheck): Promise<void> {
         'give a token or set "require-actor-permission: none".'
     )
   }
-  const permission = await permissionOf(sender.login, check.repository, check.token, refuse)
+  const permission = await permissionOf(
+    sender.login,
+    check.repository,
+    check.token,
+    check.apiUrl,
+    refuse
+  )
   if (rank(permission) < rank(check.required)) {
     throw refuse(
       `they have ${permission} permission on ${check.repository}, and Patchsmith acts only ` +
@@ -61,10 +69,11 @@ async function permissionOf(
   login: string,
   repository: string,
   token: string,
+  apiUrl: string | undefined,
   refuse: (why: string) => Error
 ): Promise<PermissionLevel> {
   const [owner, repo] = repository.split('/') as [string, string]
-  const client = await githubClient(token, { rateLimitRetries: 1, maxWaitSeconds: 10 })
+  const client = await githubClient(token, { apiUrl, rateLimitRetries: 1, maxWaitSeconds: 10 })
   try {
     const { data } = await client.rest.repos.getCollaboratorPermissionLevel({
       owner,

@@ -3,6 +3,8 @@ import type { getOctokit } from '@actions/github'
 export type GitHubClient = ReturnType<typeof getOctokit>
 
 export interface GitHubClientOptions {
+  /** GITHUB_API_URL (default https://api.github.com). */
+  apiUrl?: string
   /** Retries of a rate-limited request (the wait is what GitHub says, up to `maxWaitSeconds`). */
   rateLimitRetries?: number
   maxWaitSeconds?: number
@@ -19,11 +21,13 @@ export async function githubClient(
   token: string,
   options: GitHubClientOptions = {}
 ): Promise<GitHubClient> {
-  const [{ getOctokit }, { retry }, { throttling }] = await Promise.all([
+  const [{ getOctokit }, { retry }, { throttling }, { default: Bottleneck }] = await Promise.all([
     import('@actions/github'),
     import('@octokit/plugin-retry'),
-    import('@octokit/plugin-throttling')
+    import('@octokit/plugin-throttling'),
+    import('bottleneck/light.js')
   ])
+  const baseUrl = options.apiUrl || 'https://api.github.com'
   const retries = options.rateLimitRetries ?? 2
   const maxWait = options.maxWaitSeconds ?? 60
   const warn = options.warn ?? (() => undefined)
@@ -45,11 +49,19 @@ export async function githubClient(
   return getOctokit(
     token,
     {
-      // Read now, not when @actions/github was loaded.
-      baseUrl: process.env.GITHUB_API_URL || 'https://api.github.com',
+      baseUrl,
       throttle: {
         onRateLimit: onLimit('rate limit'),
-        onSecondaryRateLimit: onLimit('secondary rate limit')
+        onSecondaryRateLimit: onLimit('secondary rate limit'),
+        // GitHub.com asks for a second between writes (three after a notifying one); a GitHub
+        // Enterprise Server has no such rule unless its admin sets rate limits, and then
+        // answers 429/403, which the handlers above wait out.
+        ...(spacesWrites(baseUrl)
+          ? {}
+          : {
+              write: new Bottleneck.Group({ maxConcurrent: 1 }),
+              notifications: new Bottleneck.Group({ maxConcurrent: 1 })
+            })
       },
       // 429s are the throttling plugin's: it waits as long as GitHub says.
       retry: { retries: 2, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
@@ -58,4 +70,10 @@ export async function githubClient(
     retry,
     throttling
   )
+}
+
+/** GitHub.com and GitHub Enterprise Cloud with data residency (`api.<tenant>.ghe.com`). */
+export function spacesWrites(apiUrl: string): boolean {
+  const host = new URL(apiUrl).hostname.toLowerCase()
+  return host === 'api.github.com' || host.endsWith('.ghe.com')
 }

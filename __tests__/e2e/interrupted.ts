@@ -1,0 +1,81 @@
+/** Helpers for runs that are interrupted: cancelled (cancel.test.ts) or killed (killed.test.ts). */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { README_FIX } from '../security/hostile-run.js'
+import type { TestRepo } from '../support/repo.js'
+import { runAction } from '../support/action-runner.js'
+import { lastUserMessage, startModelServer } from '../support/model-server.js'
+
+export async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (check()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+/** The user's own work, left uncommitted before the run: a tracked edit and a new file. */
+export function userWork(repo: TestRepo): void {
+  writeFileSync(join(repo.dir, 'src/a.js'), 'export const a = 42 // mine\n')
+  writeFileSync(join(repo.dir, 'notes.txt'), 'my notes\n')
+}
+
+export function readmeModel(delayMs = 0) {
+  return startModelServer((request) =>
+    lastUserMessage(request).startsWith('Write the subject line')
+      ? 'fix(readme): add an exclamation mark to the greeting'
+      : { content: README_FIX, delayMs }
+  )
+}
+
+/** The action again on a hostile run's workspace, issue and plan. */
+export function runOn(repo: TestRepo, baseUrl: string, output: string) {
+  return runAction({
+    workspace: repo.dir,
+    inputs: {
+      issue: join(repo.root, 'artifact/issue.json'),
+      'fix-plan': join(repo.root, 'artifact/plan.json'),
+      'base-url': baseUrl,
+      'api-key': 'sk-rerun-1234',
+      'output-path': join(repo.root, output),
+      'max-repairs': '0'
+    }
+  })
+}
+
+/** Host processes whose command line holds `marker`, zombies aside. */
+export function processesRunning(marker: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+        return state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
+      } catch {
+        return false
+      }
+    })
+}
+
+/**
+ * A git in front of the real one (in `repo.root/bin`, to put first on PATH) that touches
+ * `flag` around a push: before it starts (then waits 2 s), or once it has finished (then
+ * waits 5 s, so the run can be interrupted with the branch on origin).
+ */
+export function slowGit(repo: TestRepo, flag: string, when: 'before-push' | 'after-push'): void {
+  const bin = join(repo.root, 'bin')
+  mkdirSync(bin)
+  const real = process.env
+    .PATH!.split(':')
+    .map((dir) => join(dir, 'git'))
+    .find(existsSync)!
+  const push =
+    when === 'before-push'
+      ? `touch ${flag}; sleep 2`
+      : `${real} "$@"; status=$?; touch ${flag}; sleep 5; exit $status`
+  writeFileSync(
+    join(bin, 'git'),
+    `#!/bin/sh\ncase " $* " in *" stash "*) ;; *" push "*) ${push} ;; esac\nexec ${real} "$@"\n`
+  )
+  chmodSync(join(bin, 'git'), 0o755)
+}

@@ -1,0 +1,41 @@
+import { isAbsolute } from 'node:path'
+import { tmpdir } from 'node:os'
+
+/**
+ * Where a run runs, read once by an entry (the action, the CLI) from its variables and passed
+ * down: nothing below the entries reads `process.env`.
+ */
+export interface RunnerFacts {
+  /** The triggering event's payload (GITHUB_EVENT_PATH), for the default issue. */
+  eventPath?: string
+  /** `owner/repo`, for the failure comment and label. */
+  repository?: string
+  /** GITHUB_API_URL: GitHub.com's API, an Enterprise Server's, or a test's loopback. */
+  apiUrl: string
+  /** GITHUB_SERVER_URL, for links to the workflow run. */
+  serverUrl: string
+  runId?: string
+  /** RUNNER_TEMP when absolute, else the system's temp folder: results and logs by default. */
+  tempDir: string
+  /** The entry's variables: validation's allowlist and the folders it must not see come from them. */
+  vars: Readonly<Record<string, string | undefined>>
+}
+
+export function runnerFacts(vars: Readonly<Record<string, string | undefined>>): RunnerFacts {
+  const temp = vars.RUNNER_TEMP
+  return {
+    eventPath: vars.GITHUB_EVENT_PATH || undefined,
+    repository: vars.GITHUB_REPOSITORY || undefined,
+    apiUrl: vars.GITHUB_API_URL || 'https://api.github.com',
+    serverUrl: vars.GITHUB_SERVER_URL || 'https://github.com',
+    runId: vars.GITHUB_RUN_ID || undefined,
+    tempDir: temp && isAbsolute(temp) ? temp : tmpdir(),
+    vars: { ...vars }
+  }
+}
+
+/** The workflow run's page, when the runner said which run this is. */
+export function runUrl(facts: RunnerFacts): string | undefined {
+  if (!facts.repository || !facts.runId) return undefined
+  return `${facts.serverUrl}/${facts.repository}/actions/runs/${facts.runId}`
+}
