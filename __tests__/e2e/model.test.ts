@@ -320,7 +320,8 @@ describe('max-attempts', () => {
     const repo = track(typoRepo())
     const baseSha = repo.git('rev-parse', 'HEAD')
     const { run, server, result } = await typoRun(repo, typoScript(), {
-      'validation-commands': 'node -e "process.exit(3)"',
+      // Fails unlike the base (which still has the typo), so a repair would be asked.
+      'validation-commands': 'grep -c teh README.md >&2; exit 3',
       'allow-plan-commands': 'true',
       'max-attempts': '1'
     })

@@ -153,8 +153,9 @@ describe('the repair loop through the action', () => {
   })
 
   it('stops early when a repair brings back the same failure, and says why', async () => {
+    // banana and cherry fail alike (six letters), and unlike the base's apple.
     const sameError = `const f = require('fs').readFileSync('fruit.txt', 'utf8').trim()
-if (f !== 'kiwi') { console.error('error: not a kiwi'); process.exit(1) }
+if (f !== 'kiwi') { console.error('error: not a kiwi but ' + f.length + ' letters'); process.exit(1) }
 `
     const run = await fruitRun(
       fruitReplies([swap('apple', 'banana'), swap('banana', 'cherry'), swap('cherry', 'kiwi')]),
@@ -184,13 +185,16 @@ if (f !== 'kiwi') { console.error('error: not a kiwi'); process.exit(1) }
     const files = { 'broken.js': 'console.error("error: broken since forever"); process.exit(2)\n' }
     const run = await fruitRun(fruitReplies([swap('apple', 'kiwi'), 'NO_CHANGES']), inputs, files)
     expect(run.exitCode).toBe(1)
-    expect(run.server.requests).toHaveLength(2)
+    // No repair is asked for: it could not fix what the change did not break.
+    expect(run.server.requests).toHaveLength(1)
     expect(run.result.error!.details).toMatchObject({
       command: 'node broken.js',
       preexisting: true,
-      same_failure_on_base: true
+      same_failure_on_base: true,
+      stop_reason: 'preexisting'
     })
     expect(run.result.error!.message).toContain('fails on the base branch too')
+    expect(run.result.error!.message).toContain('the base branch fails the same way')
 
     const kept = await fruitRun(
       fruitReplies([swap('apple', 'kiwi')]),

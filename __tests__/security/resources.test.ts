@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
@@ -39,12 +41,18 @@ describe('T73 (bounded form): a validation command that floods processes and dis
         'command-timeout': '2',
         'max-repairs': '0',
         'allow-plan-commands': 'true',
-        'output-path': `${repo.root}/result.json`
+        'output-path': `${repo.root}/result.json`,
+        'log-dir': `${repo.root}/logs`
       }
     })
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error-code']).toBe('VALIDATION_FAILED')
     expect(Date.now() - started).toBeLessThan(30_000)
+    // Timed out once: not run again unchanged, not even on the base to compare.
+    const log = readFileSync(join(repo.root, 'logs', '01-build.txt'), 'utf8')
+    expect(log.match(/^\$ .*sleep 300 # patchsmith-t73/gm)?.length, log).toBe(1)
+    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8'))
+    expect(result.error.details).not.toHaveProperty('preexisting')
     expect(survivors(marker)).toEqual([])
     expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
     expect(repo.git('ls-files', 'big.bin')).toBe('')

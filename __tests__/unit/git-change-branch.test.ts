@@ -197,6 +197,21 @@ describe('ChangeBranch: an existing branch', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
+  it('is BRANCH_EXISTS at create, before any draft, when the branch changes a file the plan does not', async () => {
+    const repo = repoWith()
+    await run(repo)
+    const theirs = repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)
+    repo.git('checkout', '-q', 'main')
+    repo.git('branch', '-D', BRANCH)
+    const { branch } = await prepare(repo, { plannedPaths: ['README.md'] })
+    const error = await failure(branch.create())
+    expect(error).toMatchObject({ code: 'BRANCH_EXISTS', details: { rule: 'different-change' } })
+    expect(error.message).toContain('changes files this plan does not (src/greet.txt)')
+    expect(await branch.rollback()).toEqual([])
+    expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(theirs)
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
+  })
+
   it('is BRANCH_EXISTS before any work when the branch does not start from the base', async () => {
     const repo = repoWith()
     repo.git('checkout', '-q', '-b', 'elsewhere')

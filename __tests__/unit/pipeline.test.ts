@@ -148,6 +148,20 @@ describe('failure text', () => {
     expect(a).not.toBe(c)
   })
 
+  it('keeps the numbers that are the failure: "got 2" is not "got 4"', () => {
+    const got = (n: number, line: number) =>
+      failureFingerprint(
+        1,
+        `FAIL test/sum.test.js\n  ● sum › adds\n    Error: expected 3, got ${n}\n      at test/sum.test.js:${line}:5`,
+        ''
+      )
+    expect(got(2, 10)).not.toBe(got(4, 10))
+    expect(got(2, 10)).toBe(got(2, 14))
+    expect(failureFingerprint(1, 'AssertionError at line 12: 1 !== 2', '')).toBe(
+      failureFingerprint(1, 'AssertionError at line 40: 1 !== 2', '')
+    )
+  })
+
   it('puts error lines first in the repair excerpt and stays within its limit', () => {
     const noise = Array.from({ length: 2000 }, (_, i) => `ok line ${i}`).join('\n')
     const excerpt = errorExcerpt(`${noise}\nTypeError: x is undefined\n${noise}`, '', 3000)

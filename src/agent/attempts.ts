@@ -43,7 +43,7 @@ export interface AttemptStats {
   attempts: number
   repairs: number
   retries: { invalid_diff: number; validation: number; flaky_reruns: number; auto_fixes: number }
-  stop_reason: 'validated' | 'repairs-exhausted' | 'same-failure' | 'no-change'
+  stop_reason: 'validated' | 'repairs-exhausted' | 'same-failure' | 'no-change' | 'preexisting'
 }
 
 export interface GreenChange {
@@ -140,6 +140,15 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       }
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
+      if (pipeline.failed.base?.sameFailure) {
+        stats.stop_reason = 'preexisting'
+        throw stopped(
+          lastError,
+          'preexisting',
+          'the base branch fails the same way, so no repair was asked for (on-preexisting-failure: commit keeps such a change)',
+          stats
+        )
+      }
       const fingerprint = failureFingerprint(
         pipeline.failed.outcome.exit_code,
         pipeline.failed.outcome.full.stdout,

@@ -473,6 +473,15 @@ export class ChangeBranch {
     if (commits.length > MAX_EXISTING_COMMITS || commits[0]!.parents[0] !== this.baseSha) {
       throw refuse(`does not start from ${this.base} (${this.baseSha.slice(0, 12)})`, 'diverged')
     }
+    // Known before any draft: a branch that changes a file this plan does not cannot hold it.
+    const changed = await this.git.exec(['diff', '--name-only', '-z', this.baseSha, tip])
+    const planned = new Set(this.options.plannedPaths ?? [])
+    const foreign = changed.stdout.split('\0').filter((path) => path && !planned.has(path))
+    if (this.options.plannedPaths && foreign.length > 0)
+      throw refuse(
+        `changes files this plan does not (${foreign.slice(0, 5).join(', ')})`,
+        'different-change'
+      )
     this.existing = { tip, local: Boolean(local), remote: Boolean(remote), commits }
   }
 }

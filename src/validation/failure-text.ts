@@ -35,7 +35,9 @@ export function failureFingerprint(exitCode: number, stdout: string, stderr: str
         .replace(/\/tmp\/[^\s:'"]+/g, '<tmp>')
         .replace(/\b[0-9a-f]{7,40}\b/g, '<hash>')
         .replace(/\d+(\.\d+)?\s*(ms|s|sec|seconds)\b/g, '<time>')
-        .replace(/\d+/g, '<n>')
+        // Positions move with every edit; other numbers are the failure ("got 2" is not "got 4").
+        .replace(/(\.[A-Za-z0-9]+)(:\d+(:\d+)?|\(\d+(,\d+)?\))/g, '$1:<pos>')
+        .replace(/\b(line|col|column)\s+\d+/gi, '$1 <n>')
         .replace(/\s+/g, ' ')
         .trim()
     )

@@ -66,7 +66,8 @@ export async function runPipeline(
       if (outcome.exit_code === 0) marks.flaky = true
     }
     let base: BaseCheck | undefined
-    if (outcome.exit_code !== 0 && options.checkBase) {
+    // A command that timed out is not run again unchanged: on the base it would hang as long.
+    if (outcome.exit_code !== 0 && options.checkBase && !outcome.timedOut) {
       base = await options.checkBase(step, outcome)
       if (base.failsOnBase) marks.preexisting = true
     }
