@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most of a test's time is spent waiting on git, the sandbox and loopback servers, not on a
+    // core: two files at a time on a 2-core machine (vitest's default there is one).
+    maxWorkers: 2,
     reporters: ['default', './__tests__/plain-summary-reporter.ts']
   }
 })
