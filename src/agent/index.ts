@@ -1,5 +1,5 @@
 export { runAgent } from './run-agent.js'
-export type { AgentEnvironment, AgentRun } from './run-agent.js'
+export type { AgentEnvironment, AgentRun } from './session.js'
 export type { Logger } from './logger.js'
 export { silentLogger } from './logger.js'
 export type { InputContext, RunHooks } from './hooks.js'

@@ -40,7 +40,7 @@ import {
   withinTimeLimit,
   type AgentEnvironment,
   type AgentRun
-} from './run-agent.js'
+} from './session.js'
 import { WorkBranch } from './work-branch.js'
 
 export interface TaskStatus {

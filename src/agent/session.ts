@@ -1,0 +1,113 @@
+import type { RunConfig } from '../config.js'
+import { InvalidInputError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
+import { ModelClient, parseHeaderLines, secretHint, type RunBudget } from '../model/index.js'
+import { assertActorAllowed } from '../policy/index.js'
+import type { RunnerFacts } from './environment.js'
+import type { RunHooks } from './hooks.js'
+import type { Logger } from './logger.js'
+
+/*
+ * What a run of one plan (run-agent.ts) and a run of a task file (run-tasks.ts) share: the
+ * environment the entry hands them, what they hand back, the model client and the checks that
+ * come before anything else.
+ */
+
+export interface AgentEnvironment extends RunnerFacts {
+  logger: Logger
+  /** Called with every value that must never appear in output (the runner's mask). */
+  onSecret?: (value: string) => void
+  /** An adapter's seams onto the engine (src/adapters); none for a plain run. */
+  hooks?: RunHooks
+  /** Aborted by the entry on SIGINT, SIGTERM or SIGHUP: the run stops, rolls back, CANCELLED. */
+  cancel?: AbortSignal
+}
+
+export interface AgentRun {
+  response: CodeAgentOutput
+  outputPath: string
+  /** The attempt logs (NN-request.json, NN-reply.txt, NN-build.txt), for the artifact. */
+  logDir: string
+  branch: string
+  issueNumber?: number
+}
+
+const OPENAI_HOST = /^https:\/\/api\.openai\.com\b/
+
+/** The client for the run: endpoint, key and headers from the settings, bound to the budget. */
+export function modelClient(
+  config: RunConfig,
+  budget: RunBudget,
+  logger: Logger,
+  secret: (value: string) => void
+): ModelClient {
+  const apiKey = modelKey(config)
+  const headers = parseHeaderLines(config.modelHeaders)
+  // Header values often carry a gateway's own key; short ones (e.g. "1") would mask too much.
+  Object.values(headers)
+    .filter((value) => value.length >= 8)
+    .forEach(secret)
+  const client = new ModelClient({
+    baseUrl: config.baseUrl,
+    apiKey,
+    model: config.model,
+    timeoutMs: config.modelTimeout * 1000,
+    maxRetries: config.modelRetries,
+    maxInFlight: config.concurrency,
+    headers,
+    stream: config.modelStream,
+    structuredOutput: config.structuredOutput,
+    budget,
+    log: logger
+  })
+  const key = config.apiKey ? `key ${secretHint(apiKey)}` : 'no key'
+  const extra = Object.keys(headers)
+  logger.info(
+    `Model ${config.model} at ${client.endpoint} (${key}` +
+      (extra.length > 0 ? `, headers ${extra.join(', ')}` : '') +
+      `); at most ${config.maxTokensPerDraft} prompt tokens per draft`
+  )
+  return client
+}
+
+/**
+ * A run that failed after its time-limit passed (a validation command cut short by it, a
+ * refused repair) is reported as the TIMEOUT it is, with the failure it ended on.
+ */
+export function withinTimeLimit(error: AgentError, budget: RunBudget): AgentError {
+  if (error.code === 'TIMEOUT' || budget.limits.timeLimitMs <= 0 || budget.remainingMs() > 0) {
+    return error
+  }
+  budget.stoppedBy = 'time-limit'
+  const timeout = budget.timeLimitError('before the change was validated').toAgentError()
+  return {
+    ...timeout,
+    details: {
+      ...error.details,
+      ...timeout.details,
+      last_error: { code: error.code, message: error.message }
+    }
+  }
+}
+
+/** Only a person with `require-actor-permission` (or an allowed bot) may start a run. */
+export function assertStarterAllowed(config: RunConfig, env: AgentEnvironment): Promise<void> {
+  return assertActorAllowed({
+    eventPath: env.eventPath,
+    repository: env.repository,
+    apiUrl: env.apiUrl,
+    token: config.githubToken,
+    required: config.requireActorPermission,
+    allowedBots: config.allowedBots
+  })
+}
+
+export function modelKey(config: RunConfig): string {
+  if (config.apiKey) return config.apiKey
+  if (OPENAI_HOST.test(config.baseUrl)) {
+    throw new InvalidInputError(
+      'No API key: set the "api-key" input (CLI: --api-key or OPENAI_API_KEY).',
+      { field: 'api-key' }
+    )
+  }
+  return 'none'
+}
