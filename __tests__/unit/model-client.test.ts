@@ -216,6 +216,29 @@ describe('ModelClient against the scripted server', () => {
     }
   })
 
+  it('retries a cut stream and a body cut short like a dropped connection', async () => {
+    const cut = { content: 'a long partial diff that never ends', cutStreamAfter: 2 }
+    const short = { body: '{"choices": [ {"message": ', headers: {} }
+    for (const [stream, broken] of [
+      [true, cut],
+      [false, short],
+      [true, short]
+    ] as const) {
+      const server = await serve([broken, { content: 'whole this time' }])
+      const model = clientFor(server, { stream, maxBackoffMs: 10 })
+      expect((await model.complete(ask)).text, `stream: ${stream}`).toBe('whole this time')
+      expect(model.retries.connection).toBe(1)
+      expect(server.requests).toHaveLength(2)
+    }
+    const always = await serve(() => cut)
+    const error = await failure(
+      clientFor(always, { maxRetries: 2, maxBackoffMs: 10 }).complete(ask)
+    )
+    expect(error.code).toBe('MODEL_ERROR')
+    expect(error.message).toMatch(/before the model finished.*after 2 retries/)
+    expect(always.requests).toHaveLength(3)
+  })
+
   it('retries a dropped connection, and names the connection problem when it keeps failing', async () => {
     const server = await serve([{ drop: true }, { content: 'after the reset' }])
     const model = clientFor(server, { stream: false })

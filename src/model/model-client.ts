@@ -6,7 +6,13 @@ import { CallSlots } from './call-slots.js'
 import { cappedFetch, replyTooLarge } from './capped-fetch.js'
 import { endpointUrl } from './endpoint.js'
 import { readReply, type Reply } from './reply.js'
-import { RETRY_REASONS, retryReason, retryWait, type RetryReason } from './retry.js'
+import {
+  IncompleteReply,
+  RETRY_REASONS,
+  retryReason,
+  retryWait,
+  type RetryReason
+} from './retry.js'
 import {
   requestFormat,
   unsupportedFeature,
@@ -56,7 +62,7 @@ export interface ModelClientOptions {
   model: string
   /** One try of a call, from request to the last byte of the reply. */
   timeoutMs: number
-  /** Retries of one call on 408, 409, 429, 5xx and dropped connections (default 4). */
+  /** Retries of one call on 408, 409, 429, 5xx and dropped or cut connections (default 4). */
   maxRetries?: number
   /** Cap of the exponential backoff (default 30 s). */
   maxBackoffMs?: number
@@ -97,7 +103,7 @@ export interface CallRecord {
 const SILENT: ModelLog = { info() {}, warn() {}, debug() {} }
 
 /**
- * Chat completions on any OpenAI-compatible endpoint. Retries (408/409/429/5xx, dropped
+ * Chat completions on any OpenAI-compatible endpoint. Retries (408/409/429/5xx, dropped or cut
  * connections) are done here rather than in the SDK, so that retry-after is honoured within
  * the run's deadline, each retry is counted by reason, and each try has its own timeout that
  * also covers a slow stream. The API key goes to the SDK only, which sends it in the
@@ -237,6 +243,9 @@ export class ModelClient {
           opts.responseFormat,
           AbortSignal.any([timer.signal, ...outer])
         )
+        if (!reply.finishReason && !reply.refusal) {
+          throw new IncompleteReply('the reply ended without a finish reason', reply.text.length)
+        }
         return await this.completion(reply, messages, opts, Date.now() - started, retries)
       } catch (error) {
         if (outer.some((signal) => signal.aborted) || timer.signal.aborted) {
@@ -321,12 +330,6 @@ export class ModelClient {
     const where = this.where(opts.label ?? 'model call')
     if (reply.refusal)
       throw new ModelError(`The model refused the request: ${reply.refusal}`, where)
-    if (!reply.finishReason) {
-      throw new ModelError(
-        'The model reply ended before the model finished (the stream was cut or malformed); the partial reply was discarded.',
-        { ...where, received_chars: reply.text.length }
-      )
-    }
     if (reply.finishReason === 'length' || reply.finishReason === 'content_filter') {
       throw new ModelError(
         reply.finishReason === 'length'
@@ -427,11 +430,17 @@ export class ModelClient {
         where
       )
     }
+    if (error instanceof IncompleteReply) {
+      return new ModelError(
+        `The model reply ended before the model finished (the stream was cut or malformed)${after}; the partial reply was discarded.`,
+        { ...where, received_chars: error.receivedChars }
+      )
+    }
     const message = redactKeyEchoes(error instanceof Error ? error.message : String(error))
     return new ModelError(
       this.streaming
-        ? `The model reply stream broke off before the model finished (${message}); the partial reply was discarded.`
-        : `The model reply could not be read (${message}).`,
+        ? `The model reply stream broke off before the model finished (${message})${after}; the partial reply was discarded.`
+        : `The model reply could not be read (${message})${after}.`,
       where
     )
   }

@@ -18,11 +18,49 @@ export interface RetryPolicy {
   maxRetryAfterMs: number
 }
 
-/** Why a failed call may be tried again (408, 409, 429, 5xx, a dropped connection), or undefined. */
+/**
+ * A reply that arrived incomplete: a stream that ended without a finish reason, or a whole body
+ * cut short. It is the same failure as a dropped connection seen a little later, so it is retried
+ * as one.
+ */
+export class IncompleteReply extends Error {
+  constructor(
+    message: string,
+    readonly receivedChars: number
+  ) {
+    super(message)
+    this.name = 'IncompleteReply'
+  }
+}
+
+const SOCKET_BROKE = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+
+/**
+ * Whether the error is the transport breaking off inside a reply: the socket closing mid-body (a
+ * cut stream: undici's "terminated", or "aborted" with ECONNRESET, by the error or its causes),
+ * or the SDK's JSON parse of a body cut short.
+ */
+function brokenOff(error: unknown): boolean {
+  if (error instanceof IncompleteReply) return true
+  if (error instanceof SyntaxError) return /JSON/.test(error.message)
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && SOCKET_BROKE.has(code)) return true
+    if (e instanceof TypeError && e.message === 'terminated') return true
+    e = e.cause
+  }
+  return false
+}
+
+/**
+ * Why a failed call may be tried again (408, 409, 429, 5xx, a dropped connection, a reply cut
+ * off on the way), or undefined.
+ */
 export function retryReason(error: unknown): RetryReason | undefined {
   if (error instanceof OpenAI.APIUserAbortError) return undefined
   if (error instanceof OpenAI.APIConnectionTimeoutError) return undefined
   if (error instanceof OpenAI.APIConnectionError) return 'connection'
+  if (brokenOff(error)) return 'connection'
   if (!(error instanceof OpenAI.APIError) || typeof error.status !== 'number') return undefined
   if (error.headers?.get('x-should-retry') === 'false') return undefined
   if (error.status === 429) return 'rate_limit'
