@@ -243,9 +243,6 @@ export class ModelClient {
           opts.responseFormat,
           AbortSignal.any([timer.signal, ...outer])
         )
-        if (!reply.finishReason && !reply.refusal) {
-          throw new IncompleteReply('the reply ended without a finish reason', reply.text.length)
-        }
         return await this.completion(reply, messages, opts, Date.now() - started, retries)
       } catch (error) {
         if (outer.some((signal) => signal.aborted) || timer.signal.aborted) {
@@ -330,6 +327,9 @@ export class ModelClient {
     const where = this.where(opts.label ?? 'model call')
     if (reply.refusal)
       throw new ModelError(`The model refused the request: ${reply.refusal}`, where)
+    if (!reply.finishReason) {
+      throw new IncompleteReply('the reply ended without a finish reason', reply.text.length)
+    }
     if (reply.finishReason === 'length' || reply.finishReason === 'content_filter') {
       throw new ModelError(
         reply.finishReason === 'length'
