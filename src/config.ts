@@ -100,6 +100,7 @@ export const RunConfigSchema = z.strictObject({
   artifactName: z.string().trim().min(1).default('patchsmith-result'),
   artifactRunId: z.string().trim().regex(/^\d+$/, 'expected a workflow run id (digits)').optional(),
   inputArtifactName: z.string().trim().min(1).default('patchsmith-result'),
+  resume: text(),
   dryRun: bool(false)
 })
 
@@ -164,6 +165,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   artifactName: 'text',
   artifactRunId: 'text',
   inputArtifactName: 'text',
+  resume: 'text',
   dryRun: 'boolean'
 }
 

@@ -1,101 +1,25 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runActionInProcess } from '../support/in-process.js'
-import {
-  lastUserMessage,
-  startModelServer,
-  type ModelServer,
-  type ReplyScript
-} from '../support/model-server.js'
-import { createRepo, type TestRepo } from '../support/repo.js'
-import { expectUntouched, writeInputs } from './scenario.js'
+import type { ReplyScript } from '../support/model-server.js'
+import { FRUIT_BRANCH, fruitRepo, fruitReplies, runOnFruit, swap, type FruitRun } from './fruit.js'
+import { expectUntouched } from './scenario.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!()
 })
 
-// The validation passes only for a kiwi; every other fruit fails with its own error line.
-const CHECK = `const fruit = require('fs').readFileSync('fruit.txt', 'utf8').trim()
-if (fruit !== 'kiwi') { console.error('error: wrong fruit ' + fruit); process.exit(1) }
-console.log('fruit ok')
-`
-const BRANCH = 'fix/3-fruit'
-
-function swap(from: string, to: string): string {
-  return `--- a/fruit.txt\n+++ b/fruit.txt\n@@ -1 +1 @@\n-${from}\n+${to}\n`
-}
-
-/** Replies in order of the draft calls; the commit message call gets a fixed subject. */
-function fruitReplies(diffs: string[]): ReplyScript {
-  let draft = 0
-  return (request) =>
-    lastUserMessage(request).includes('Conventional Commit') && request.body.messages.length === 1
-      ? 'fix(fruit): serve the fruit the issue asks for'
-      : (diffs[draft++] ?? 'no more scripted diffs')
-}
-
-interface Run {
-  repo: TestRepo
-  server: ModelServer
-  exitCode: number
-  result: CodeAgentOutput
-  logDir: string
-  stdout: string
-  summary: string
-  baseSha: string
-}
+const BRANCH = FRUIT_BRANCH
 
 async function fruitRun(
   script: ReplyScript,
   inputs: Record<string, string> = {},
   files: Record<string, string> = {},
   env: Record<string, string> = {}
-): Promise<Run> {
-  const repo = createRepo({
-    files: { 'fruit.txt': 'apple\n', 'check.js': CHECK, ...files },
-    prefix: 'repair'
-  })
+): Promise<FruitRun> {
+  const repo = fruitRepo(files)
   cleanups.push(() => repo.cleanup())
-  const server = await startModelServer(script)
-  cleanups.push(() => server.close())
-  const paths = writeInputs(repo, {
-    'issue.json': { number: 3, title: 'Serve the right fruit', body: 'We want a kiwi.' },
-    'plan.json': {
-      branch_name: BRANCH,
-      plan_steps: ['Change the fruit'],
-      file_changes: [{ path: 'fruit.txt', operation: 'MODIFY' }],
-      validation_commands: []
-    }
-  })
-  const logDir = `${repo.root}/logs`
-  const baseSha = repo.git('rev-parse', 'HEAD')
-  const run = await runActionInProcess({
-    workspace: repo.dir,
-    env,
-    inputs: {
-      issue: paths['issue.json']!,
-      'fix-plan': paths['plan.json']!,
-      'base-url': server.url,
-      'api-key': 'sk-test-repair',
-      'validation-commands': 'node check.js',
-      'output-path': `${repo.root}/result.json`,
-      'log-dir': logDir,
-      ...inputs
-    }
-  })
-  const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
-  return {
-    repo,
-    server,
-    exitCode: run.exitCode,
-    result,
-    logDir,
-    stdout: run.stdout,
-    summary: run.summary,
-    baseSha
-  }
+  return runOnFruit(repo, script, inputs, env)
 }
 
 describe('the repair loop through the action', () => {

@@ -98,6 +98,44 @@ describe('inputs from a downloaded artifact folder', () => {
   })
 })
 
+describe('resume from a downloaded artifact', () => {
+  const download = (files: Record<string, string>) => async () => {
+    const dir = tempDir()
+    for (const [name, content] of Object.entries(files)) {
+      mkdirSync(join(dir, name, '..'), { recursive: true })
+      writeFileSync(join(dir, name), content)
+    }
+    return dir
+  }
+
+  it("points resume: true at the artifact's result.json and still fills missing inputs", async () => {
+    const config = await withArtifactInputs(
+      parseRunConfig({ artifactRunId: '7', githubToken: 'ghs_x', resume: 'true' }),
+      'acme/widgets',
+      download({ 'patchsmith-result/result.json': '{}', 'fix-plan.json': '{}', 'issue.json': '{}' })
+    )
+    expect(config.resume).toMatch(/patchsmith-result\/result\.json$/)
+    expect(config.fixPlan).toMatch(/fix-plan\.json$/)
+  })
+
+  it('needs no missing input when every one was given, but refuses an artifact without a result', async () => {
+    const given = { issue: 'i.json', fixPlan: 'p.json', artifactRunId: '7', githubToken: 'ghs_x' }
+    const config = await withArtifactInputs(
+      parseRunConfig({ ...given, resume: 'true' }),
+      'acme/widgets',
+      download({ 'result.json': '{}' })
+    )
+    expect(config).toMatchObject({ fixPlan: 'p.json', issue: 'i.json' })
+    await expect(
+      withArtifactInputs(
+        parseRunConfig({ ...given, resume: 'true' }),
+        'acme/widgets',
+        download({ 'fix-plan.json': '{}' })
+      )
+    ).rejects.toThrow(/holds no result.json to resume from/)
+  })
+})
+
 describe('artifact-run-id through the action', () => {
   it('stops with a clear PERMISSION_DENIED before any model call when there is no token', async () => {
     const repo = typoRepo()

@@ -1,6 +1,7 @@
 import {
   InvalidDiffError,
   ValidationFailedError,
+  type LastAttempt,
   type ValidationResult
 } from '../contract/index.js'
 import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
@@ -23,7 +24,8 @@ import {
   type PipelineFailure,
   type PipelineStep
 } from '../validation/index.js'
-import { draftEdits, type DraftContext } from './drafting.js'
+import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
+import { resumedEdits, type AttemptProgress } from './last-attempt.js'
 import type { PhaseClock } from './phase-clock.js'
 
 export interface AttemptSettings extends DraftContext {
@@ -37,6 +39,10 @@ export interface AttemptSettings extends DraftContext {
   clock: PhaseClock
   // model (issue 7): max-attempts, max-total-tokens and time-limit, asked before each round
   budget?: RunBudget
+  /** Told of each diff that applies and of its validation, so a stopped run keeps its work. */
+  progress?: AttemptProgress
+  /** An earlier run's last attempt (`resume`): the first attempt applies it instead of drafting. */
+  resume?: LastAttempt
 }
 
 export interface AttemptStats {
@@ -98,14 +104,15 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       attempt === 1 ? 'Drafting edits' : `Repair ${attempt - 1} of ${settings.maxRepairs}`
     )
     try {
-      const drafted = await clock.time('draft', () =>
-        draftEdits(settings, attempt, current, repair)
-      )
+      const drafted =
+        (attempt === 1 && resumed(settings)) ||
+        (await clock.time('draft', () => draftEdits(settings, attempt, current, repair)))
       if (attempt > 1 && drafted.edits.every((edit) => edit.after === current.get(edit.path))) {
         stats.stop_reason = 'no-change'
         throw stopped(lastError, 'no-change', 'the repair changed nothing', stats)
       }
       applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))
+      settings.progress?.applied(attempt, applied.diff, applied.edits)
       for (const edit of drafted.edits) current.set(edit.path, edit.after)
       // Only validation runs repository code; with no commands there is nothing to watch.
       const watch =
@@ -119,10 +126,12 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
           keepPreexisting: settings.keepPreexisting,
           afterFix: async () => {
             applied = await keepFixesInPlan(settings, applied!, current)
+            settings.progress?.applied(attempt, applied.diff, applied.edits)
           },
           checkBase: (step, outcome) => checkOnBase(settings, step, outcome, applied!, baseChecks)
         })
       )
+      settings.progress?.validated(pipeline.results, !pipeline.failed)
       settings.budget?.assertNotCancelled('while validating')
       if (watch) applied = { ...applied, staged: await watch.assertClean(applied.edits) }
       countRuns(stats, pipeline.results)
@@ -179,6 +188,28 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
     }
   }
   throw withStats(lastError ?? new InvalidDiffError('No attempt was made.'), stats)
+}
+
+/**
+ * The earlier run's last attempt as this run's first edits; undefined (so the model drafts)
+ * when it no longer lands on the base. A diff that asks for what no edit may do is refused.
+ */
+function resumed(settings: AttemptSettings): Drafted | undefined {
+  const point = settings.resume
+  if (!point) return undefined
+  try {
+    const edits = resumedEdits(point, settings.input, settings.base, settings.policy)
+    settings.logger.info(
+      `Resuming from attempt ${point.attempt} of the earlier run (${point.files.join(', ')}); validating it before any repair`
+    )
+    return { edits, placements: {} }
+  } catch (error) {
+    if (!(error instanceof InvalidDiffError)) throw error
+    settings.logger.warn(
+      `The earlier run's last attempt does not apply to the base any more (${error.message}); drafting anew`
+    )
+    return undefined
+  }
 }
 
 async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise<Applied> {

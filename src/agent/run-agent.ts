@@ -8,6 +8,7 @@ import { AttemptLog, writeResultFile } from '../report/index.js'
 import { pipelineSteps } from '../validation/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
+import { AttemptProgress, readResumePoint, resumePath } from './last-attempt.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import { loadAndGuard } from './prepare.js'
 import {
@@ -39,6 +40,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   let prompter: DraftPrompter | undefined
   let green: GreenChange | undefined
   let response: CodeAgentOutput
+  const progress = new AttemptProgress()
   const secret = (value: string) => {
     masker.add(value)
     env.onSecret?.(value)
@@ -73,6 +75,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       style,
       budget
     })
+    const resumeFrom = resumePath(config.resume, outputPath)
+    const resume = resumeFrom ? readResumePoint(resumeFrom, prepared.input) : undefined
     await prepared.branch.create()
     green = await attemptChange({
       input: prepared.input,
@@ -101,6 +105,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       model,
       prompter,
       budget,
+      progress,
+      resume,
       branch: prepared.branch,
       policy: prepared.policy,
       clock,
@@ -134,6 +140,13 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       if (problems.length > 0) {
         agentError.details = { ...agentError.details, rollback_problems: problems }
       }
+    }
+    const kept = progress.keep(agentError, input, branch?.baseCommit)
+    if (kept) {
+      agentError.details = { ...agentError.details, last_attempt: kept }
+      logger.info(
+        `The last attempt (${kept.attempt}, ${kept.validated ? 'validated' : 'not validated'}) is kept in the result as error.details.last_attempt, never committed; a rerun with resume: true repairs from it`
+      )
     }
     response = { success: false, error: agentError }
     await reportFailureOnIssue(config, env, input, response, masker, logger)

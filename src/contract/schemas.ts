@@ -141,6 +141,25 @@ export const CommitSchema = z.object({
 })
 export type Commit = z.infer<typeof CommitSchema>
 
+/**
+ * The work a stopped run had paid for (`error.details.last_attempt`): the last diff that applied
+ * on the base, and what validating it gave. Never committed; a rerun with `resume` starts its
+ * repair loop from it instead of drafting again.
+ */
+export const LastAttemptSchema = z.object({
+  issue_number: z.number().int().positive(),
+  branch: z.string(),
+  /** The commit the diff applies to. */
+  base_sha: z.string().regex(/^[0-9a-f]{40}$/),
+  attempt: z.number().int().min(1),
+  files: z.array(z.string()).min(1),
+  diff: z.string().min(1),
+  /** True when every validation command passed (a later step, such as the push, stopped the run). */
+  validated: z.boolean(),
+  validation_results: z.array(ValidationResultSchema)
+})
+export type LastAttempt = z.infer<typeof LastAttemptSchema>
+
 export const AgentErrorSchema = z.object({
   code: ErrorCodeSchema,
   message: z.string(),

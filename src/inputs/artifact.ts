@@ -194,10 +194,43 @@ export async function withArtifactInputs(
   const runId = Number(config.artifactRunId)
   const name = config.inputArtifactName
   const dir = await download({ runId, name, token: config.githubToken, repository })
-  return {
-    ...config,
-    ...inputsFromFolder(dir, config, `The artifact "${name}" of run ${runId}`)
+  const what = `The artifact "${name}" of run ${runId}`
+  // resume: true repairs from that run's last attempt, kept in its result.json.
+  if (config.resume && /^(true|yes|on|1)$/i.test(config.resume.trim())) {
+    const result = locateFile(dir, 'result.json')
+    if (!result) {
+      throw new InvalidInputError(`${what} holds no result.json to resume from.`, {
+        field: 'resume',
+        rule: 'no-result'
+      })
+    }
+    return { ...config, ...inputsOrNone(dir, config, what), resume: result }
   }
+  return { ...config, ...inputsFromFolder(dir, config, what) }
+}
+
+/** The inputs the folder fills; none when every input was given already. */
+function inputsOrNone(dir: string, given: FoundInputs, what: string): FoundInputs {
+  try {
+    return inputsFromFolder(dir, given, what)
+  } catch (error) {
+    if (error instanceof InvalidInputError && error.details.rule === 'no-inputs') return {}
+    throw error
+  }
+}
+
+/** A file by name at the top of a folder or up to two folders down (the shallowest wins). */
+function locateFile(dir: string, fileName: string): string | undefined {
+  for (let depth = 0, folders = [dir]; depth <= MAX_DEPTH; depth++) {
+    const next: string[] = []
+    for (const folder of folders) {
+      const entries = readdirSync(folder, { withFileTypes: true })
+      if (entries.some((e) => e.isFile() && e.name === fileName)) return join(folder, fileName)
+      next.push(...entries.filter((e) => e.isDirectory()).map((e) => join(folder, e.name)))
+    }
+    folders = next.sort()
+  }
+  return undefined
 }
 
 /** The run's inputs as artifact files, so that a rerun (artifact-run-id) finds them. */

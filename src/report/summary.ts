@@ -99,7 +99,20 @@ function failureParts(response: CodeAgentOutput, issue: string): string[] {
   if (output) {
     parts.push(details('Command output', fence(tail(output, MAX_OUTPUT_LINES, MAX_OUTPUT_CHARS))))
   }
+  parts.push(...keptParts(detail.last_attempt))
   return parts
+}
+
+/** The work a stopped run kept (error.details.last_attempt): its diff, and how to go on from it. */
+function keptParts(kept: unknown): string[] {
+  const attempt = kept as { attempt?: number; validated?: boolean; diff?: string } | undefined
+  if (typeof attempt?.diff !== 'string') return []
+  const state = attempt.validated ? 'passed validation' : 'did not pass validation'
+  return [
+    '### Kept for a rerun',
+    `Attempt ${attempt.attempt ?? '?'} ${state}; it is in the result as \`error.details.last_attempt\`, not committed. Rerun with \`resume: true\` (and \`artifact-run-id\` of this run) to repair from it instead of drafting again.`,
+    diffParts(attempt.diff)
+  ]
 }
 
 function filesTable(files: readonly FileStat[]): string {

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs'
+import type { CodeAgentOutput } from '../../src/contract/index.js'
+import { runActionInProcess } from '../support/in-process.js'
+import {
+  lastUserMessage,
+  startModelServer,
+  type ModelServer,
+  type ReplyScript
+} from '../support/model-server.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+import { writeInputs } from './scenario.js'
+
+/*
+ * The fruit scenario of the repair tests: the validation passes only for a kiwi, and every other
+ * fruit fails with its own error line, so each attempt's failure can be told apart.
+ */
+
+const CHECK = `const fruit = require('fs').readFileSync('fruit.txt', 'utf8').trim()
+if (fruit !== 'kiwi') { console.error('error: wrong fruit ' + fruit); process.exit(1) }
+console.log('fruit ok')
+`
+export const FRUIT_BRANCH = 'fix/3-fruit'
+
+export function swap(from: string, to: string): string {
+  return `--- a/fruit.txt\n+++ b/fruit.txt\n@@ -1 +1 @@\n-${from}\n+${to}\n`
+}
+
+/** Whether a request is the commit message call (one message asking for a Conventional Commit). */
+export function isCommitMessageCall(request: Parameters<typeof lastUserMessage>[0]): boolean {
+  return (
+    lastUserMessage(request).includes('Conventional Commit') && request.body.messages.length === 1
+  )
+}
+
+/** Replies in order of the draft calls; the commit message call gets a fixed subject. */
+export function fruitReplies(diffs: string[]): ReplyScript {
+  let draft = 0
+  return (request) =>
+    isCommitMessageCall(request)
+      ? 'fix(fruit): serve the fruit the issue asks for'
+      : (diffs[draft++] ?? 'no more scripted diffs')
+}
+
+export interface FruitRun {
+  repo: TestRepo
+  server: ModelServer
+  exitCode: number
+  result: CodeAgentOutput
+  logDir: string
+  stdout: string
+  summary: string
+  baseSha: string
+}
+
+export function fruitRepo(files: Record<string, string> = {}): TestRepo {
+  return createRepo({
+    files: { 'fruit.txt': 'apple\n', 'check.js': CHECK, ...files },
+    prefix: 'repair'
+  })
+}
+
+/** One run of the action, in process, on the fruit repository; the result file beside it. */
+export async function runOnFruit(
+  repo: TestRepo,
+  script: ReplyScript,
+  inputs: Record<string, string> = {},
+  env: Record<string, string> = {}
+): Promise<FruitRun> {
+  const server = await startModelServer(script)
+  const paths = writeInputs(repo, {
+    'issue.json': { number: 3, title: 'Serve the right fruit', body: 'We want a kiwi.' },
+    'plan.json': {
+      branch_name: FRUIT_BRANCH,
+      plan_steps: ['Change the fruit'],
+      file_changes: [{ path: 'fruit.txt', operation: 'MODIFY' }],
+      validation_commands: []
+    }
+  })
+  const logDir = `${repo.root}/logs`
+  const baseSha = repo.git('rev-parse', 'HEAD')
+  try {
+    const run = await runActionInProcess({
+      workspace: repo.dir,
+      env,
+      inputs: {
+        issue: paths['issue.json']!,
+        'fix-plan': paths['plan.json']!,
+        'base-url': server.url,
+        'api-key': 'sk-test-repair',
+        'validation-commands': 'node check.js',
+        'output-path': `${repo.root}/result.json`,
+        'log-dir': logDir,
+        ...inputs
+      }
+    })
+    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+    return {
+      repo,
+      server,
+      exitCode: run.exitCode,
+      result,
+      logDir,
+      stdout: run.stdout,
+      summary: run.summary,
+      baseSha
+    }
+  } finally {
+    await server.close()
+  }
+}
