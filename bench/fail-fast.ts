@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostileRun, type HostileOptions } from '../__tests__/security/hostile-run.js'
+import { startGitHttpServer } from '../__tests__/support/git-http-server.js'
 import { printFigure } from './lib/report.js'
 
 interface Scenario {
@@ -15,8 +16,10 @@ interface Scenario {
   what: string
   /** The model calls the run cannot do without (the first draft, when the failure is its output). */
   neededCalls: number
-  options: () => HostileOptions
+  options: () => HostileOptions | Promise<HostileOptions>
 }
+
+const closeAfter: Array<() => Promise<void>> = []
 
 const DIFF_A_JS =
   '--- a/src/a.js\n+++ b/src/a.js\n@@ -1 +1 @@\n-export const a = 1\n+export const a = 2\n'
@@ -108,6 +111,19 @@ const scenarios: Scenario[] = [
     })
   },
   {
+    code: 'PERMISSION_DENIED',
+    what: 'a token that may read origin but not push',
+    neededCalls: 0,
+    options: () => ({
+      setup: (repo) => {
+        // The HTTP remote is started below, once the repository exists; see pushRefused.
+        repo.git('remote', 'set-url', 'origin', pushRefused.url)
+      },
+      inputs: { 'github-token': 'ghs_readonly000000000000000000000000' },
+      env: () => ({ GITHUB_SERVER_URL: pushRefused.origin })
+    })
+  },
+  {
     code: 'INVALID_DIFF',
     what: 'every reply names the wrong lines',
     neededCalls: 1,
@@ -137,13 +153,26 @@ const scenarios: Scenario[] = [
   }
 ]
 
+// A smart-HTTP origin that lets every token read and none push (GitHub's answer to a
+// GITHUB_TOKEN without contents: write), serving a bare copy made here.
+const pushRefused = await (async () => {
+  const { execFileSync } = await import('node:child_process')
+  const { mkdtempSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const dir = mkdtempSync(join(tmpdir(), 'fail-fast-http-'))
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'origin.git')])
+  const server = await startGitHttpServer(join(dir, 'origin.git'), { writeTokens: [] })
+  closeAfter.push(() => server.close())
+  return server
+})()
+
 let allOk = true
 console.log(
   'bench:fail-fast — each run fails with its code; model calls against the least needed\n'
 )
 for (const scenario of scenarios) {
   const started = Date.now()
-  const hostile = await hostileRun(scenario.options())
+  const hostile = await hostileRun(await scenario.options())
   const ms = Date.now() - started
   const code = hostile.result.error?.code ?? 'none'
   const calls = hostile.model.requests.length
@@ -168,6 +197,7 @@ for (const scenario of scenarios) {
       anchor: { max: scenario.neededCalls, label: 'least needed' }
     }) && allOk
 }
+for (const close of closeAfter) await close()
 console.log(
   allOk ? '\nevery code failed as fast as it could' : '\nsome runs failed later than they could'
 )

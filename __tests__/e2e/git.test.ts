@@ -6,6 +6,7 @@ import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, type ActionRun, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
+import { startGitHttpServer } from '../support/git-http-server.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import {
@@ -105,6 +106,62 @@ describe('reruns and existing branches (through the action)', () => {
     expect(repo.git('rev-parse', 'HEAD')).toBe(base)
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.git('branch', '--list', BRANCH)).toBe('')
+  })
+})
+
+describe('push access over HTTP, checked before any model call', () => {
+  const WRITE = 'ghs_write0000000000000000000000000000'
+  const READ = 'ghs_readonly000000000000000000000000'
+
+  async function httpOrigin(repo: TestRepo) {
+    const remote = await startGitHttpServer(repo.origin, { writeTokens: [WRITE] })
+    cleanups.push(() => remote.close())
+    repo.git('remote', 'set-url', 'origin', remote.url)
+    return remote
+  }
+
+  it('refuses a token that may read but not push with PERMISSION_DENIED, no model call, nothing touched', async () => {
+    const repo = track(typoRepo())
+    const base = repo.git('rev-parse', 'HEAD')
+    const remote = await httpOrigin(repo)
+    const server = await typoModel()
+    const run = await typoRun(
+      repo,
+      server,
+      { 'github-token': READ, 'comment-on-failure': 'false' },
+      {
+        GITHUB_SERVER_URL: remote.origin
+      }
+    )
+    expect(run.outputs['error-code']).toBe('PERMISSION_DENIED')
+    expect(run.result.error!.details).toMatchObject({ rule: 'push-not-allowed' })
+    expect(run.result.error!.message).toMatch(
+      /Cannot push to origin \(http:\/\/127\.0\.0\.1:\d+\/origin\.git\)/
+    )
+    expect(run.result.error!.message).toContain('contents: write')
+    expect(server.requests).toHaveLength(0)
+    expect(expectUntouched(repo, BRANCH, base)).toEqual([])
+    expect(JSON.stringify(run.result)).not.toContain(READ)
+  })
+
+  it('pushes with a token that may write, sent only as the scoped header', async () => {
+    const repo = track(typoRepo())
+    const remote = await httpOrigin(repo)
+    const server = await typoModel()
+    const run = await typoRun(
+      repo,
+      server,
+      { 'github-token': WRITE },
+      {
+        GITHUB_SERVER_URL: remote.origin
+      }
+    )
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toMatch(/^[0-9a-f]{40}$/)
+    const pushes = remote.requests.filter((r) => r.path.endsWith('/git-receive-pack'))
+    expect(pushes.length).toBeGreaterThan(0)
+    expect(pushes.every((r) => r.token === WRITE)).toBe(true)
+    expect(repo.git('config', '--list')).not.toMatch(/extraheader/i)
   })
 })
 

@@ -10,7 +10,7 @@ import { GitCommandError, type BranchCommit, type Git, type GitOutput } from './
 import { patchId } from './patch-id.js'
 import { gitDirs } from './repo-integrity.js'
 import type { PushAuth } from './push-auth.js'
-import { pushError, remoteReadError } from './remote-errors.js'
+import { pushError, pushPermissionError, remoteReadError } from './remote-errors.js'
 import type { JournalRecord, RunJournal } from './run-journal.js'
 import type { RepoStatus } from './status.js'
 
@@ -127,10 +127,11 @@ export class ChangeBranch {
     assertBranchName(branch)
     const push = options.push ?? true
     // Read-only, so started together; their failures are still reported in this order.
-    const [read, remote, local] = await Promise.allSettled([
+    const [read, remote, local, pushable] = await Promise.allSettled([
       git.status(),
       push ? git.remoteHeads(REMOTE, branch, options.auth?.env) : undefined,
-      push ? undefined : git.tryRevParse(`refs/heads/${branch}`)
+      push ? undefined : git.tryRevParse(`refs/heads/${branch}`),
+      push ? git.pushDryRun(REMOTE, `HEAD:refs/heads/${branch}`, options.auth?.env) : undefined
     ])
     let status: RepoStatus
     try {
@@ -193,6 +194,12 @@ export class ChangeBranch {
       }
       if (heads.defaultBranch === branch) throw refuse()
       remoteTip = heads.tip
+      // Before any model call: a remote that can be read but not pushed to (a read-only token).
+      const trial = settled(pushable)
+      if (trial) {
+        const refused = pushPermissionError(REMOTE, trial, await git.remoteUrl(REMOTE))
+        if (refused) throw refused
+      }
     }
     return new ChangeBranch(git, branch, base, status.head, status.branch, status, options, {
       remote: remoteTip,

@@ -355,6 +355,22 @@ export class Git {
       .reverse()
   }
 
+  /**
+   * `push --dry-run`: asks the remote for push access (GitHub answers 403 to a token without
+   * contents: write) without sending anything; server hooks do not run.
+   */
+  async pushDryRun(
+    remote: string,
+    refspec: string,
+    env?: Record<string, string>
+  ): Promise<GitOutput> {
+    return this.exec(['push', '--dry-run', '--porcelain', '--no-verify', remote, refspec], {
+      allowFailure: true,
+      env,
+      network: true
+    })
+  }
+
   async push(remote: string, refspec: string, env?: Record<string, string>): Promise<GitOutput> {
     return this.exec(['push', '--porcelain', '--no-verify', remote, refspec], {
       allowFailure: true,

@@ -56,6 +56,25 @@ export function remoteReadError(
   })
 }
 
+/**
+ * What a `push --dry-run` says about push access, before any work: undefined when the push
+ * would be accepted or is only rejected as not a fast-forward (an existing branch, judged
+ * later), else PERMISSION_DENIED naming the remote and what it answered.
+ */
+export function pushPermissionError(
+  remote: string,
+  out: GitOutput,
+  url: string | undefined
+): PatchsmithError | undefined {
+  const text = `${out.stdout}\n${out.stderr}`.trim()
+  if (out.exitCode === 0 || CONFLICT.test(text)) return undefined
+  const where = url === undefined ? remote : `${remote} (${withoutCredentials(url)})`
+  return new PermissionDeniedError(
+    `Cannot push to ${where}: ${reason(text)}. Give the token push access (permissions: contents: write), or run with push: false.`,
+    { remote, stderr: text.slice(-2_000), rule: 'push-not-allowed' }
+  )
+}
+
 function withoutCredentials(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
 }
