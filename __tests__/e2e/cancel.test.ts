@@ -88,6 +88,52 @@ describe('a cancelled run', () => {
     expect(hostile.result.error?.message).toContain('during the push')
   })
 
+  // GitHub cancels a job with SIGINT, then SIGTERM 7.5 s later (then SIGKILL): the run must be
+  // rolled back and gone on the SIGINT alone, so it ends with 130 at each point.
+  const ACTIONS_SEQUENCE = { send: ['SIGINT', 'SIGTERM'] as NodeJS.Signals[], gapMs: 7_500 }
+  it.each<[string, () => HostileOptions]>([
+    [
+      'while the model drafts',
+      () => ({
+        reply: () => ({ content: README_FIX, delayMs: 30_000 }),
+        signals: {
+          when: (_repo, model) => until(() => model.requests.length > 0, 'the draft request'),
+          ...ACTIONS_SEQUENCE
+        }
+      })
+    ],
+    [
+      'while validation sleeps',
+      () => ({
+        inputs: { 'validation-commands': 'mkdir -p dist; touch dist/started.flag; sleep 40' },
+        signals: {
+          when: (repo) =>
+            until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+          ...ACTIONS_SEQUENCE
+        }
+      })
+    ],
+    [
+      'after the commit, before the push',
+      () => {
+        let flag = ''
+        return {
+          setup(repo) {
+            userWork(repo)
+            flag = join(repo.root, 'pushing.flag')
+            slowGit(repo, flag, 'before-push')
+          },
+          env: (repo) => ({ PATH: `${join(repo.root, 'bin')}:${process.env.PATH ?? ''}` }),
+          signals: { when: () => until(() => existsSync(flag), 'the push'), ...ACTIONS_SEQUENCE }
+        }
+      }
+    ]
+  ])('the Actions sequence %s: rolled back on the SIGINT, exit 130', async (_when, options) => {
+    const hostile = await cancelled(options())
+    expectCancelled(hostile, 130)
+    expect(processesRunning('sleep 40')).toEqual([])
+  })
+
   it('leaves a repository on which the rerun succeeds', async () => {
     const first = await cancelled({
       reply: () => ({ content: README_FIX, delayMs: 30_000 }),

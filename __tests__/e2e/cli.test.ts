@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, runProgram, secretFlag } from '../support/action-runner.js'
@@ -33,6 +33,30 @@ describe('patchsmith run (node dist/cli.js)', () => {
     expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
     expect(run.stderr).toMatch(/patchsmith: Committed [0-9a-f]{40}/)
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-1234')
+  })
+
+  it("rolls back on SIGINT while the model drafts: CANCELLED, exit 130, the user's edit in place", async () => {
+    const repo = typoRepo()
+    cleanups.push(() => repo.cleanup())
+    const server = await startModelServer(() => ({ content: 'never in time', delayMs: 30_000 }))
+    cleanups.push(() => server.close())
+    writeFileSync(`${repo.dir}/NOTES.md`, 'my notes\n')
+    const run = await runCli(typoCliArgs(repo.dir, server.url), {
+      env: { OPENAI_API_KEY: 'sk-from-env-1234' },
+      signals: {
+        when: (async () => {
+          while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 50))
+        })(),
+        send: ['SIGINT']
+      }
+    })
+    expect(run.exitCode, run.stderr).toBe(130)
+    const result = JSON.parse(run.stdout) as CodeAgentOutput
+    expect(result.error?.code).toBe('CANCELLED')
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
+    expect(repo.git('status', '--porcelain')).toBe('?? NOTES.md')
+    expect(repo.git('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
+    expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
   })
 
   it('writes the result to --output and keeps stdout free', async () => {

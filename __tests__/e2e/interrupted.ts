@@ -59,7 +59,7 @@ export function processesRunning(marker: string): string[] {
 
 /**
  * A git in front of the real one (in `repo.root/bin`, to put first on PATH) that touches
- * `flag` around a push: before it starts (then waits 2 s), or once it has finished (then
+ * `flag` around the branch's push (not the access check's `push --dry-run`, nor a deletion): before it starts (then waits 2 s), or once it has finished (then
  * waits 5 s, so the run can be interrupted with the branch on origin).
  */
 export function slowGit(repo: TestRepo, flag: string, when: 'before-push' | 'after-push'): void {
@@ -75,7 +75,7 @@ export function slowGit(repo: TestRepo, flag: string, when: 'before-push' | 'aft
       : `${real} "$@"; status=$?; touch ${flag}; sleep 5; exit $status`
   writeFileSync(
     join(bin, 'git'),
-    `#!/bin/sh\ncase " $* " in *" stash "*) ;; *" push "*) ${push} ;; esac\nexec ${real} "$@"\n`
+    `#!/bin/sh\ncase " $* " in *" stash "*|*" --dry-run "*|*" :refs/"*) ;; *" push "*) ${push} ;; esac\nexec ${real} "$@"\n`
   )
   chmodSync(join(bin, 'git'), 0o755)
 }
