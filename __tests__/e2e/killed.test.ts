@@ -4,7 +4,7 @@
  * the push. No result is written; the journal in .git/patchsmith says what to undo, and the next
  * run (or `patchsmith recover`) puts the repository back before anything else.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -136,5 +136,36 @@ describe('a run killed with SIGKILL', () => {
     } finally {
       await model.close()
     }
+  })
+
+  it('a task-file run while a task validates: `patchsmith recover` puts the work back', async () => {
+    const first = await killed({
+      setup(repo) {
+        userWork(repo)
+        writeFileSync(
+          join(repo.root, 'tasks.md'),
+          '# Tasks\n\nBranch: feat/5-tasks\n\n- [ ] T001 Add an exclamation mark in README.md\n'
+        )
+      },
+      inputs: {
+        'fix-plan': '',
+        'task-file': '../tasks.md',
+        'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep 3${process.pid % 1000}`
+      },
+      signals: {
+        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        send: ['SIGKILL']
+      }
+    })
+    const { repo } = first
+    expect(existsSync(join(repo.dir, '.git/patchsmith/journal.json'))).toBe(true)
+    expect(repo.git('stash', 'list')).not.toBe('')
+    const recovered = await runCli(['recover', '--repo', repo.dir])
+    expect(recovered.exitCode, recovered.stderr).toBe(0)
+    expectRestored(repo)
+    expect(repo.git('branch', '--list', 'feat/5-tasks*')).toBe('')
+    expect(readFileSync(join(repo.dir, 'README.md'), 'utf8')).toBe(
+      repo.gitOrigin('show', 'main:README.md') + '\n'
+    )
   })
 })

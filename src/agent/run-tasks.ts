@@ -9,7 +9,14 @@ import {
   type Commit
 } from '../contract/index.js'
 import { resolveEditFormat } from '../edits/index.js'
-import { ChangeBranch, Git, WorktreeFiles, pushAuth, type RunLock } from '../git/index.js'
+import {
+  ChangeBranch,
+  Git,
+  RunJournal,
+  WorktreeFiles,
+  pushAuth,
+  type RunLock
+} from '../git/index.js'
 import {
   loadTasks,
   taskBatches,
@@ -146,7 +153,9 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       baseBranch: config.baseBranch,
       push: config.push && !config.dryRun,
       dryRun: config.dryRun,
-      auth: pushAuth(config.githubToken)
+      auth: pushAuth(config.githubToken),
+      journal: RunJournal.for(repoDir),
+      plannedPaths: planned
     })
     run = {
       config,

@@ -1,5 +1,11 @@
 import { BranchExistsError, InvalidInputError } from '../contract/index.js'
-import { GitCommandError, type Git, type PushAuth } from '../git/index.js'
+import {
+  GitCommandError,
+  type Git,
+  type JournalRecord,
+  type PushAuth,
+  type RunJournal
+} from '../git/index.js'
 import { pushError, remoteReadError } from '../git/remote-errors.js'
 
 const REMOTE = 'origin'
@@ -12,6 +18,13 @@ export interface WorkBranchOptions {
   push: boolean
   dryRun: boolean
   auth?: PushAuth
+  /**
+   * Where a run killed past any handler is recorded (see RunJournal): the start, the stash, the
+   * branch created, and the planned paths. Task commits are checkpoints, so a recovery keeps
+   * them: it deletes the work branch only while it holds none.
+   */
+  journal?: RunJournal
+  plannedPaths?: readonly string[]
 }
 
 /**
@@ -78,10 +91,28 @@ export class WorkBranch {
       }
       if (heads.tip) throw exists('on origin', heads.tip)
     }
-    const stash =
-      status.changed.length > 0
-        ? await git.stashPush(`patchsmith: uncommitted changes before ${branch}`)
-        : undefined
+    const baseSha = await git.revParse(base === status.branch ? 'HEAD' : `refs/heads/${base}`)
+    const record: JournalRecord = {
+      pid: process.pid,
+      started: new Date().toISOString(),
+      ...(status.branch ? { startBranch: status.branch } : {}),
+      startHead: status.head,
+      base,
+      baseSha,
+      branch,
+      leftStart: status.branch !== base,
+      createdLocal: options.push,
+      // From here on the tasks' edits may be in the work tree, on the planned paths only.
+      worktreeChanged: true,
+      baseMoved: false,
+      commits: [],
+      pushing: false,
+      touched: [...(options.plannedPaths ?? [])]
+    }
+    const stashMessage = `patchsmith: uncommitted changes before ${branch}`
+    options.journal?.write(status.changed.length > 0 ? { ...record, stashMessage } : record)
+    const stash = status.changed.length > 0 ? await git.stashPush(stashMessage) : undefined
+    if (stash) options.journal?.write({ ...record, stashMessage, stash })
     if (status.branch !== base) await git.checkout(base)
     const work = new WorkBranch(
       git,
@@ -143,6 +174,7 @@ export class WorkBranch {
         if (out.exitCode !== 0) throw new Error(`kept in the stash ${stash.slice(0, 12)}`)
       })
     }
+    this.options.journal?.remove()
     return problems
   }
 }
