@@ -1,6 +1,5 @@
 import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
-import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import {
   toAgentError,
   type AgentError,
@@ -9,14 +8,7 @@ import {
   type Commit
 } from '../contract/index.js'
 import { resolveEditFormat } from '../edits/index.js'
-import {
-  ChangeBranch,
-  Git,
-  RunJournal,
-  WorktreeFiles,
-  pushAuth,
-  type RunLock
-} from '../git/index.js'
+import { ChangeBranch, Git, RunJournal, WorktreeFiles, pushAuth } from '../git/index.js'
 import {
   loadTasks,
   taskBatches,
@@ -26,42 +18,28 @@ import {
 } from '../inputs/tasks/index.js'
 import {
   DEFAULT_STYLE,
-  DraftPrompter,
-  RunBudget,
-  modelMetrics,
-  type ModelClient
+  type DraftPrompter,
+  type ModelClient,
+  type RunBudget
 } from '../model/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
-import { AttemptLog, writeResultFile } from '../report/index.js'
-import { pipelineSteps, type PipelineStep, type SecretMasker } from '../validation/index.js'
+import { AttemptLog } from '../report/index.js'
+import {
+  pipelineSteps,
+  type CommandRunnerOptions,
+  type PipelineStep,
+  type SecretMasker
+} from '../validation/index.js'
 import { attemptChange } from './attempts.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
 import type { PhaseClock } from './phase-clock.js'
-import { claimRepository, jailHooks, openSandbox, startRun } from './run-setup.js'
-import {
-  assertStarterAllowed,
-  modelClient,
-  modelKey,
-  withinTimeLimit,
-  type AgentEnvironment,
-  type AgentRun
-} from './session.js'
+import { jailHooks } from './run-setup.js'
+import { RunSession } from './run-session.js'
+import { withinTimeLimit, type AgentEnvironment, type AgentRun } from './session.js'
+import { outcome, parentInput, statusOf, type TaskStatus } from './task-outcome.js'
 import { WorkBranch } from './work-branch.js'
-
-export interface TaskStatus {
-  id: string
-  line: number
-  description: string
-  status: 'committed' | 'failed' | 'skipped' | 'done'
-  sha?: string
-  attempts?: number
-  error?: { code: string; message: string }
-  /** For a skipped task: the dependency that failed or was skipped. */
-  blocked_by?: string
-}
-
 /** What every task of the run shares: settings, model, policy, the work branch. */
 interface TaskRun {
   config: RunConfig
@@ -79,7 +57,8 @@ interface TaskRun {
   masker: SecretMasker
   clock: PhaseClock
   logger: Logger
-  sandbox: Sandbox
+  /** How validation commands run (RunSession.commandRunner). */
+  runner: CommandRunnerOptions
 }
 
 /**
@@ -90,24 +69,15 @@ interface TaskRun {
  * the tasks that do not depend on it go on.
  */
 export async function runTasks(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
-  const setup = startRun(config, env)
-  const { clock, budget, masker, logger, repoDir, outputPath, logDir } = setup
-  let sandbox: Sandbox | undefined
-  let lock: RunLock | undefined
+  const session = new RunSession(config, env)
+  const { clock, budget, masker, logger, repoDir, logDir } = session.setup
   const statuses: TaskStatus[] = []
   const commits: Commit[] = []
   let loaded: LoadedTasks | undefined
-  let run: TaskRun | undefined
-  let git: Git | undefined
-  let model: ModelClient | undefined
-  let prompter: DraftPrompter | undefined
   let work: WorkBranch | undefined
   let response: CodeAgentOutput
   try {
-    modelKey(config)
-    await assertStarterAllowed(config, env)
-    sandbox = await openSandbox(config, setup)
-    lock = await claimRepository(repoDir, config, logger)
+    await session.open()
     loaded = await clock.time('load', () =>
       loadTasks({
         taskFile: config.taskFile!,
@@ -134,20 +104,11 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     })
     policy.assertAllowed(planned, 'plan')
     const commands = assertCommandsAllowed([], config.validationCommands, config.allowPlanCommands)
-    git = await Git.open(repoDir)
-    jailHooks(git, config, sandbox, env.vars)
+    const git = (session.git = await Git.open(repoDir))
+    jailHooks(git, config, session.sandbox, env.vars)
     await assertRepoPaths(planned, policy, repoDir, git, 'plan')
-    const secret = (value: string) => {
-      masker.add(value)
-      env.onSecret?.(value)
-    }
-    model = modelClient(config, budget, logger, secret)
-    prompter = new DraftPrompter({
-      repoDir,
-      maxTokens: config.maxTokensPerDraft,
-      style: DEFAULT_STYLE,
-      budget
-    })
+    const model = session.modelClient()
+    const prompter = session.draftPrompter(DEFAULT_STYLE)
     work = await WorkBranch.open(git, {
       branch: branchName,
       baseBranch: config.baseBranch,
@@ -157,7 +118,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       journal: RunJournal.for(repoDir),
       plannedPaths: planned
     })
-    run = {
+    const run: TaskRun = {
       config,
       env,
       repoDir,
@@ -173,7 +134,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       masker,
       clock,
       logger,
-      sandbox
+      runner: session.commandRunner()
     }
     for (const batch of batches) {
       await runBatch(run, batch, statuses, commits)
@@ -182,10 +143,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
     problems.forEach((problem) => logger.warn(problem))
     response = outcome(statuses, commits, branchName)
   } catch (error) {
-    const agentError = withinTimeLimit(toAgentError(error), budget)
-    logger.warn(`${agentError.code}: ${agentError.message}`)
-    if (agentError.code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
-      logger.warn(error.stack)
+    const agentError = session.failure(error)
     if (work) {
       const problems = await work.finish(commits.length > 0)
       problems.forEach((problem) => logger.warn(`Work branch: ${problem}`))
@@ -203,29 +161,18 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       logger
     )
   }
-  response.metrics = {
-    tasks: statuses,
-    tasks_committed: statuses.filter((task) => task.status === 'committed').length,
-    tasks_failed: statuses.filter((task) => task.status === 'failed').length,
-    tasks_skipped: statuses.filter((task) => task.status === 'skipped').length,
-    attempts: statuses.reduce((sum, task) => sum + (task.attempts ?? 0), 0),
-    ...modelMetrics(model, prompter, budget),
-    git_processes: git?.processCount ?? 0,
-    ...(sandbox ? { sandbox: sandbox.backend } : {}),
-    phase_ms: clock.totals,
-    duration_ms: clock.elapsed()
-  }
-  sandbox?.dispose()
-  lock?.release()
-  response = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
-  writeResultFile(outputPath, response)
-  return {
+  return session.finish(
     response,
-    outputPath,
-    logDir,
-    branch: work?.branch ?? loaded?.file.branch ?? '',
-    issueNumber: loaded?.issue.number
-  }
+    {
+      tasks: statuses,
+      tasks_committed: statuses.filter((task) => task.status === 'committed').length,
+      tasks_failed: statuses.filter((task) => task.status === 'failed').length,
+      tasks_skipped: statuses.filter((task) => task.status === 'skipped').length,
+      attempts: statuses.reduce((sum, task) => sum + (task.attempts ?? 0), 0)
+    },
+    {},
+    { branch: work?.branch ?? loaded?.file.branch ?? '', issueNumber: loaded?.issue.number }
+  )
 }
 
 /** One batch: the `[P]` members drafted at once, then each applied, validated and committed. */
@@ -313,17 +260,7 @@ async function runTask(
       retryFlaky: config.retryFlaky,
       keepPreexisting: config.onPreexistingFailure === 'commit',
       maxRepairs: config.maxRepairs,
-      runner: {
-        cwd: run.repoDir,
-        get timeoutMs() {
-          return Math.max(1_000, Math.min(config.commandTimeout * 1000, run.budget.remainingMs()))
-        },
-        outputLimit: config.outputLimit,
-        masker: run.masker,
-        env: validationEnv(run.env.vars, config.validationEnv),
-        sandbox: run.sandbox,
-        signal: run.budget.signal
-      },
+      runner: run.runner,
       budget: run.budget,
       branch,
       clock: run.clock
@@ -392,42 +329,5 @@ function draftContext(
     logger: run.logger,
     policy: run.policy,
     prompter: run.prompter
-  }
-}
-
-function statusOf(task: Task, status: TaskStatus['status']): TaskStatus {
-  return { id: task.id, line: task.line, description: task.description, status }
-}
-
-/** Success when every pending task committed; otherwise the first failure, with the commits made. */
-function outcome(statuses: TaskStatus[], commits: Commit[], branch: string): CodeAgentOutput {
-  const failed = statuses.filter((task) => task.status === 'failed')
-  const skipped = statuses.filter((task) => task.status === 'skipped')
-  if (failed.length === 0 && skipped.length === 0) return { success: true, data: commits }
-  const first = failed[0]
-  const committed = statuses.filter((task) => task.status === 'committed').length
-  const error: AgentError = {
-    code: (first?.error?.code ?? 'VALIDATION_FAILED') as AgentError['code'],
-    message:
-      `${failed.map((t) => t.id).join(', ')} failed` +
-      (skipped.length ? `, ${skipped.map((t) => t.id).join(', ')} skipped` : '') +
-      `; ${committed} task(s) committed on ${branch}.` +
-      (first?.error ? ` ${first.id}: ${first.error.message}` : ''),
-    details: { tasks: statuses, failed: failed.map((t) => t.id) },
-    recoverable: true
-  }
-  return { success: false, data: commits, error }
-}
-
-function parentInput(loaded: LoadedTasks, branch: string): CodeAgentInput {
-  return {
-    issue: loaded.issue,
-    triage_result: loaded.triage,
-    fix_plan: {
-      branch_name: branch || 'tasks',
-      plan_steps: [],
-      file_changes: [],
-      validation_commands: []
-    }
   }
 }

@@ -1,0 +1,131 @@
+import type { RunConfig } from '../config.js'
+import { toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
+import type { Git, RunLock } from '../git/index.js'
+import { DraftPrompter, modelMetrics, type ModelClient } from '../model/index.js'
+import { writeResultFile } from '../report/index.js'
+import { validationEnv, type Sandbox } from '../sandbox/index.js'
+import type { CommandRunnerOptions } from '../validation/index.js'
+import { claimRepository, openSandbox, startRun, type RunSetup } from './run-setup.js'
+import {
+  assertStarterAllowed,
+  modelClient,
+  modelKey,
+  withinTimeLimit,
+  type AgentEnvironment,
+  type AgentRun
+} from './session.js'
+import type { StyleConfig } from '../contract/index.js'
+
+/**
+ * One run's state from its first check to its result file, whatever it runs (one plan, or a
+ * task file's plans one after another): the settings, the clock and budgets, the masker, the
+ * sandbox, the work tree's lock, the model client, and how a failure and the result are
+ * reported. run-agent.ts and run-tasks.ts say only what differs: the steps in between.
+ */
+export class RunSession {
+  readonly setup: RunSetup
+  sandbox?: Sandbox
+  git?: Git
+  prompter?: DraftPrompter
+  private lock?: RunLock
+  private model?: ModelClient
+
+  constructor(
+    readonly config: RunConfig,
+    readonly env: AgentEnvironment
+  ) {
+    this.setup = startRun(config, env)
+  }
+
+  get logger() {
+    return this.setup.logger
+  }
+
+  get budget() {
+    return this.setup.budget
+  }
+
+  /**
+   * What comes before anything is read or changed, cheapest first: a missing API key, the actor,
+   * the sandbox, then the work tree's lock (and a dead run's journal carried out).
+   */
+  async open(): Promise<void> {
+    modelKey(this.config)
+    await assertStarterAllowed(this.config, this.env)
+    this.sandbox = await openSandbox(this.config, this.setup)
+    this.lock = await claimRepository(this.setup.repoDir, this.config, this.logger)
+  }
+
+  /** A value that must never appear in output: masked here and by the runner. */
+  readonly secret = (value: string): void => {
+    this.setup.masker.add(value)
+    this.env.onSecret?.(value)
+  }
+
+  /** The model client, made on first use (a plan-less run asks the model while loading). */
+  modelClient(): ModelClient {
+    return (this.model ??= modelClient(this.config, this.budget, this.logger, this.secret))
+  }
+
+  draftPrompter(style: StyleConfig): DraftPrompter {
+    return (this.prompter = new DraftPrompter({
+      repoDir: this.setup.repoDir,
+      maxTokens: this.config.maxTokensPerDraft,
+      style,
+      budget: this.budget
+    }))
+  }
+
+  /** How validation commands run: in the sandbox, masked, capped, and never past time-limit. */
+  commandRunner(): CommandRunnerOptions {
+    const { config, budget } = this
+    return {
+      cwd: this.setup.repoDir,
+      // Read when each validation round starts: no command may run past the time-limit.
+      get timeoutMs() {
+        return Math.max(1_000, Math.min(config.commandTimeout * 1000, budget.remainingMs()))
+      },
+      outputLimit: config.outputLimit,
+      masker: this.setup.masker,
+      env: validationEnv(this.env.vars, config.validationEnv),
+      sandbox: this.sandbox,
+      signal: budget.signal
+    }
+  }
+
+  /** Any failure as the contract error it is, logged (unexpected ones with their stack). */
+  failure(error: unknown): AgentError {
+    const agentError = withinTimeLimit(toAgentError(error), this.budget)
+    this.logger.warn(`${agentError.code}: ${agentError.message}`)
+    if (agentError.code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
+      this.logger.warn(error.stack)
+    return agentError
+  }
+
+  /**
+   * The end of every run: the metrics every run has after the run's own, the sandbox and the
+   * lock given back, the result masked and written.
+   */
+  finish(
+    response: CodeAgentOutput,
+    own: Record<string, unknown>,
+    after: Record<string, unknown>,
+    names: { branch: string; issueNumber?: number }
+  ): AgentRun {
+    const { clock, masker, outputPath, logDir } = this.setup
+    response.metrics = {
+      ...own,
+      ...modelMetrics(this.model, this.prompter, this.budget),
+      git_processes: this.git?.processCount ?? 0,
+      ...(this.sandbox ? { sandbox: this.sandbox.backend } : {}),
+      phase_ms: clock.totals,
+      duration_ms: clock.elapsed(),
+      ...after
+    }
+    this.sandbox?.dispose()
+    this.lock?.release()
+    const masked = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
+    writeResultFile(outputPath, masked)
+    return { response: masked, outputPath, logDir, ...names }
+  }
+}
