@@ -19,11 +19,17 @@ export interface RunnerFacts {
   tempDir: string
   /** The entry's variables: validation's allowlist and the folders it must not see come from them. */
   vars: Readonly<Record<string, string | undefined>>
+  /** The entry's working folder: input files are named as the user sees them, from there. */
+  cwd: string
 }
 
-export function runnerFacts(vars: Readonly<Record<string, string | undefined>>): RunnerFacts {
+export function runnerFacts(
+  vars: Readonly<Record<string, string | undefined>>,
+  cwd: string = process.cwd()
+): RunnerFacts {
   const temp = vars.RUNNER_TEMP
   return {
+    cwd,
     eventPath: vars.GITHUB_EVENT_PATH || undefined,
     repository: vars.GITHUB_REPOSITORY || undefined,
     apiUrl: vars.GITHUB_API_URL || 'https://api.github.com',

@@ -36,15 +36,22 @@ export async function loadAndGuard(
     blockedGlobs: config.blockedPaths,
     allowProtected: config.allowProtectedPaths
   })
-  const { eventPath, repository, apiUrl } = facts
-  const context = { repoDir, policy, model: sources.model, logger, github: { repository, apiUrl } }
+  const { eventPath, repository, apiUrl, cwd } = facts
+  const context = {
+    repoDir,
+    cwd,
+    policy,
+    model: sources.model,
+    logger,
+    github: { repository, apiUrl }
+  }
   // Input files are named as the user sees them: from the current directory.
   const input = await clock.time('load', () =>
     sources.hooks?.loadInput
       ? sources.hooks.loadInput(context)
       : needsPlan(config)
         ? planlessInput(config, eventPath, context)
-        : loadAgentInput({ ...config, eventPath, baseDir: process.cwd() })
+        : loadAgentInput({ ...config, eventPath, baseDir: cwd })
   )
   onInput(input)
   const plan = input.fix_plan
@@ -70,7 +77,7 @@ export async function loadAndGuard(
       branch: plan.branch_name,
       baseBranch: config.baseBranch,
       push: config.push && !config.dryRun,
-      auth: pushAuth(config.githubToken),
+      auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
       plannedPaths: paths,
       journal: RunJournal.for(repoDir),
       protectedBranches: defaultBranchOf(eventPath)

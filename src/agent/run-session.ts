@@ -53,7 +53,7 @@ export class RunSession {
     modelKey(this.config)
     await assertStarterAllowed(this.config, this.env)
     this.sandbox = await openSandbox(this.config, this.setup)
-    this.lock = await claimRepository(this.setup.repoDir, this.config, this.logger)
+    this.lock = await claimRepository(this.setup.repoDir, this.config, this.logger, this.env)
   }
 
   /** A value that must never appear in output: masked here and by the runner. */

@@ -137,12 +137,16 @@ export function jailHooks(
 export async function claimRepository(
   repoDir: string,
   config: RunConfig,
-  logger: Logger
+  logger: Logger,
+  facts: RunnerFacts
 ): Promise<RunLock | undefined> {
   if (!existsSync(join(repoDir, '.git'))) return undefined
   const lock = RunLock.acquire(repoDir)
   try {
-    const recovery = await recoverRepository(repoDir, pushAuth(config.githubToken))
+    const recovery = await recoverRepository(
+      repoDir,
+      pushAuth(config.githubToken, facts.serverUrl, facts.vars)
+    )
     if (!recovery) return lock
     const { record, done, problems } = recovery
     logger.warn(

@@ -84,7 +84,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
         issue: config.issue,
         triageResult: config.triageResult,
         eventPath: env.eventPath,
-        baseDir: process.cwd()
+        baseDir: env.cwd
       })
     )
     const tasks = loaded.file.tasks
@@ -114,7 +114,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       baseBranch: config.baseBranch,
       push: config.push && !config.dryRun,
       dryRun: config.dryRun,
-      auth: pushAuth(config.githubToken),
+      auth: pushAuth(config.githubToken, env.serverUrl, env.vars),
       journal: RunJournal.for(repoDir),
       plannedPaths: planned
     })

@@ -18,6 +18,8 @@ import { searchTerms } from './search-terms.js'
 
 export interface PlanningContext {
   repoDir: string
+  /** Where input files are named from (the entry's working folder). */
+  cwd: string
   policy: PathPolicy
   model: () => ModelClient
   logger: { info(message: string): void; warn(message: string): void }
@@ -49,7 +51,7 @@ export async function planlessInput(
 ): Promise<CodeAgentInput> {
   const issue = await loadIssue(config, eventPath, ctx)
   const triage = config.triageResult
-    ? readStructured(config.triageResult, 'triage-result', process.cwd())
+    ? readStructured(config.triageResult, 'triage-result', ctx.cwd)
     : {}
   const repo = await listRepoFiles(await Git.open(ctx.repoDir), ctx.policy)
   const terms = searchTerms(`${issue.title}\n${issue.body}`)
@@ -88,7 +90,7 @@ async function loadIssue(
   ctx: PlanningContext
 ): Promise<Issue> {
   const raw = config.issue
-    ? readStructured(config.issue, 'issue', process.cwd())
+    ? readStructured(config.issue, 'issue', ctx.cwd)
     : config.issueNumber
       ? await fetchIssue(config.issueNumber, {
           token: config.githubToken,
