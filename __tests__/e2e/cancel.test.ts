@@ -6,24 +6,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  hostileRun,
-  README_FIX,
-  type HostileOptions,
-  type HostileRun
-} from '../security/hostile-run.js'
+import { describe, expect, it } from 'vitest'
+import { README_FIX, type HostileOptions, type HostileRun } from '../security/hostile-run.js'
+import { trackedHostileRuns } from '../security/tracked-runs.js'
 import { processesRunning, readmeModel, runOn, slowGit, until, userWork } from './interrupted.js'
 
-const runs: HostileRun[] = []
-afterEach(async () => {
-  while (runs.length > 0) {
-    const run = runs.pop()!
-    await run.model.close()
-    await run.github.close()
-    run.repo.cleanup()
-  }
-})
+const tracked = trackedHostileRuns()
 
 function expectCancelled(hostile: HostileRun, exitCode: number): void {
   const { result, run, repo } = hostile
@@ -41,8 +29,7 @@ function expectCancelled(hostile: HostileRun, exitCode: number): void {
 }
 
 async function cancelled(options: HostileOptions): Promise<HostileRun> {
-  const hostile = await hostileRun({ setup: userWork, ...options })
-  runs.push(hostile)
+  const hostile = await tracked({ setup: userWork, ...options })
   return hostile
 }
 

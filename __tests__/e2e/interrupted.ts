@@ -1,9 +1,10 @@
 /** Helpers for runs that are interrupted: cancelled (cancel.test.ts) or killed (killed.test.ts). */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { README_FIX } from '../security/hostile-run.js'
 import type { TestRepo } from '../support/repo.js'
 import { runAction } from '../support/action-runner.js'
+export { processesRunning } from '../support/processes.js'
 import { lastUserMessage, startModelServer } from '../support/model-server.js'
 
 export async function until(check: () => boolean, what: string): Promise<void> {
@@ -41,20 +42,6 @@ export function runOn(repo: TestRepo, baseUrl: string, output: string) {
       'max-repairs': '0'
     }
   })
-}
-
-/** Host processes whose command line holds `marker`, zombies aside. */
-export function processesRunning(marker: string): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-        return state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
-      } catch {
-        return false
-      }
-    })
 }
 
 /**

@@ -6,32 +6,19 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  hostileRun,
-  README_FIX,
-  type HostileOptions,
-  type HostileRun
-} from '../security/hostile-run.js'
+import { describe, expect, it } from 'vitest'
+import { README_FIX, type HostileOptions, type HostileRun } from '../security/hostile-run.js'
+import { trackedHostileRuns } from '../security/tracked-runs.js'
 import { runCli } from '../support/action-runner.js'
 import type { TestRepo } from '../support/repo.js'
 import { processesRunning, readmeModel, runOn, slowGit, until, userWork } from './interrupted.js'
 
-const runs: HostileRun[] = []
-afterEach(async () => {
-  while (runs.length > 0) {
-    const run = runs.pop()!
-    await run.model.close()
-    await run.github.close()
-    run.repo.cleanup()
-  }
-})
+const tracked = trackedHostileRuns()
 
 const MINE = 'export const a = 42 // mine\n'
 
 async function killed(options: HostileOptions): Promise<HostileRun> {
-  const hostile = await hostileRun({ setup: userWork, ...options })
-  runs.push(hostile)
+  const hostile = await tracked({ setup: userWork, ...options })
   expect(hostile.run.exitCode).toBe(137)
   expect(existsSync(join(hostile.repo.root, 'result.json'))).toBe(false)
   return hostile

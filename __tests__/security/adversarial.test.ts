@@ -5,31 +5,22 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   CANARY,
-  hostileRun,
   leakedCanaries,
   PACKAGE,
   written,
   type HostileOptions,
   type HostileRun
 } from './hostile-run.js'
+import { trackedHostileRuns } from './tracked-runs.js'
 import type { TestRepo } from '../support/repo.js'
 
-const runs: HostileRun[] = []
-afterEach(async () => {
-  while (runs.length > 0) {
-    const run = runs.pop()!
-    await run.model.close()
-    await run.github.close()
-    run.repo.cleanup()
-  }
-})
+const tracked = trackedHostileRuns()
 
 async function run(options: HostileOptions): Promise<HostileRun> {
-  const hostile = await hostileRun(options)
-  runs.push(hostile)
+  const hostile = await tracked(options)
   return hostile
 }
 

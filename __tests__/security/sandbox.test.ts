@@ -6,35 +6,22 @@
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  CANARY,
-  hostileRun,
-  leakedCanaries,
-  type HostileOptions,
-  type HostileRun
-} from './hostile-run.js'
+import { describe, expect, it } from 'vitest'
+import { CANARY, leakedCanaries, type HostileOptions, type HostileRun } from './hostile-run.js'
+import { trackedHostileRuns } from './tracked-runs.js'
+import { processesRunning } from '../support/processes.js'
 import type { TestRepo } from '../support/repo.js'
 
-const runs: HostileRun[] = []
-afterEach(async () => {
-  while (runs.length > 0) {
-    const run = runs.pop()!
-    await run.model.close()
-    await run.github.close()
-    run.repo.cleanup()
-  }
-})
+const tracked = trackedHostileRuns()
 
 async function run(options: HostileOptions, backends?: string): Promise<HostileRun> {
-  const hostile = await hostileRun({
+  const hostile = await tracked({
     ...options,
     env: (repo) => ({
       ...(backends ? { PATCHSMITH_SANDBOX_BACKENDS: backends } : {}),
       ...options.env?.(repo)
     })
   })
-  runs.push(hostile)
   return hostile
 }
 
@@ -43,20 +30,6 @@ function expectCommitted(hostile: HostileRun): void {
   expect(result.success, JSON.stringify(result.error)).toBe(true)
   expect(action.exitCode).toBe(0)
   expect(leakedCanaries(hostile)).toEqual([])
-}
-
-/** Host processes whose command line holds `marker`, zombies aside. */
-function survivors(marker: string): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-        return state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
-      } catch {
-        return false
-      }
-    })
 }
 
 /** Every /proc entry's environment and command line, reversed and spaced out (past a masker). */
@@ -86,7 +59,7 @@ describe.each(['bubblewrap', 'unshare'])('validation in the %s sandbox', (backen
     const hostile = await run({ inputs: { 'validation-commands': daemon } }, backend)
     expect(hostile.result.metrics?.sandbox).toBe(backend)
     expectCommitted(hostile)
-    expect(survivors(marker)).toEqual([])
+    expect(processesRunning(marker)).toEqual([])
     const { repo } = hostile
     expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
     expect(readFileSync(join(repo.dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n')
