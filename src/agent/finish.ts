@@ -94,8 +94,14 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
       green.edits.map((edit) => edit.path)
     )
     const requests = (await clock.time('commit', () => commitRequests(ctx, green, groups))).map(
-      (request) =>
-        ctx.rewriteMessage ? { ...request, message: ctx.rewriteMessage(request.message) } : request
+      (request) => ({
+        ...request,
+        // The commit's tree is built from these approved contents, not from the shared index.
+        files: green.edits
+          .filter((edit) => request.paths.includes(edit.path))
+          .map((edit) => ({ path: edit.path, content: edit.after })),
+        ...(ctx.rewriteMessage ? { message: ctx.rewriteMessage(request.message) } : {})
+      })
     )
     const made = await clock.time('commit', () =>
       branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })

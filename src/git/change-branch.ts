@@ -10,6 +10,7 @@ import { GitCommandError, type BranchCommit, type Git, type GitOutput } from './
 import { patchId } from './patch-id.js'
 import { gitDirs } from './repo-integrity.js'
 import type { PushAuth } from './push-auth.js'
+import { commitApproved, type ApprovedFile } from './approved-commit.js'
 import { pushError, pushPermissionError, remoteReadError } from './remote-errors.js'
 import type { JournalRecord, RunJournal } from './run-journal.js'
 import type { RepoStatus } from './status.js'
@@ -48,6 +49,11 @@ export interface CommitRequest {
    * single commit without hooks is exactly that index, so this is its patch: no second process.
    */
   staged?: string
+  /**
+   * The approved contents of `paths`: without hooks the commit's tree is built from these in a
+   * private index (commitApproved), never from the shared index validation ran beside.
+   */
+  files?: readonly ApprovedFile[]
 }
 
 /** A commit on the branch, as git has it. */
@@ -306,6 +312,10 @@ export class ChangeBranch {
   ): Promise<MadeCommit[]> {
     const made: MadeCommit[] = []
     this.save({ baseMoved: this.baseMoved || !this.push })
+    if (!options.hooks && requests.every((request) => request.files)) {
+      made.push(...(await this.commitApprovedFiles(requests, options.signoff)))
+      return this.afterCommits(made)
+    }
     if (requests.length > 1) await this.git.resetIndex()
     for (const request of requests) {
       if (requests.length > 1) await this.git.applyCached(request.patch)
@@ -317,6 +327,41 @@ export class ChangeBranch {
       this.commits.push(sha)
       this.save()
     }
+    return this.afterCommits(made)
+  }
+
+  /**
+   * Each commit built from its approved files on the one before (the first on HEAD), then HEAD's
+   * branch moved to the last only if it still is where it was, and the index and the tracked
+   * files set to exactly that commit.
+   */
+  private async commitApprovedFiles(
+    requests: readonly CommitRequest[],
+    signoff: boolean
+  ): Promise<MadeCommit[]> {
+    const made: MadeCommit[] = []
+    const head = await this.git.revParse('HEAD')
+    let parent = head
+    for (const request of requests) {
+      const sha = await commitApproved(this.git, parent, request.files!, request.message, {
+        signoff
+      })
+      const diff =
+        requests.length === 1 && request.staged
+          ? request.staged
+          : (await this.git.commitPatch(sha)).diff
+      made.push({ sha, message: request.message, patchId: patchId(diff), diff })
+      this.commits.push(sha)
+      parent = sha
+    }
+    this.worktreeChanged = true
+    this.save()
+    await this.git.exec(['update-ref', '-m', 'patchsmith: commit', 'HEAD', parent, head])
+    await this.git.exec(['reset', '--quiet', '--hard', 'HEAD'])
+    return made
+  }
+
+  private async afterCommits(made: MadeCommit[]): Promise<MadeCommit[]> {
     if (!this.push) {
       this.baseMoved = true
       await this.git.createBranchRef(this.branch, made[made.length - 1]!.sha)

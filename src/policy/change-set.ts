@@ -183,6 +183,15 @@ export class ValidationWatch {
       (await this.git.exec(['diff', '--name-only', '-z', '--no-ext-diff', '--no-textconv'])).stdout
     )
     if (dirty.length > 0) await this.git.exec(['checkout', '--quiet', '--', ...dirty])
+    await this.removeCreatedFiles()
+  }
+
+  /**
+   * The untracked, not ignored files that appeared while validation ran, removed: after a
+   * failed validation too, so neither the next attempt nor the user finds them. Files that were
+   * there before (the user's own) stay.
+   */
+  async removeCreatedFiles(): Promise<void> {
     const untracked = nulFields(
       (await this.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout
     ).filter((path) => !this.before.has(path))

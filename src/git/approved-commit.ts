@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { printableMessage } from './commit-message.js'
+import type { Git } from './git.js'
+
+/** A file as approved: its path and its contents (null: deleted). */
+export interface ApprovedFile {
+  path: string
+  content: string | null
+}
+
+/**
+ * Makes a commit on `parent` whose tree is `parent`'s with exactly the approved files, built in
+ * a private index from their approved contents (hash-object, update-index, write-tree,
+ * commit-tree). Nothing validation could have left in the shared index or the work tree reaches
+ * it. The message is cleaned as `git commit --cleanup=whitespace` would, and signed off as
+ * `--signoff` would. Returns the new commit's SHA; no ref is moved.
+ */
+export async function commitApproved(
+  git: Git,
+  parent: string,
+  files: readonly ApprovedFile[],
+  message: string,
+  options: { signoff: boolean }
+): Promise<string> {
+  const scratch = mkdtempSync(join(tmpdir(), 'patchsmith-commit-'))
+  try {
+    const env = { GIT_INDEX_FILE: join(scratch, 'index') }
+    await git.exec(['read-tree', parent], { env })
+    const kept = files.filter((file) => file.content !== null)
+    const blobs = await hashBlobs(git, scratch, kept)
+    const modes = await modesAt(
+      git,
+      parent,
+      kept.map((file) => file.path)
+    )
+    const entries = [
+      ...kept.map((file, i) => `${modes.get(file.path) ?? '100644'} ${blobs[i]}\t${file.path}`),
+      ...files
+        .filter((file) => file.content === null)
+        .map((file) => `0 ${'0'.repeat(40)}\t${file.path}`)
+    ]
+    await git.exec(['update-index', '-z', '--index-info'], {
+      env,
+      input: entries.map((entry) => `${entry}\0`).join('')
+    })
+    const tree = (await git.exec(['write-tree'], { env })).stdout.trim()
+    const text = await finalMessage(git, message, options.signoff)
+    const out = await git.exec(['commit-tree', tree, '-p', parent, '-F', '-'], { input: text })
+    return out.stdout.trim()
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The approved bytes as blobs, exactly (no clean filters, no line-ending conversion). */
+async function hashBlobs(git: Git, scratch: string, files: readonly ApprovedFile[]) {
+  if (files.length === 0) return []
+  const paths = files.map((file, i) => {
+    const path = join(scratch, `blob-${i}`)
+    writeFileSync(path, file.content!)
+    return path
+  })
+  const out = await git.exec(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+    input: `${paths.join('\n')}\n`
+  })
+  return out.stdout.trim().split('\n')
+}
+
+/** Each path's mode in `parent` (an executable stays executable); new files are 100644. */
+async function modesAt(git: Git, parent: string, paths: readonly string[]) {
+  const modes = new Map<string, string>()
+  if (paths.length === 0) return modes
+  const out = await git.exec(['ls-tree', '-z', parent, '--', ...paths])
+  for (const entry of out.stdout.split('\0')) {
+    const match = /^(\d{6}) blob [0-9a-f]+\t(.+)$/s.exec(entry)
+    if (match) modes.set(match[2]!, match[1]!)
+  }
+  return modes
+}
+
+async function finalMessage(git: Git, message: string, signoff: boolean): Promise<string> {
+  const clean = (await git.exec(['stripspace'], { input: printableMessage(message) })).stdout
+  if (!signoff) return clean
+  const ident = (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout.trim()
+  const who = ident.replace(/\s+\d+\s+[+-]\d{4}$/, '')
+  const out = await git.exec(
+    ['interpret-trailers', '--if-exists', 'addIfDifferent', '--trailer', `Signed-off-by: ${who}`],
+    {
+      input: clean
+    }
+  )
+  return out.stdout
+}
