@@ -5,12 +5,9 @@
  * whole run's wall time ÷ one call is printed beside it: the same overlap plus the action's
  * start-up, checks and commit (bench:overhead).
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { runAction } from '../__tests__/support/action-runner.js'
 import { lastUserMessage, startModelServer } from '../__tests__/support/model-server.js'
-import { writeInputs } from '../__tests__/e2e/scenario.js'
 import { createRepo } from '../__tests__/support/repo.js'
+import { runPlan } from './lib/plan-run.js'
 import { median, printFigure, runsFromEnv, warnIfStaleBundle } from './lib/report.js'
 
 const FILES = 8
@@ -77,37 +74,21 @@ async function oneRun(concurrency: number): Promise<{ draftMs: number; wallMs: n
     prefix: 'bench-parallel'
   })
   try {
-    const files = writeInputs(repo, {
-      'issue.json': {
-        number: 8,
-        title: 'Greet the world in every part',
-        body: 'hello → hello, world'
+    const { run, metrics } = await runPlan(
+      repo,
+      server.url,
+      {
+        issue: { number: 8, title: 'Greet the world in every part', body: 'hello → hello, world' },
+        plan: {
+          branch_name: 'chore/8-hello-world',
+          plan_steps: ['Change hello to hello, world in each part'],
+          file_changes: paths.map((path) => ({ path, operation: 'MODIFY', line_range: [1, 1] })),
+          validation_commands: []
+        }
       },
-      'plan.json': {
-        branch_name: 'chore/8-hello-world',
-        plan_steps: ['Change hello to hello, world in each part'],
-        file_changes: paths.map((path) => ({ path, operation: 'MODIFY', line_range: [1, 1] })),
-        validation_commands: []
-      }
-    })
-    const result = join(repo.root, 'result.json')
-    const run = await runAction({
-      workspace: repo.dir,
-      inputs: {
-        issue: files['issue.json']!,
-        'fix-plan': files['plan.json']!,
-        'base-url': server.url,
-        'api-key': 'sk-bench-parallel',
-        concurrency: String(concurrency),
-        push: 'false',
-        'upload-artifact': 'false',
-        'output-path': result,
-        'log-dir': join(repo.root, 'logs')
-      }
-    })
-    if (run.exitCode !== 0) throw new Error(`the action failed:\n${run.stdout}\n${run.stderr}`)
-    const metrics = JSON.parse(readFileSync(result, 'utf8')).metrics
-    return { draftMs: metrics.phase_ms.draft as number, wallMs: run.durationMs }
+      { concurrency: String(concurrency) }
+    )
+    return { draftMs: metrics.phase_ms.draft!, wallMs: run.durationMs }
   } finally {
     repo.cleanup()
   }

@@ -57,7 +57,7 @@ const http = __importStar(__webpack_require__(58611));
 const https = __importStar(__webpack_require__(65692));
 const pm = __importStar(__webpack_require__(83335));
 const tunnel = __importStar(__webpack_require__(20770));
-const undici_1 = __webpack_require__(24371);
+const undici_1 = __webpack_require__(89231);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -845,312 +845,33 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 20770:
-/***/ ((module, __unused_webpack_exports, __webpack_require__) => {
-
-module.exports = __webpack_require__(20218);
-
-
-/***/ }),
-
-/***/ 20218:
-/***/ ((__unused_webpack_module, exports, __webpack_require__) => {
-
-
-
-var net = __webpack_require__(69278);
-var tls = __webpack_require__(64756);
-var http = __webpack_require__(58611);
-var https = __webpack_require__(65692);
-var events = __webpack_require__(24434);
-var assert = __webpack_require__(42613);
-var util = __webpack_require__(39023);
-
-
-exports.httpOverHttp = httpOverHttp;
-exports.httpsOverHttp = httpsOverHttp;
-exports.httpOverHttps = httpOverHttps;
-exports.httpsOverHttps = httpsOverHttps;
-
-
-function httpOverHttp(options) {
-  var agent = new TunnelingAgent(options);
-  agent.request = http.request;
-  return agent;
-}
-
-function httpsOverHttp(options) {
-  var agent = new TunnelingAgent(options);
-  agent.request = http.request;
-  agent.createSocket = createSecureSocket;
-  agent.defaultPort = 443;
-  return agent;
-}
-
-function httpOverHttps(options) {
-  var agent = new TunnelingAgent(options);
-  agent.request = https.request;
-  return agent;
-}
-
-function httpsOverHttps(options) {
-  var agent = new TunnelingAgent(options);
-  agent.request = https.request;
-  agent.createSocket = createSecureSocket;
-  agent.defaultPort = 443;
-  return agent;
-}
-
-
-function TunnelingAgent(options) {
-  var self = this;
-  self.options = options || {};
-  self.proxyOptions = self.options.proxy || {};
-  self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
-  self.requests = [];
-  self.sockets = [];
-
-  self.on('free', function onFree(socket, host, port, localAddress) {
-    var options = toOptions(host, port, localAddress);
-    for (var i = 0, len = self.requests.length; i < len; ++i) {
-      var pending = self.requests[i];
-      if (pending.host === options.host && pending.port === options.port) {
-        // Detect the request to connect same origin server,
-        // reuse the connection.
-        self.requests.splice(i, 1);
-        pending.request.onSocket(socket);
-        return;
-      }
-    }
-    socket.destroy();
-    self.removeSocket(socket);
-  });
-}
-util.inherits(TunnelingAgent, events.EventEmitter);
-
-TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-  var self = this;
-  var options = mergeOptions({request: req}, self.options, toOptions(host, port, localAddress));
-
-  if (self.sockets.length >= this.maxSockets) {
-    // We are over limit so we'll add it to the queue.
-    self.requests.push(options);
-    return;
-  }
-
-  // If we are under maxSockets create a new one.
-  self.createSocket(options, function(socket) {
-    socket.on('free', onFree);
-    socket.on('close', onCloseOrRemove);
-    socket.on('agentRemove', onCloseOrRemove);
-    req.onSocket(socket);
-
-    function onFree() {
-      self.emit('free', socket, options);
-    }
-
-    function onCloseOrRemove(err) {
-      self.removeSocket(socket);
-      socket.removeListener('free', onFree);
-      socket.removeListener('close', onCloseOrRemove);
-      socket.removeListener('agentRemove', onCloseOrRemove);
-    }
-  });
-};
-
-TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-  var self = this;
-  var placeholder = {};
-  self.sockets.push(placeholder);
-
-  var connectOptions = mergeOptions({}, self.proxyOptions, {
-    method: 'CONNECT',
-    path: options.host + ':' + options.port,
-    agent: false,
-    headers: {
-      host: options.host + ':' + options.port
-    }
-  });
-  if (options.localAddress) {
-    connectOptions.localAddress = options.localAddress;
-  }
-  if (connectOptions.proxyAuth) {
-    connectOptions.headers = connectOptions.headers || {};
-    connectOptions.headers['Proxy-Authorization'] = 'Basic ' +
-        new Buffer(connectOptions.proxyAuth).toString('base64');
-  }
-
-  debug('making CONNECT request');
-  var connectReq = self.request(connectOptions);
-  connectReq.useChunkedEncodingByDefault = false; // for v0.6
-  connectReq.once('response', onResponse); // for v0.6
-  connectReq.once('upgrade', onUpgrade);   // for v0.6
-  connectReq.once('connect', onConnect);   // for v0.7 or later
-  connectReq.once('error', onError);
-  connectReq.end();
-
-  function onResponse(res) {
-    // Very hacky. This is necessary to avoid http-parser leaks.
-    res.upgrade = true;
-  }
-
-  function onUpgrade(res, socket, head) {
-    // Hacky.
-    process.nextTick(function() {
-      onConnect(res, socket, head);
-    });
-  }
-
-  function onConnect(res, socket, head) {
-    connectReq.removeAllListeners();
-    socket.removeAllListeners();
-
-    if (res.statusCode !== 200) {
-      debug('tunneling socket could not be established, statusCode=%d',
-        res.statusCode);
-      socket.destroy();
-      var error = new Error('tunneling socket could not be established, ' +
-        'statusCode=' + res.statusCode);
-      error.code = 'ECONNRESET';
-      options.request.emit('error', error);
-      self.removeSocket(placeholder);
-      return;
-    }
-    if (head.length > 0) {
-      debug('got illegal response body from proxy');
-      socket.destroy();
-      var error = new Error('got illegal response body from proxy');
-      error.code = 'ECONNRESET';
-      options.request.emit('error', error);
-      self.removeSocket(placeholder);
-      return;
-    }
-    debug('tunneling connection has established');
-    self.sockets[self.sockets.indexOf(placeholder)] = socket;
-    return cb(socket);
-  }
-
-  function onError(cause) {
-    connectReq.removeAllListeners();
-
-    debug('tunneling socket could not be established, cause=%s\n',
-          cause.message, cause.stack);
-    var error = new Error('tunneling socket could not be established, ' +
-                          'cause=' + cause.message);
-    error.code = 'ECONNRESET';
-    options.request.emit('error', error);
-    self.removeSocket(placeholder);
-  }
-};
-
-TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
-  var pos = this.sockets.indexOf(socket)
-  if (pos === -1) {
-    return;
-  }
-  this.sockets.splice(pos, 1);
-
-  var pending = this.requests.shift();
-  if (pending) {
-    // If we have pending requests and a socket gets closed a new one
-    // needs to be created to take over in the pool for the one that closed.
-    this.createSocket(pending, function(socket) {
-      pending.request.onSocket(socket);
-    });
-  }
-};
-
-function createSecureSocket(options, cb) {
-  var self = this;
-  TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
-    var hostHeader = options.request.getHeader('host');
-    var tlsOptions = mergeOptions({}, self.options, {
-      socket: socket,
-      servername: hostHeader ? hostHeader.replace(/:.*$/, '') : options.host
-    });
-
-    // 0 is dummy port for v0.6
-    var secureSocket = tls.connect(0, tlsOptions);
-    self.sockets[self.sockets.indexOf(socket)] = secureSocket;
-    cb(secureSocket);
-  });
-}
-
-
-function toOptions(host, port, localAddress) {
-  if (typeof host === 'string') { // since v0.10
-    return {
-      host: host,
-      port: port,
-      localAddress: localAddress
-    };
-  }
-  return host; // for v0.11 or later
-}
-
-function mergeOptions(target) {
-  for (var i = 1, len = arguments.length; i < len; ++i) {
-    var overrides = arguments[i];
-    if (typeof overrides === 'object') {
-      var keys = Object.keys(overrides);
-      for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
-        var k = keys[j];
-        if (overrides[k] !== undefined) {
-          target[k] = overrides[k];
-        }
-      }
-    }
-  }
-  return target;
-}
-
-
-var debug;
-if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
-  debug = function() {
-    var args = Array.prototype.slice.call(arguments);
-    if (typeof args[0] === 'string') {
-      args[0] = 'TUNNEL: ' + args[0];
-    } else {
-      args.unshift('TUNNEL:');
-    }
-    console.error.apply(console, args);
-  }
-} else {
-  debug = function() {};
-}
-exports.debug = debug; // for test
-
-
-/***/ }),
-
-/***/ 24371:
+/***/ 89231:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Client = __webpack_require__(23701)
-const Dispatcher = __webpack_require__(30883)
-const Pool = __webpack_require__(30628)
-const BalancedPool = __webpack_require__(837)
-const Agent = __webpack_require__(57405)
-const ProxyAgent = __webpack_require__(76672)
-const EnvHttpProxyAgent = __webpack_require__(53137)
-const RetryAgent = __webpack_require__(30050)
-const errors = __webpack_require__(68707)
-const util = __webpack_require__(3440)
+const Client = __webpack_require__(82138)
+const Dispatcher = __webpack_require__(89784)
+const Pool = __webpack_require__(43959)
+const BalancedPool = __webpack_require__(12188)
+const Agent = __webpack_require__(14332)
+const ProxyAgent = __webpack_require__(68349)
+const EnvHttpProxyAgent = __webpack_require__(91630)
+const RetryAgent = __webpack_require__(27203)
+const errors = __webpack_require__(92344)
+const util = __webpack_require__(27375)
 const { InvalidArgumentError } = errors
-const api = __webpack_require__(56615)
-const buildConnector = __webpack_require__(59136)
-const MockClient = __webpack_require__(47365)
-const MockAgent = __webpack_require__(47501)
-const MockPool = __webpack_require__(94004)
-const mockErrors = __webpack_require__(52429)
-const RetryHandler = __webpack_require__(17816)
-const { getGlobalDispatcher, setGlobalDispatcher } = __webpack_require__(32581)
-const DecoratorHandler = __webpack_require__(58155)
-const RedirectHandler = __webpack_require__(8754)
-const createRedirectInterceptor = __webpack_require__(25092)
+const api = __webpack_require__(60436)
+const buildConnector = __webpack_require__(85005)
+const MockClient = __webpack_require__(69736)
+const MockAgent = __webpack_require__(82710)
+const MockPool = __webpack_require__(45157)
+const mockErrors = __webpack_require__(18024)
+const RetryHandler = __webpack_require__(93783)
+const { getGlobalDispatcher, setGlobalDispatcher } = __webpack_require__(31088)
+const DecoratorHandler = __webpack_require__(99420)
+const RedirectHandler = __webpack_require__(87031)
+const createRedirectInterceptor = __webpack_require__(76097)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -1168,10 +889,10 @@ module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.createRedirectInterceptor = createRedirectInterceptor
 module.exports.interceptors = {
-  redirect: __webpack_require__(21514),
-  retry: __webpack_require__(92026),
-  dump: __webpack_require__(88060),
-  dns: __webpack_require__(70379)
+  redirect: __webpack_require__(35711),
+  retry: __webpack_require__(92117),
+  dump: __webpack_require__(85057),
+  dns: __webpack_require__(8044)
 }
 
 module.exports.buildConnector = buildConnector
@@ -1233,7 +954,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__webpack_require__(54398).fetch)
+const fetchImpl = (__webpack_require__(18033).fetch)
 module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -1245,39 +966,39 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __webpack_require__(60660).Headers
-module.exports.Response = __webpack_require__(99051).Response
-module.exports.Request = __webpack_require__(9967).Request
-module.exports.FormData = __webpack_require__(35910).FormData
+module.exports.Headers = __webpack_require__(31271).Headers
+module.exports.Response = __webpack_require__(56678).Response
+module.exports.Request = __webpack_require__(27412).Request
+module.exports.FormData = __webpack_require__(66443).FormData
 module.exports.File = globalThis.File ?? (__webpack_require__(4573).File)
-module.exports.FileReader = __webpack_require__(48355).FileReader
+module.exports.FileReader = __webpack_require__(9190).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __webpack_require__(51059)
+const { setGlobalOrigin, getGlobalOrigin } = __webpack_require__(77038)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __webpack_require__(3245)
-const { kConstruct } = __webpack_require__(20109)
+const { CacheStorage } = __webpack_require__(93832)
+const { kConstruct } = __webpack_require__(33202)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __webpack_require__(79061)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __webpack_require__(2778)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
 module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __webpack_require__(51900)
+const { parseMIMEType, serializeAMimeType } = __webpack_require__(82121)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __webpack_require__(15188)
-module.exports.WebSocket = __webpack_require__(13726).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __webpack_require__(39617)
+module.exports.WebSocket = __webpack_require__(23061).WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
@@ -1293,18 +1014,18 @@ module.exports.MockPool = MockPool
 module.exports.MockAgent = MockAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __webpack_require__(21238)
+const { EventSource } = __webpack_require__(95413)
 
 module.exports.EventSource = EventSource
 
 
 /***/ }),
 
-/***/ 80158:
+/***/ 73979:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-const { addAbortListener } = __webpack_require__(3440)
-const { RequestAbortedError } = __webpack_require__(68707)
+const { addAbortListener } = __webpack_require__(27375)
+const { RequestAbortedError } = __webpack_require__(92344)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -1364,16 +1085,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 34660:
+/***/ 1959:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { AsyncResource } = __webpack_require__(16698)
-const { InvalidArgumentError, SocketError } = __webpack_require__(68707)
-const util = __webpack_require__(3440)
-const { addSignal, removeSignal } = __webpack_require__(80158)
+const { InvalidArgumentError, SocketError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -1479,7 +1200,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 76862:
+/***/ 5483:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -1493,10 +1214,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __webpack_require__(68707)
-const util = __webpack_require__(3440)
+} = __webpack_require__(92344)
+const util = __webpack_require__(27375)
 const { AsyncResource } = __webpack_require__(16698)
-const { addSignal, removeSignal } = __webpack_require__(80158)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 const assert = __webpack_require__(34589)
 
 const kResume = Symbol('resume')
@@ -1737,16 +1458,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 14043:
+/***/ 22412:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { Readable } = __webpack_require__(49927)
-const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(68707)
-const util = __webpack_require__(3440)
-const { getResolveErrorBodyCallback } = __webpack_require__(87655)
+const { Readable } = __webpack_require__(73946)
+const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { getResolveErrorBodyCallback } = __webpack_require__(47478)
 const { AsyncResource } = __webpack_require__(16698)
 
 class RequestHandler extends AsyncResource {
@@ -1958,18 +1679,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 3560:
+/***/ 24685:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { finished, PassThrough } = __webpack_require__(57075)
-const { InvalidArgumentError, InvalidReturnValueError } = __webpack_require__(68707)
-const util = __webpack_require__(3440)
-const { getResolveErrorBodyCallback } = __webpack_require__(87655)
+const { InvalidArgumentError, InvalidReturnValueError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { getResolveErrorBodyCallback } = __webpack_require__(47478)
 const { AsyncResource } = __webpack_require__(16698)
-const { addSignal, removeSignal } = __webpack_require__(80158)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -2185,15 +1906,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 61882:
+/***/ 31725:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __webpack_require__(68707)
+const { InvalidArgumentError, SocketError } = __webpack_require__(92344)
 const { AsyncResource } = __webpack_require__(16698)
-const util = __webpack_require__(3440)
-const { addSignal, removeSignal } = __webpack_require__(80158)
+const util = __webpack_require__(27375)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 const assert = __webpack_require__(34589)
 
 class UpgradeHandler extends AsyncResource {
@@ -2300,21 +2021,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 56615:
+/***/ 60436:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-module.exports.request = __webpack_require__(14043)
-module.exports.stream = __webpack_require__(3560)
-module.exports.pipeline = __webpack_require__(76862)
-module.exports.upgrade = __webpack_require__(61882)
-module.exports.connect = __webpack_require__(34660)
+module.exports.request = __webpack_require__(22412)
+module.exports.stream = __webpack_require__(24685)
+module.exports.pipeline = __webpack_require__(5483)
+module.exports.upgrade = __webpack_require__(31725)
+module.exports.connect = __webpack_require__(1959)
 
 
 /***/ }),
 
-/***/ 49927:
+/***/ 73946:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -2323,9 +2044,9 @@ module.exports.connect = __webpack_require__(34660)
 
 const assert = __webpack_require__(34589)
 const { Readable } = __webpack_require__(57075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __webpack_require__(68707)
-const util = __webpack_require__(3440)
-const { ReadableStreamFrom } = __webpack_require__(3440)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { ReadableStreamFrom } = __webpack_require__(27375)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -2706,15 +2427,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 87655:
+/***/ 47478:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 const assert = __webpack_require__(34589)
 const {
   ResponseStatusCodeError
-} = __webpack_require__(68707)
+} = __webpack_require__(92344)
 
-const { chunksDecode } = __webpack_require__(49927)
+const { chunksDecode } = __webpack_require__(73946)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -2806,16 +2527,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 59136:
+/***/ 85005:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const net = __webpack_require__(77030)
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(3440)
-const { InvalidArgumentError, ConnectTimeoutError } = __webpack_require__(68707)
-const timers = __webpack_require__(96603)
+const util = __webpack_require__(27375)
+const { InvalidArgumentError, ConnectTimeoutError } = __webpack_require__(92344)
+const timers = __webpack_require__(37256)
 
 function noop () {}
 
@@ -3053,7 +2774,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 10735:
+/***/ 4914:
 /***/ ((module) => {
 
 
@@ -3178,7 +2899,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 42414:
+/***/ 74567:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3387,7 +3108,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 68707:
+/***/ 92344:
 /***/ ((module) => {
 
 
@@ -3819,7 +3540,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 44655:
+/***/ 8646:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3827,7 +3548,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __webpack_require__(68707)
+} = __webpack_require__(92344)
 const assert = __webpack_require__(34589)
 const {
   isValidHTTPToken,
@@ -3842,9 +3563,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __webpack_require__(3440)
-const { channels } = __webpack_require__(42414)
-const { headerNameLowerCasedRecord } = __webpack_require__(10735)
+} = __webpack_require__(27375)
+const { channels } = __webpack_require__(74567)
+const { headerNameLowerCasedRecord } = __webpack_require__(4914)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -4308,7 +4029,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 36443:
+/***/ 46130:
 /***/ ((module) => {
 
 module.exports = {
@@ -4382,7 +4103,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 67752:
+/***/ 56675:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -4390,7 +4111,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __webpack_require__(10735)
+} = __webpack_require__(4914)
 
 class TstNode {
   /** @type {any} */
@@ -4541,13 +4262,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3440:
+/***/ 27375:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __webpack_require__(36443)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __webpack_require__(46130)
 const { IncomingMessage } = __webpack_require__(37067)
 const stream = __webpack_require__(57075)
 const net = __webpack_require__(77030)
@@ -4555,9 +4276,9 @@ const { Blob } = __webpack_require__(4573)
 const nodeUtil = __webpack_require__(57975)
 const { stringify } = __webpack_require__(41792)
 const { EventEmitter: EE } = __webpack_require__(78474)
-const { InvalidArgumentError } = __webpack_require__(68707)
-const { headerNameLowerCasedRecord } = __webpack_require__(10735)
-const { tree } = __webpack_require__(67752)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const { headerNameLowerCasedRecord } = __webpack_require__(4914)
+const { tree } = __webpack_require__(56675)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -5267,18 +4988,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 57405:
+/***/ 14332:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError } = __webpack_require__(68707)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(36443)
-const DispatcherBase = __webpack_require__(21841)
-const Pool = __webpack_require__(30628)
-const Client = __webpack_require__(23701)
-const util = __webpack_require__(3440)
-const createRedirectInterceptor = __webpack_require__(25092)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(46130)
+const DispatcherBase = __webpack_require__(82540)
+const Pool = __webpack_require__(43959)
+const Client = __webpack_require__(82138)
+const util = __webpack_require__(27375)
+const createRedirectInterceptor = __webpack_require__(76097)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -5407,7 +5128,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 837:
+/***/ 12188:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -5415,7 +5136,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __webpack_require__(68707)
+} = __webpack_require__(92344)
 const {
   PoolBase,
   kClients,
@@ -5423,10 +5144,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __webpack_require__(42128)
-const Pool = __webpack_require__(30628)
-const { kUrl, kInterceptors } = __webpack_require__(36443)
-const { parseOrigin } = __webpack_require__(3440)
+} = __webpack_require__(53229)
+const Pool = __webpack_require__(43959)
+const { kUrl, kInterceptors } = __webpack_require__(46130)
+const { parseOrigin } = __webpack_require__(27375)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -5623,7 +5344,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 637:
+/***/ 5580:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -5631,9 +5352,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(3440)
-const { channels } = __webpack_require__(42414)
-const timers = __webpack_require__(96603)
+const util = __webpack_require__(27375)
+const { channels } = __webpack_require__(74567)
+const timers = __webpack_require__(37256)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -5646,7 +5367,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __webpack_require__(68707)
+} = __webpack_require__(92344)
 const {
   kUrl,
   kReset,
@@ -5679,9 +5400,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __webpack_require__(36443)
+} = __webpack_require__(46130)
 
-const constants = __webpack_require__(52824)
+const constants = __webpack_require__(92529)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -5693,11 +5414,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __webpack_require__(63870) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __webpack_require__(47635) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__webpack_require__(53434))
+    mod = await WebAssembly.compile(__webpack_require__(45593))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -5705,7 +5426,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __webpack_require__(63870))
+    mod = await WebAssembly.compile(llhttpWasmData || __webpack_require__(47635))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -6620,7 +6341,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__webpack_require__(84492).extractBody)
+      extractBody = (__webpack_require__(40897).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -7143,7 +6864,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 88788:
+/***/ 93045:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -7151,13 +6872,13 @@ module.exports = connectH1
 const assert = __webpack_require__(34589)
 const { errorMonitor } = __webpack_require__(78474)
 const { pipeline } = __webpack_require__(57075)
-const util = __webpack_require__(3440)
+const util = __webpack_require__(27375)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __webpack_require__(68707)
+} = __webpack_require__(92344)
 const {
   kUrl,
   kReset,
@@ -7176,7 +6897,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __webpack_require__(36443)
+} = __webpack_require__(46130)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -7582,7 +7303,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__webpack_require__(84492).extractBody)
+    extractBody ??= (__webpack_require__(40897).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -7942,7 +7663,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 23701:
+/***/ 82138:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // @ts-check
@@ -7952,16 +7673,16 @@ module.exports = connectH2
 const assert = __webpack_require__(34589)
 const net = __webpack_require__(77030)
 const http = __webpack_require__(37067)
-const util = __webpack_require__(3440)
-const { channels } = __webpack_require__(42414)
-const Request = __webpack_require__(44655)
-const DispatcherBase = __webpack_require__(21841)
+const util = __webpack_require__(27375)
+const { channels } = __webpack_require__(74567)
+const Request = __webpack_require__(8646)
+const DispatcherBase = __webpack_require__(82540)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __webpack_require__(68707)
-const buildConnector = __webpack_require__(59136)
+} = __webpack_require__(92344)
+const buildConnector = __webpack_require__(85005)
 const {
   kUrl,
   kServerName,
@@ -8003,9 +7724,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __webpack_require__(36443)
-const connectH1 = __webpack_require__(637)
-const connectH2 = __webpack_require__(88788)
+} = __webpack_require__(46130)
+const connectH1 = __webpack_require__(5580)
+const connectH2 = __webpack_require__(93045)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -8313,7 +8034,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __webpack_require__(25092)
+const createRedirectInterceptor = __webpack_require__(76097)
 
 function onError (client, err) {
   if (
@@ -8573,19 +8294,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 21841:
+/***/ 82540:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const buffer = __webpack_require__(4573)
-const Dispatcher = __webpack_require__(30883)
+const Dispatcher = __webpack_require__(89784)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __webpack_require__(68707)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __webpack_require__(36443)
+} = __webpack_require__(92344)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __webpack_require__(46130)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -8788,7 +8509,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 30883:
+/***/ 89784:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -8860,15 +8581,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 53137:
+/***/ 91630:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const DispatcherBase = __webpack_require__(21841)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __webpack_require__(36443)
-const ProxyAgent = __webpack_require__(76672)
-const Agent = __webpack_require__(57405)
+const DispatcherBase = __webpack_require__(82540)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __webpack_require__(46130)
+const ProxyAgent = __webpack_require__(68349)
+const Agent = __webpack_require__(14332)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -9027,7 +8748,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 64660:
+/***/ 5533:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -9151,15 +8872,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 42128:
+/***/ 53229:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const DispatcherBase = __webpack_require__(21841)
-const FixedQueue = __webpack_require__(64660)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __webpack_require__(36443)
-const PoolStats = __webpack_require__(43246)
+const DispatcherBase = __webpack_require__(82540)
+const FixedQueue = __webpack_require__(5533)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __webpack_require__(46130)
+const PoolStats = __webpack_require__(429)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -9352,10 +9073,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 43246:
+/***/ 429:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __webpack_require__(36443)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __webpack_require__(46130)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -9393,7 +9114,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 30628:
+/***/ 43959:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -9404,14 +9125,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __webpack_require__(42128)
-const Client = __webpack_require__(23701)
+} = __webpack_require__(53229)
+const Client = __webpack_require__(82138)
 const {
   InvalidArgumentError
-} = __webpack_require__(68707)
-const util = __webpack_require__(3440)
-const { kUrl, kInterceptors } = __webpack_require__(36443)
-const buildConnector = __webpack_require__(59136)
+} = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { kUrl, kInterceptors } = __webpack_require__(46130)
+const buildConnector = __webpack_require__(85005)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -9507,19 +9228,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 76672:
+/***/ 68349:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(36443)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(46130)
 const { URL } = __webpack_require__(73136)
-const Agent = __webpack_require__(57405)
-const Pool = __webpack_require__(30628)
-const DispatcherBase = __webpack_require__(21841)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __webpack_require__(68707)
-const buildConnector = __webpack_require__(59136)
-const Client = __webpack_require__(23701)
+const Agent = __webpack_require__(14332)
+const Pool = __webpack_require__(43959)
+const DispatcherBase = __webpack_require__(82540)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __webpack_require__(92344)
+const buildConnector = __webpack_require__(85005)
+const Client = __webpack_require__(82138)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -9788,13 +9509,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 30050:
+/***/ 27203:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Dispatcher = __webpack_require__(30883)
-const RetryHandler = __webpack_require__(17816)
+const Dispatcher = __webpack_require__(89784)
+const RetryHandler = __webpack_require__(93783)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -9830,7 +9551,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 32581:
+/***/ 31088:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -9838,8 +9559,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __webpack_require__(68707)
-const Agent = __webpack_require__(57405)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const Agent = __webpack_require__(14332)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -9869,7 +9590,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 58155:
+/***/ 99420:
 /***/ ((module) => {
 
 
@@ -9920,15 +9641,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 8754:
+/***/ 87031:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(3440)
-const { kBodyUsed } = __webpack_require__(36443)
+const util = __webpack_require__(27375)
+const { kBodyUsed } = __webpack_require__(46130)
 const assert = __webpack_require__(34589)
-const { InvalidArgumentError } = __webpack_require__(68707)
+const { InvalidArgumentError } = __webpack_require__(92344)
 const EE = __webpack_require__(78474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -10159,20 +9880,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 17816:
+/***/ 93783:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const assert = __webpack_require__(34589)
 
-const { kRetryHandlerDefaultRetry } = __webpack_require__(36443)
-const { RequestRetryError } = __webpack_require__(68707)
+const { kRetryHandlerDefaultRetry } = __webpack_require__(46130)
+const { RequestRetryError } = __webpack_require__(92344)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __webpack_require__(3440)
+} = __webpack_require__(27375)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -10603,14 +10324,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 70379:
+/***/ 8044:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const { isIP } = __webpack_require__(77030)
 const { lookup } = __webpack_require__(40610)
-const DecoratorHandler = __webpack_require__(58155)
-const { InvalidArgumentError, InformationalError } = __webpack_require__(68707)
+const DecoratorHandler = __webpack_require__(99420)
+const { InvalidArgumentError, InformationalError } = __webpack_require__(92344)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -10985,14 +10706,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 88060:
+/***/ 85057:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(3440)
-const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(68707)
-const DecoratorHandler = __webpack_require__(58155)
+const util = __webpack_require__(27375)
+const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(92344)
+const DecoratorHandler = __webpack_require__(99420)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -11115,12 +10836,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 25092:
+/***/ 76097:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const RedirectHandler = __webpack_require__(8754)
+const RedirectHandler = __webpack_require__(87031)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -11143,11 +10864,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 21514:
+/***/ 35711:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
-const RedirectHandler = __webpack_require__(8754)
+const RedirectHandler = __webpack_require__(87031)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -11174,11 +10895,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 92026:
+/***/ 92117:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
-const RetryHandler = __webpack_require__(17816)
+const RetryHandler = __webpack_require__(93783)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -11200,13 +10921,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 52824:
+/***/ 92529:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __webpack_require__(50172);
+const utils_1 = __webpack_require__(47557);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -11484,7 +11205,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 63870:
+/***/ 47635:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11496,7 +11217,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 53434:
+/***/ 45593:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11508,7 +11229,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 50172:
+/***/ 47557:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -11529,13 +11250,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 47501:
+/***/ 82710:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kClients } = __webpack_require__(36443)
-const Agent = __webpack_require__(57405)
+const { kClients } = __webpack_require__(46130)
+const Agent = __webpack_require__(14332)
 const {
   kAgent,
   kMockAgentSet,
@@ -11546,14 +11267,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __webpack_require__(91117)
-const MockClient = __webpack_require__(47365)
-const MockPool = __webpack_require__(94004)
-const { matchValue, buildMockOptions } = __webpack_require__(53397)
-const { InvalidArgumentError, UndiciError } = __webpack_require__(68707)
-const Dispatcher = __webpack_require__(30883)
-const Pluralizer = __webpack_require__(91529)
-const PendingInterceptorsFormatter = __webpack_require__(56142)
+} = __webpack_require__(45154)
+const MockClient = __webpack_require__(69736)
+const MockPool = __webpack_require__(45157)
+const { matchValue, buildMockOptions } = __webpack_require__(22042)
+const { InvalidArgumentError, UndiciError } = __webpack_require__(92344)
+const Dispatcher = __webpack_require__(89784)
+const Pluralizer = __webpack_require__(14638)
+const PendingInterceptorsFormatter = __webpack_require__(26573)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -11696,14 +11417,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 47365:
+/***/ 69736:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { promisify } = __webpack_require__(57975)
-const Client = __webpack_require__(23701)
-const { buildMockDispatch } = __webpack_require__(53397)
+const Client = __webpack_require__(82138)
+const { buildMockDispatch } = __webpack_require__(22042)
 const {
   kDispatches,
   kMockAgent,
@@ -11712,10 +11433,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __webpack_require__(91117)
-const { MockInterceptor } = __webpack_require__(31511)
-const Symbols = __webpack_require__(36443)
-const { InvalidArgumentError } = __webpack_require__(68707)
+} = __webpack_require__(45154)
+const { MockInterceptor } = __webpack_require__(84452)
+const Symbols = __webpack_require__(46130)
+const { InvalidArgumentError } = __webpack_require__(92344)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -11762,12 +11483,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 52429:
+/***/ 18024:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { UndiciError } = __webpack_require__(68707)
+const { UndiciError } = __webpack_require__(92344)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -11797,12 +11518,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 31511:
+/***/ 84452:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __webpack_require__(53397)
+const { getResponseData, buildKey, addMockDispatch } = __webpack_require__(22042)
 const {
   kDispatches,
   kDispatchKey,
@@ -11810,9 +11531,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __webpack_require__(91117)
-const { InvalidArgumentError } = __webpack_require__(68707)
-const { buildURL } = __webpack_require__(3440)
+} = __webpack_require__(45154)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const { buildURL } = __webpack_require__(27375)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -12011,14 +11732,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 94004:
+/***/ 45157:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { promisify } = __webpack_require__(57975)
-const Pool = __webpack_require__(30628)
-const { buildMockDispatch } = __webpack_require__(53397)
+const Pool = __webpack_require__(43959)
+const { buildMockDispatch } = __webpack_require__(22042)
 const {
   kDispatches,
   kMockAgent,
@@ -12027,10 +11748,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __webpack_require__(91117)
-const { MockInterceptor } = __webpack_require__(31511)
-const Symbols = __webpack_require__(36443)
-const { InvalidArgumentError } = __webpack_require__(68707)
+} = __webpack_require__(45154)
+const { MockInterceptor } = __webpack_require__(84452)
+const Symbols = __webpack_require__(46130)
+const { InvalidArgumentError } = __webpack_require__(92344)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -12077,7 +11798,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 91117:
+/***/ 45154:
 /***/ ((module) => {
 
 
@@ -12107,20 +11828,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 53397:
+/***/ 22042:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { MockNotMatchedError } = __webpack_require__(52429)
+const { MockNotMatchedError } = __webpack_require__(18024)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __webpack_require__(91117)
-const { buildURL } = __webpack_require__(3440)
+} = __webpack_require__(45154)
+const { buildURL } = __webpack_require__(27375)
 const { STATUS_CODES } = __webpack_require__(37067)
 const {
   types: {
@@ -12481,7 +12202,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 56142:
+/***/ 26573:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -12531,7 +12252,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 91529:
+/***/ 14638:
 /***/ ((module) => {
 
 
@@ -12567,7 +12288,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 96603:
+/***/ 37256:
 /***/ ((module) => {
 
 
@@ -12997,20 +12718,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 89634:
+/***/ 62185:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kConstruct } = __webpack_require__(20109)
-const { urlEquals, getFieldValues } = __webpack_require__(76798)
-const { kEnumerableProperty, isDisturbed } = __webpack_require__(3440)
-const { webidl } = __webpack_require__(45893)
-const { Response, cloneResponse, fromInnerResponse } = __webpack_require__(99051)
-const { Request, fromInnerRequest } = __webpack_require__(9967)
-const { kState } = __webpack_require__(93627)
-const { fetching } = __webpack_require__(54398)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __webpack_require__(73168)
+const { kConstruct } = __webpack_require__(33202)
+const { urlEquals, getFieldValues } = __webpack_require__(54159)
+const { kEnumerableProperty, isDisturbed } = __webpack_require__(27375)
+const { webidl } = __webpack_require__(30220)
+const { Response, cloneResponse, fromInnerResponse } = __webpack_require__(56678)
+const { Request, fromInnerRequest } = __webpack_require__(27412)
+const { kState } = __webpack_require__(91944)
+const { fetching } = __webpack_require__(18033)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __webpack_require__(77241)
 const assert = __webpack_require__(34589)
 
 /**
@@ -13863,15 +13584,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3245:
+/***/ 93832:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kConstruct } = __webpack_require__(20109)
-const { Cache } = __webpack_require__(89634)
-const { webidl } = __webpack_require__(45893)
-const { kEnumerableProperty } = __webpack_require__(3440)
+const { kConstruct } = __webpack_require__(33202)
+const { Cache } = __webpack_require__(62185)
+const { webidl } = __webpack_require__(30220)
+const { kEnumerableProperty } = __webpack_require__(27375)
 
 class CacheStorage {
   /**
@@ -14022,26 +13743,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 20109:
+/***/ 33202:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__webpack_require__(36443).kConstruct)
+  kConstruct: (__webpack_require__(46130).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 76798:
+/***/ 54159:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { URLSerializer } = __webpack_require__(51900)
-const { isValidHeaderName } = __webpack_require__(73168)
+const { URLSerializer } = __webpack_require__(82121)
+const { isValidHeaderName } = __webpack_require__(77241)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -14086,7 +13807,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 71276:
+/***/ 63819:
 /***/ ((module) => {
 
 
@@ -14105,15 +13826,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 79061:
+/***/ 2778:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { parseSetCookie } = __webpack_require__(11978)
-const { stringify } = __webpack_require__(57797)
-const { webidl } = __webpack_require__(45893)
-const { Headers } = __webpack_require__(60660)
+const { parseSetCookie } = __webpack_require__(68745)
+const { stringify } = __webpack_require__(39556)
+const { webidl } = __webpack_require__(30220)
+const { Headers } = __webpack_require__(31271)
 
 /**
  * @typedef {Object} Cookie
@@ -14296,14 +14017,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 11978:
+/***/ 68745:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __webpack_require__(71276)
-const { isCTLExcludingHtab } = __webpack_require__(57797)
-const { collectASequenceOfCodePointsFast } = __webpack_require__(51900)
+const { maxNameValuePairSize, maxAttributeValueSize } = __webpack_require__(63819)
+const { isCTLExcludingHtab } = __webpack_require__(39556)
+const { collectASequenceOfCodePointsFast } = __webpack_require__(82121)
 const assert = __webpack_require__(34589)
 
 /**
@@ -14613,7 +14334,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 57797:
+/***/ 39556:
 /***/ ((module) => {
 
 
@@ -14972,13 +14693,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 24031:
+/***/ 77974:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const buffer = __webpack_require__(4573)
 const { Transform } = __webpack_require__(57075)
-const { isASCIINumber, isValidLastEventId } = __webpack_require__(94811)
+const { isASCIINumber, isValidLastEventId } = __webpack_require__(98794)
 
 /**
  * @type {number[]} BOM
@@ -15553,23 +15274,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 21238:
+/***/ 95413:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { pipeline } = __webpack_require__(57075)
-const { fetching } = __webpack_require__(54398)
-const { makeRequest } = __webpack_require__(9967)
-const { webidl } = __webpack_require__(45893)
-const { EventSourceStream } = __webpack_require__(24031)
-const { parseMIMEType } = __webpack_require__(51900)
-const { createFastMessageEvent } = __webpack_require__(15188)
-const { isNetworkError } = __webpack_require__(99051)
-const { delay } = __webpack_require__(94811)
-const { kEnumerableProperty } = __webpack_require__(3440)
-const { environmentSettingsObject } = __webpack_require__(73168)
-const { getGlobalDispatcher } = __webpack_require__(32581)
+const { fetching } = __webpack_require__(18033)
+const { makeRequest } = __webpack_require__(27412)
+const { webidl } = __webpack_require__(30220)
+const { EventSourceStream } = __webpack_require__(77974)
+const { parseMIMEType } = __webpack_require__(82121)
+const { createFastMessageEvent } = __webpack_require__(39617)
+const { isNetworkError } = __webpack_require__(56678)
+const { delay } = __webpack_require__(98794)
+const { kEnumerableProperty } = __webpack_require__(27375)
+const { environmentSettingsObject } = __webpack_require__(77241)
+const { getGlobalDispatcher } = __webpack_require__(31088)
 
 let experimentalWarned = false
 
@@ -16043,7 +15764,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 94811:
+/***/ 98794:
 /***/ ((module) => {
 
 
@@ -16087,12 +15808,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 84492:
+/***/ 40897:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(3440)
+const util = __webpack_require__(27375)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -16102,16 +15823,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __webpack_require__(73168)
-const { FormData } = __webpack_require__(35910)
-const { kState } = __webpack_require__(93627)
-const { webidl } = __webpack_require__(45893)
+} = __webpack_require__(77241)
+const { FormData } = __webpack_require__(66443)
+const { kState } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
 const { Blob } = __webpack_require__(4573)
 const assert = __webpack_require__(34589)
 const { isErrored, isDisturbed } = __webpack_require__(57075)
 const { isArrayBuffer } = __webpack_require__(73429)
-const { serializeAMimeType } = __webpack_require__(51900)
-const { multipartFormDataParser } = __webpack_require__(50116)
+const { serializeAMimeType } = __webpack_require__(82121)
+const { multipartFormDataParser } = __webpack_require__(5779)
 let random
 
 try {
@@ -16623,7 +16344,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4495:
+/***/ 5336:
 /***/ ((module) => {
 
 
@@ -16754,7 +16475,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 51900:
+/***/ 82121:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -17505,12 +17226,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 66653:
+/***/ 90656:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kConnected, kSize } = __webpack_require__(36443)
+const { kConnected, kSize } = __webpack_require__(46130)
 
 class CompatWeakRef {
   constructor (value) {
@@ -17558,14 +17279,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 27114:
+/***/ 42835:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Blob, File } = __webpack_require__(4573)
-const { kState } = __webpack_require__(93627)
-const { webidl } = __webpack_require__(45893)
+const { kState } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -17691,16 +17412,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 50116:
+/***/ 5779:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __webpack_require__(3440)
-const { utf8DecodeBytes } = __webpack_require__(73168)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __webpack_require__(51900)
-const { isFileLike } = __webpack_require__(27114)
-const { makeEntry } = __webpack_require__(35910)
+const { isUSVString, bufferToLowerCasedHeaderName } = __webpack_require__(27375)
+const { utf8DecodeBytes } = __webpack_require__(77241)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __webpack_require__(82121)
+const { isFileLike } = __webpack_require__(42835)
+const { makeEntry } = __webpack_require__(66443)
 const assert = __webpack_require__(34589)
 const { File: NodeFile } = __webpack_require__(4573)
 
@@ -18172,16 +17893,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 35910:
+/***/ 66443:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __webpack_require__(73168)
-const { kState } = __webpack_require__(93627)
-const { kEnumerableProperty } = __webpack_require__(3440)
-const { FileLike, isFileLike } = __webpack_require__(27114)
-const { webidl } = __webpack_require__(45893)
+const { isBlobLike, iteratorMixin } = __webpack_require__(77241)
+const { kState } = __webpack_require__(91944)
+const { kEnumerableProperty } = __webpack_require__(27375)
+const { FileLike, isFileLike } = __webpack_require__(42835)
+const { webidl } = __webpack_require__(30220)
 const { File: NativeFile } = __webpack_require__(4573)
 const nodeUtil = __webpack_require__(57975)
 
@@ -18431,7 +18152,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 51059:
+/***/ 77038:
 /***/ ((module) => {
 
 
@@ -18478,21 +18199,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 60660:
+/***/ 31271:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __webpack_require__(36443)
-const { kEnumerableProperty } = __webpack_require__(3440)
+const { kConstruct } = __webpack_require__(46130)
+const { kEnumerableProperty } = __webpack_require__(27375)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __webpack_require__(73168)
-const { webidl } = __webpack_require__(45893)
+} = __webpack_require__(77241)
+const { webidl } = __webpack_require__(30220)
 const assert = __webpack_require__(34589)
 const util = __webpack_require__(57975)
 
@@ -19172,7 +18893,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 54398:
+/***/ 18033:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -19185,9 +18906,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __webpack_require__(99051)
-const { HeadersList } = __webpack_require__(60660)
-const { Request, cloneRequest } = __webpack_require__(9967)
+} = __webpack_require__(56678)
+const { HeadersList } = __webpack_require__(31271)
+const { Request, cloneRequest } = __webpack_require__(27412)
 const zlib = __webpack_require__(38522)
 const {
   bytesMatch,
@@ -19223,23 +18944,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __webpack_require__(73168)
-const { kState, kDispatcher } = __webpack_require__(93627)
+} = __webpack_require__(77241)
+const { kState, kDispatcher } = __webpack_require__(91944)
 const assert = __webpack_require__(34589)
-const { safelyExtractBody, extractBody } = __webpack_require__(84492)
+const { safelyExtractBody, extractBody } = __webpack_require__(40897)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __webpack_require__(4495)
+} = __webpack_require__(5336)
 const EE = __webpack_require__(78474)
 const { Readable, pipeline, finished } = __webpack_require__(57075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __webpack_require__(3440)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __webpack_require__(51900)
-const { getGlobalDispatcher } = __webpack_require__(32581)
-const { webidl } = __webpack_require__(45893)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __webpack_require__(27375)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __webpack_require__(82121)
+const { getGlobalDispatcher } = __webpack_require__(31088)
+const { webidl } = __webpack_require__(30220)
 const { STATUS_CODES } = __webpack_require__(37067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -21449,23 +21170,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9967:
+/***/ 27412:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __webpack_require__(84492)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __webpack_require__(60660)
-const { FinalizationRegistry } = __webpack_require__(66653)()
-const util = __webpack_require__(3440)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __webpack_require__(40897)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __webpack_require__(31271)
+const { FinalizationRegistry } = __webpack_require__(90656)()
+const util = __webpack_require__(27375)
 const nodeUtil = __webpack_require__(57975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __webpack_require__(73168)
+} = __webpack_require__(77241)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -21475,12 +21196,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __webpack_require__(4495)
+} = __webpack_require__(5336)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __webpack_require__(93627)
-const { webidl } = __webpack_require__(45893)
-const { URLSerializer } = __webpack_require__(51900)
-const { kConstruct } = __webpack_require__(36443)
+const { kHeaders, kSignal, kState, kDispatcher } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
+const { URLSerializer } = __webpack_require__(82121)
+const { kConstruct } = __webpack_require__(46130)
 const assert = __webpack_require__(34589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __webpack_require__(78474)
 
@@ -22493,14 +22214,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 99051:
+/***/ 56678:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __webpack_require__(60660)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __webpack_require__(84492)
-const util = __webpack_require__(3440)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __webpack_require__(31271)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __webpack_require__(40897)
+const util = __webpack_require__(27375)
 const nodeUtil = __webpack_require__(57975)
 const { kEnumerableProperty } = util
 const {
@@ -22512,16 +22233,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __webpack_require__(73168)
+} = __webpack_require__(77241)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __webpack_require__(4495)
-const { kState, kHeaders } = __webpack_require__(93627)
-const { webidl } = __webpack_require__(45893)
-const { FormData } = __webpack_require__(35910)
-const { URLSerializer } = __webpack_require__(51900)
-const { kConstruct } = __webpack_require__(36443)
+} = __webpack_require__(5336)
+const { kState, kHeaders } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
+const { FormData } = __webpack_require__(66443)
+const { URLSerializer } = __webpack_require__(82121)
+const { kConstruct } = __webpack_require__(46130)
 const assert = __webpack_require__(34589)
 const { types } = __webpack_require__(57975)
 
@@ -23110,7 +22831,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 93627:
+/***/ 91944:
 /***/ ((module) => {
 
 
@@ -23126,21 +22847,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 73168:
+/***/ 77241:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Transform } = __webpack_require__(57075)
 const zlib = __webpack_require__(38522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __webpack_require__(4495)
-const { getGlobalOrigin } = __webpack_require__(51059)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __webpack_require__(51900)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __webpack_require__(5336)
+const { getGlobalOrigin } = __webpack_require__(77038)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __webpack_require__(82121)
 const { performance } = __webpack_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __webpack_require__(3440)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __webpack_require__(27375)
 const assert = __webpack_require__(34589)
 const { isUint8Array } = __webpack_require__(73429)
-const { webidl } = __webpack_require__(45893)
+const { webidl } = __webpack_require__(30220)
 
 let supportedHashes = []
 
@@ -24765,14 +24486,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 45893:
+/***/ 30220:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { types, inspect } = __webpack_require__(57975)
 const { markAsUncloneable } = __webpack_require__(75919)
-const { toUSVString } = __webpack_require__(3440)
+const { toUSVString } = __webpack_require__(27375)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -25467,7 +25188,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 22607:
+/***/ 83922:
 /***/ ((module) => {
 
 
@@ -25764,7 +25485,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 48355:
+/***/ 9190:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -25773,16 +25494,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __webpack_require__(53610)
+} = __webpack_require__(31735)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __webpack_require__(20961)
-const { webidl } = __webpack_require__(45893)
-const { kEnumerableProperty } = __webpack_require__(3440)
+} = __webpack_require__(15178)
+const { webidl } = __webpack_require__(30220)
+const { kEnumerableProperty } = __webpack_require__(27375)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -26115,12 +25836,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 88573:
+/***/ 80558:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(45893)
+const { webidl } = __webpack_require__(30220)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -26200,7 +25921,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 20961:
+/***/ 15178:
 /***/ ((module) => {
 
 
@@ -26217,7 +25938,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 53610:
+/***/ 31735:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -26228,10 +25949,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __webpack_require__(20961)
-const { ProgressEvent } = __webpack_require__(88573)
-const { getEncoding } = __webpack_require__(22607)
-const { serializeAMimeType, parseMIMEType } = __webpack_require__(51900)
+} = __webpack_require__(15178)
+const { ProgressEvent } = __webpack_require__(80558)
+const { getEncoding } = __webpack_require__(83922)
+const { serializeAMimeType, parseMIMEType } = __webpack_require__(82121)
 const { types } = __webpack_require__(57975)
 const { StringDecoder } = __webpack_require__(13193)
 const { btoa } = __webpack_require__(4573)
@@ -26615,27 +26336,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 86897:
+/***/ 27032:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __webpack_require__(20736)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __webpack_require__(84411)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __webpack_require__(61216)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __webpack_require__(98625)
-const { channels } = __webpack_require__(42414)
-const { CloseEvent } = __webpack_require__(15188)
-const { makeRequest } = __webpack_require__(9967)
-const { fetching } = __webpack_require__(54398)
-const { Headers, getHeadersList } = __webpack_require__(60660)
-const { getDecodeSplit } = __webpack_require__(73168)
-const { WebsocketFrameSend } = __webpack_require__(3264)
+} = __webpack_require__(32679)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __webpack_require__(92148)
+const { channels } = __webpack_require__(74567)
+const { CloseEvent } = __webpack_require__(39617)
+const { makeRequest } = __webpack_require__(27412)
+const { fetching } = __webpack_require__(18033)
+const { Headers, getHeadersList } = __webpack_require__(31271)
+const { getDecodeSplit } = __webpack_require__(77241)
+const { WebsocketFrameSend } = __webpack_require__(63055)
 
 /** @type {import('crypto')} */
 let crypto
@@ -26993,7 +26714,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 20736:
+/***/ 84411:
 /***/ ((module) => {
 
 
@@ -27066,14 +26787,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 15188:
+/***/ 39617:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(45893)
-const { kEnumerableProperty } = __webpack_require__(3440)
-const { kConstruct } = __webpack_require__(36443)
+const { webidl } = __webpack_require__(30220)
+const { kEnumerableProperty } = __webpack_require__(27375)
+const { kConstruct } = __webpack_require__(46130)
 const { MessagePort } = __webpack_require__(75919)
 
 /**
@@ -27402,12 +27123,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3264:
+/***/ 63055:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __webpack_require__(20736)
+const { maxUnsigned16Bit } = __webpack_require__(84411)
 
 const BUFFER_SIZE = 16386
 
@@ -27505,14 +27226,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19469:
+/***/ 64836:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __webpack_require__(38522)
-const { isValidClientWindowBits } = __webpack_require__(98625)
-const { MessageSizeExceededError } = __webpack_require__(68707)
+const { isValidClientWindowBits } = __webpack_require__(92148)
+const { MessageSizeExceededError } = __webpack_require__(92344)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -27617,16 +27338,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 81652:
+/***/ 88265:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Writable } = __webpack_require__(57075)
 const assert = __webpack_require__(34589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __webpack_require__(20736)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __webpack_require__(61216)
-const { channels } = __webpack_require__(42414)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __webpack_require__(84411)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __webpack_require__(32679)
+const { channels } = __webpack_require__(74567)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -27636,11 +27357,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __webpack_require__(98625)
-const { WebsocketFrameSend } = __webpack_require__(3264)
-const { closeWebSocketConnection } = __webpack_require__(86897)
-const { PerMessageDeflate } = __webpack_require__(19469)
-const { MessageSizeExceededError } = __webpack_require__(68707)
+} = __webpack_require__(92148)
+const { WebsocketFrameSend } = __webpack_require__(63055)
+const { closeWebSocketConnection } = __webpack_require__(27032)
+const { PerMessageDeflate } = __webpack_require__(64836)
+const { MessageSizeExceededError } = __webpack_require__(92344)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -28151,14 +27872,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 13900:
+/***/ 81577:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { WebsocketFrameSend } = __webpack_require__(3264)
-const { opcodes, sendHints } = __webpack_require__(20736)
-const FixedQueue = __webpack_require__(64660)
+const { WebsocketFrameSend } = __webpack_require__(63055)
+const { opcodes, sendHints } = __webpack_require__(84411)
+const FixedQueue = __webpack_require__(5533)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -28262,7 +27983,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 61216:
+/***/ 32679:
 /***/ ((module) => {
 
 
@@ -28281,16 +28002,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 98625:
+/***/ 92148:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __webpack_require__(61216)
-const { states, opcodes } = __webpack_require__(20736)
-const { ErrorEvent, createFastMessageEvent } = __webpack_require__(15188)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __webpack_require__(32679)
+const { states, opcodes } = __webpack_require__(84411)
+const { ErrorEvent, createFastMessageEvent } = __webpack_require__(39617)
 const { isUtf8 } = __webpack_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __webpack_require__(51900)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __webpack_require__(82121)
 
 /* globals Blob */
 
@@ -28610,15 +28331,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 13726:
+/***/ 23061:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(45893)
-const { URLSerializer } = __webpack_require__(51900)
-const { environmentSettingsObject } = __webpack_require__(73168)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __webpack_require__(20736)
+const { webidl } = __webpack_require__(30220)
+const { URLSerializer } = __webpack_require__(82121)
+const { environmentSettingsObject } = __webpack_require__(77241)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __webpack_require__(84411)
 const {
   kWebSocketURL,
   kReadyState,
@@ -28627,21 +28348,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __webpack_require__(61216)
+} = __webpack_require__(32679)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __webpack_require__(98625)
-const { establishWebSocketConnection, closeWebSocketConnection } = __webpack_require__(86897)
-const { ByteParser } = __webpack_require__(81652)
-const { kEnumerableProperty, isBlobLike } = __webpack_require__(3440)
-const { getGlobalDispatcher } = __webpack_require__(32581)
+} = __webpack_require__(92148)
+const { establishWebSocketConnection, closeWebSocketConnection } = __webpack_require__(27032)
+const { ByteParser } = __webpack_require__(88265)
+const { kEnumerableProperty, isBlobLike } = __webpack_require__(27375)
+const { getGlobalDispatcher } = __webpack_require__(31088)
 const { types } = __webpack_require__(57975)
-const { ErrorEvent, CloseEvent } = __webpack_require__(15188)
-const { SendQueue } = __webpack_require__(13900)
+const { ErrorEvent, CloseEvent } = __webpack_require__(39617)
+const { SendQueue } = __webpack_require__(81577)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -29319,8 +29040,8 @@ __webpack_require__.d(__webpack_exports__, {
 var context = __webpack_require__(37157);
 // EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
 var lib = __webpack_require__(89659);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __webpack_require__(24371);
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/undici/index.js
+var undici = __webpack_require__(89231);
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }

@@ -1,2 +1,5 @@
 #!/usr/bin/env node
-import './cli/index.js'
+// The patchsmith command's entry; the code is in patchsmith.js.
+import { cli } from './patchsmith.js'
+
+process.exitCode = await cli(process.argv.slice(2))

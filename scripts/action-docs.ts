@@ -3,17 +3,11 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as prettier from 'prettier'
 import { parse } from 'yaml'
+import { ACTION_INPUT_GROUPS, GROUPED_SETTINGS, parseRunConfig } from '../src/config.js'
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const README_PATH = join(PROJECT_ROOT, 'README.md')
-
-/** README.md as it should be: its tables rebuilt from action.yml, formatted by prettier. */
-export async function readmeWithActionTables(): Promise<string> {
-  const readme = readFileSync(README_PATH, 'utf8')
-  const rebuilt = actionTables(readme, readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8'))
-  const options = await prettier.resolveConfig(README_PATH)
-  return prettier.format(rebuilt, { ...options, filepath: README_PATH })
-}
+export const INPUTS_DOC_PATH = join(PROJECT_ROOT, 'docs/inputs.md')
 
 interface ActionSpec {
   inputs: Record<string, { description: string; default?: string }>
@@ -21,35 +15,62 @@ interface ActionSpec {
 }
 
 const cell = (text: string) => text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim()
+const code = (text: string) => (text === '' ? '' : `\`${cell(text)}\``)
 
-/** The README with its action.yml tables (between the `<!-- action.yml … -->` markers) rebuilt. */
-export function actionTables(readme: string, actionYaml: string): string {
-  const action = parse(actionYaml) as ActionSpec
-  const inputs = [
-    '| Input | Default | Description |',
+/** docs/inputs.md as it should be: built from action.yml and the settings, formatted by prettier. */
+export async function inputsDoc(): Promise<string> {
+  const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as ActionSpec
+  const defaults = parseRunConfig({}) as Record<string, unknown>
+  const text = [
+    '# Inputs and outputs',
+    '',
+    '<!-- Generated from action.yml and src/settings.ts by `npm run docs`; a test checks it. -->',
+    '',
+    `All ${Object.keys(action.inputs).length} inputs are optional, and each is also a flag of`,
+    'the command line with the same name (`--max-repairs 2`). Without `fix-plan`, `agent-input`,',
+    '`task-file` or `coding-task`, Patchsmith plans the fix of the issue itself.',
+    '',
+    ...Object.entries(ACTION_INPUT_GROUPS).flatMap(([group, names]) => [
+      `## ${group}`,
+      '',
+      '| Input | Default | Description |',
+      '| --- | --- | --- |',
+      ...names.map((name) => {
+        const spec = action.inputs[name]!
+        return `| \`${name}\` | ${code(spec.default ?? '')} | ${cell(spec.description)} |`
+      }),
+      ''
+    ]),
+    '## The `settings` lines',
+    '',
+    'Written one `name: value` per line in the `settings` input (a list setting repeats its',
+    'name), or as flags of the same name on the command line:',
+    '',
+    '```yaml',
+    'settings: |',
+    '  model-timeout: 300',
+    '  allowed-bots: renovate[bot]',
+    '  comment-on-failure: false',
+    '```',
+    '',
+    '| Setting | Default | Description |',
     '| --- | --- | --- |',
-    ...Object.entries(action.inputs).map(
-      ([name, spec]) =>
-        `| \`${name}\` | ${spec.default ? `\`${cell(String(spec.default))}\`` : ''} | ${cell(spec.description)} |`
-    )
-  ]
-  const outputs = [
+    ...Object.entries(GROUPED_SETTINGS).map(([name, { key, about }]) => {
+      const value = defaults[key]
+      const shown =
+        value === undefined || (Array.isArray(value) && value.length === 0) ? '' : String(value)
+      return `| \`${name}\` | ${code(shown)} | ${cell(about)} |`
+    }),
+    '',
+    '## Outputs',
+    '',
     '| Output | Description |',
     '| --- | --- |',
     ...Object.entries(action.outputs).map(
       ([name, spec]) => `| \`${name}\` | ${cell(spec.description)} |`
-    )
-  ]
-  return replaceBetween(replaceBetween(readme, 'inputs', inputs), 'outputs', outputs)
-}
-
-function replaceBetween(text: string, what: string, table: string[]): string {
-  const open = new RegExp(
-    `(<!-- action\\.yml ${what}[^>]*-->\\n)[\\s\\S]*?(\\n<!-- /action\\.yml ${what} -->)`
-  )
-  if (!open.test(text)) throw new Error(`README.md has no <!-- action.yml ${what} --> markers`)
-  return text.replace(
-    open,
-    (_all, start: string, end: string) => `${start}\n${table.join('\n')}\n${end}`
-  )
+    ),
+    ''
+  ].join('\n')
+  const options = await prettier.resolveConfig(INPUTS_DOC_PATH)
+  return prettier.format(text, { ...options, filepath: INPUTS_DOC_PATH })
 }

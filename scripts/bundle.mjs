@@ -1,5 +1,6 @@
-// Builds the committed bundles: dist/index.js (the action) and dist/cli/index.js (the CLI,
-// started through the dist/cli.js shim), with the prompt templates copied beside them.
+// Builds the committed bundle: one readable (not minified) ncc build of src/entries.ts as
+// dist/patchsmith.js and its chunks, and two small entries that import it: dist/index.js (the
+// action) and dist/cli.js (the CLI). The prompt templates are copied beside them.
 // The build goes to a temporary folder first, so dist/ is never seen half-written.
 import { execFileSync } from 'node:child_process'
 import {
@@ -24,20 +25,26 @@ const ncc = join(
   'dist/ncc/cli.js'
 )
 const staging = join(root, 'node_modules/.cache/patchsmith-dist', String(process.pid))
-const build = (entry, out) =>
-  execFileSync(
-    process.execPath,
-    [ncc, 'build', entry, '-o', join(staging, out), '--quiet', '--transpile-only', '--minify'],
-    {
-      cwd: root,
-      stdio: 'inherit'
-    }
-  )
 
 rmSync(staging, { recursive: true, force: true })
-build('src/index.ts', '.')
-build('src/cli.ts', 'cli')
-writeFileSync(join(staging, 'cli.js'), "#!/usr/bin/env node\nimport './cli/index.js'\n")
+execFileSync(
+  process.execPath,
+  [ncc, 'build', 'src/entries.ts', '-o', staging, '--quiet', '--transpile-only'],
+  { cwd: root, stdio: 'inherit' }
+)
+// ncc names its entry index.js; the chunks are loaded by their own names, relative to it.
+renameSync(join(staging, 'index.js'), join(staging, 'patchsmith.js'))
+writeFileSync(
+  join(staging, 'index.js'),
+  "// The action's entry (action.yml runs.main); the code is in patchsmith.js.\n" +
+    "import { run } from './patchsmith.js'\n\nawait run()\n"
+)
+writeFileSync(
+  join(staging, 'cli.js'),
+  '#!/usr/bin/env node\n' +
+    "// The patchsmith command's entry; the code is in patchsmith.js.\n" +
+    "import { cli } from './patchsmith.js'\n\nprocess.exitCode = await cli(process.argv.slice(2))\n"
+)
 chmodSync(join(staging, 'cli.js'), 0o755)
 mkdirSync(join(staging, 'prompts'), { recursive: true })
 cpSync(join(root, 'prompts'), join(staging, 'prompts'), { recursive: true })
@@ -46,9 +53,9 @@ if (sameTree(staging, join(root, 'dist'))) {
   rmSync(staging, { recursive: true, force: true })
   // Built from the sources as they are now: tests that compare times see it as current.
   const now = new Date()
-  for (const file of ['index.js', 'cli/index.js', 'cli.js'])
+  for (const file of ['index.js', 'patchsmith.js', 'cli.js'])
     utimesSync(join(root, 'dist', file), now, now)
-  console.log('dist/ is current: dist/index.js, dist/cli/index.js, dist/cli.js and dist/prompts/')
+  console.log('dist/ is current: dist/index.js, dist/cli.js, dist/patchsmith.js and dist/prompts/')
   process.exit(0)
 }
 const old = `${staging}.old`
@@ -60,7 +67,7 @@ try {
 }
 renameSync(staging, join(root, 'dist'))
 rmSync(old, { recursive: true, force: true })
-console.log('bundled dist/index.js, dist/cli/index.js, dist/cli.js and dist/prompts/')
+console.log('bundled dist/index.js, dist/cli.js, dist/patchsmith.js and dist/prompts/')
 
 function sameTree(a, b) {
   if (!existsSync(b)) return false

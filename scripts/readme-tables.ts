@@ -1,17 +1,17 @@
-// Rewrites the inputs and outputs tables of README.md from action.yml, between their markers.
-// `npm run docs` writes; `npm run docs -- --check` fails when the README is stale.
-import { readFileSync, writeFileSync } from 'node:fs'
-import { README_PATH, readmeWithActionTables } from './action-docs.js'
+// Writes docs/inputs.md from action.yml and the settings.
+// `npm run docs` writes; `npm run docs -- --check` fails when the file is stale.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { INPUTS_DOC_PATH, inputsDoc } from './action-docs.js'
 
-const readme = readFileSync(README_PATH, 'utf8')
-const updated = await readmeWithActionTables()
+const current = existsSync(INPUTS_DOC_PATH) ? readFileSync(INPUTS_DOC_PATH, 'utf8') : ''
+const updated = await inputsDoc()
 if (process.argv.includes('--check')) {
-  if (updated !== readme) {
-    console.error('README.md tables differ from action.yml: run `npm run docs`.')
+  if (updated !== current) {
+    console.error('docs/inputs.md differs from action.yml: run `npm run docs`.')
     process.exit(1)
   }
-  console.log('README.md tables match action.yml')
+  console.log('docs/inputs.md matches action.yml')
 } else {
-  writeFileSync(README_PATH, updated)
-  console.log('README.md tables written from action.yml')
+  writeFileSync(INPUTS_DOC_PATH, updated)
+  console.log('docs/inputs.md written from action.yml')
 }

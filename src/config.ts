@@ -1,5 +1,9 @@
 import { z } from 'zod'
+import { parsePricing } from './model/pricing.js'
 import { FORBIDDEN_EXTRA_NAME, SANDBOX_MODES } from './sandbox/index.js'
+import { ConfigError, expandSettings } from './settings.js'
+
+export { ACTION_INPUTS, ACTION_INPUT_GROUPS, ConfigError, GROUPED_SETTINGS } from './settings.js'
 
 /**
  * Every setting of a run and its default, in one schema. The action reads each key as the
@@ -71,10 +75,23 @@ export const RunConfigSchema = z.strictObject({
   modelHeaders: list(),
   modelStream: bool(true),
   structuredOutput: z.enum(['auto', 'json-schema', 'tool', 'prompt']).default('auto'),
+  modelPricing: z
+    .string()
+    .trim()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (!value) return
+      try {
+        parsePricing(value)
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message })
+      }
+    }),
   maxTokensPerDraft: int(5000, 500, 1_000_000),
   maxAttempts: int(4, 1, 20),
   maxTotalTokens: int(200_000, 0, 100_000_000),
-  timeLimit: int(3600, 0, 86_400),
+  maxCost: z.coerce.number().min(0).max(1_000_000).default(0),
+  timeLimit: int(1500, 0, 86_400),
   outputLimit: int(1000, 100, 1_000_000),
   blockedPaths: list(),
   allowProtectedPaths: list(),
@@ -101,7 +118,9 @@ export const RunConfigSchema = z.strictObject({
   artifactRunId: z.string().trim().regex(/^\d+$/, 'expected a workflow run id (digits)').optional(),
   inputArtifactName: z.string().trim().min(1).default('patchsmith-result'),
   resume: text(),
-  dryRun: bool(false)
+  dryRun: bool(false),
+  // The grouped settings as `name: value` lines; parseRunConfig spreads them over their keys.
+  settings: list()
 })
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>
@@ -144,9 +163,11 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   modelHeaders: 'list',
   modelStream: 'boolean',
   structuredOutput: 'text',
+  modelPricing: 'text',
   maxTokensPerDraft: 'text',
   maxAttempts: 'text',
   maxTotalTokens: 'text',
+  maxCost: 'text',
   timeLimit: 'text',
   outputLimit: 'text',
   blockedPaths: 'list',
@@ -166,7 +187,8 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   artifactRunId: 'text',
   inputArtifactName: 'text',
   resume: 'text',
-  dryRun: 'boolean'
+  dryRun: 'boolean',
+  settings: 'list'
 }
 
 export const SETTING_KEYS = Object.keys(SETTING_KINDS) as SettingKey[]
@@ -176,19 +198,16 @@ export function settingName(key: SettingKey): string {
   return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
 }
 
-export class ConfigError extends Error {
-  constructor(
-    message: string,
-    readonly setting?: string
-  ) {
-    super(message)
-    this.name = 'ConfigError'
-  }
-}
-
 export function parseRunConfig(input: RunConfigInput): RunConfig {
-  const result = RunConfigSchema.safeParse(input)
-  if (result.success) return result.data
+  const result = RunConfigSchema.safeParse(expandSettings(input))
+  if (result.success) {
+    if (result.data.maxCost > 0 && !result.data.modelPricing)
+      throw new ConfigError(
+        'Setting "max-cost": it needs model-pricing (a "model-pricing: <input> <cached input> <output>" line of settings, USD per million tokens) to price the calls.',
+        'max-cost'
+      )
+    return result.data
+  }
   const issue = result.error.issues[0]
   const key = issue?.path[0]
   const name = typeof key === 'string' ? settingName(key as SettingKey) : 'settings'

@@ -4,6 +4,7 @@ import { runCodingTask } from './adapters/coding-task/index.js'
 import {
   ConfigError,
   parseRunConfig,
+  ACTION_INPUTS,
   SETTING_KEYS,
   SETTING_KINDS,
   settingName,
@@ -15,11 +16,14 @@ import {
   summaryMarkdown,
   uploadArtifact,
   runner,
+  placeOf,
   type ArtifactEntry
 } from './report/index.js'
 import { SecretMasker } from './validation/index.js'
 import { PatchsmithError } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
+
+const SETTING_BY_NAME = new Map(SETTING_KEYS.map((key) => [settingName(key), key]))
 
 const actionLogger: Logger = { info: runner.info, warn: runner.warning, debug: runner.debug }
 
@@ -49,25 +53,31 @@ export async function run(): Promise<void> {
     ))
       runner.setOutput(name, value)
     const summary = summaryMarkdown(response, { issueNumber, pushed, base: config.baseBranch })
-    writeSummary(summary)
+    await writeSummary(summary)
     if (config.uploadArtifact) {
       const masker = SecretMasker.forRun({
         apiKey: config.apiKey,
         githubToken: config.githubToken,
         env: process.env
       })
-      await uploadReport(
-        config.artifactName,
-        [
-          { path: outputPath, name: 'result.json' },
-          { name: 'summary.md', content: summary },
-          { path: logDir, name: 'logs' },
-          ...inputEntries(config, process.env.GITHUB_EVENT_PATH)
-        ],
-        (text) => masker.mask(text)
+      await runner.group('Artifact', () =>
+        uploadReport(
+          config.artifactName,
+          [
+            { path: outputPath, name: 'result.json' },
+            { name: 'summary.md', content: summary },
+            { path: logDir, name: 'logs' },
+            ...inputEntries(config, process.env.GITHUB_EVENT_PATH)
+          ],
+          (text) => masker.mask(text)
+        )
       )
     }
-    if (!response.success) runner.setFailed(`${response.error?.code}: ${response.error?.message}`)
+    if (!response.success)
+      runner.setFailed(
+        `${response.error?.code}: ${response.error?.message}`,
+        placeOf(response.error?.details)
+      )
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const code =
@@ -76,12 +86,13 @@ export async function run(): Promise<void> {
         : error instanceof PatchsmithError
           ? error.code
           : 'INTERNAL_ERROR'
-    if (code === 'INTERNAL_ERROR' && error instanceof Error && error.stack) runner.info(error.stack)
+    if (code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
+      await runner.group('Stack trace', async () => runner.info(error.stack!))
     const failed = { success: false, error: { code, message, recoverable: false } } as const
     for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
       runner.setOutput(name, value)
-    writeSummary(summaryMarkdown(failed))
-    runner.setFailed(`${code}: ${message}`)
+    await writeSummary(summaryMarkdown(failed))
+    runner.setFailed(`${code}: ${message}`, placeOf(details(error)))
   } finally {
     process.exitCode = cancellation.exitCode() ?? process.exitCode
     cancellation.dispose()
@@ -91,8 +102,9 @@ export async function run(): Promise<void> {
 function readInputs(): RunConfigInput {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const input: Record<string, unknown> = {}
-  for (const key of SETTING_KEYS) {
-    const value = runner.getInput(settingName(key))
+  for (const name of ACTION_INPUTS) {
+    const key = SETTING_BY_NAME.get(name)!
+    const value = runner.getInput(name)
     if (value === '') continue
     input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
   }
@@ -100,9 +112,13 @@ function readInputs(): RunConfigInput {
   return input as RunConfigInput
 }
 
-function writeSummary(markdown: string): void {
+function details(error: unknown): unknown {
+  return error instanceof PatchsmithError ? error.details : undefined
+}
+
+async function writeSummary(markdown: string): Promise<void> {
   try {
-    runner.appendSummary(markdown)
+    await runner.appendSummary(markdown)
   } catch (error) {
     runner.warning(`Could not write the job summary: ${(error as Error).message}`)
   }

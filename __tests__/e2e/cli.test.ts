@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, runProgram, secretFlag } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
+import { startProxyServer } from '../support/proxy-server.js'
 import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
 
 const cleanups: Array<() => unknown> = []
@@ -126,6 +127,50 @@ describe('patchsmith run (node dist/cli.js)', () => {
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toContain('Usage: patchsmith run')
     expect(run.stdout).toBe('')
+  })
+})
+
+describe('patchsmith run behind a proxy', () => {
+  // A name no resolver knows: only the proxy can reach it.
+  const HOST = 'model.patchsmith.invalid'
+
+  async function proxied() {
+    const setup = await typoSetup()
+    const port = Number(new URL(setup.server.url).port)
+    const proxy = await startProxyServer({ [HOST]: port })
+    cleanups.push(() => proxy.close())
+    const args = typoCliArgs(setup.repo.dir, `http://${HOST}/v1`)
+    return { ...setup, proxy, args }
+  }
+
+  it('reaches a model named by an unresolvable host through HTTP_PROXY', async () => {
+    const { server, proxy, args } = await proxied()
+    const run = await runCli([...args, '--no-push'], {
+      env: { OPENAI_API_KEY: 'sk-from-env-1234', HTTP_PROXY: proxy.url }
+    })
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect((JSON.parse(run.stdout) as CodeAgentOutput).success).toBe(true)
+    expect(proxy.requests.length).toBeGreaterThan(0)
+    expect(proxy.requests.every((line) => line.includes(HOST))).toBe(true)
+    expect(server.requests.length).toBeGreaterThan(0)
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-1234')
+  })
+
+  it('goes direct for a host in NO_PROXY (here: and fails to resolve it)', async () => {
+    const { server, proxy, args } = await proxied()
+    const run = await runCli([...args, '--no-push', '--model-retries', '0'], {
+      env: {
+        OPENAI_API_KEY: 'sk-from-env-1234',
+        http_proxy: proxy.url,
+        no_proxy: `localhost,.patchsmith.invalid`
+      }
+    })
+    expect(run.exitCode).toBe(1)
+    const result = JSON.parse(run.stdout) as CodeAgentOutput
+    expect(result.error!.code).toBe('MODEL_ERROR')
+    expect(result.error!.message).toMatch(/ENOTFOUND|EAI_AGAIN/)
+    expect(proxy.requests).toEqual([])
+    expect(server.requests).toEqual([])
   })
 })
 

@@ -128,7 +128,7 @@ describe('push access over HTTP, checked before any model call', () => {
     const run = await typoRun(
       repo,
       server,
-      { 'github-token': READ, 'comment-on-failure': 'false' },
+      { 'github-token': READ, settings: 'comment-on-failure: false' },
       {
         GITHUB_SERVER_URL: remote.origin
       }

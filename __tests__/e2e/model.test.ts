@@ -142,8 +142,8 @@ describe('the style config', () => {
     repo.commitAll('editorconfig')
     const { run, server } = await typoRun(repo, typoScript(), {}, 'process')
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    const system = server.requests[0]!.body.messages[0].content as string
-    expect(system).toContain('indent with tabs, LF line endings, a final newline')
+    const draft = server.requests[0]!.body.messages[1].content as string
+    expect(draft).toContain('- Style: indent with tabs, LF line endings, a final newline')
   })
 })
 
@@ -167,6 +167,7 @@ describe('retries, timeouts and broken replies, end to end', () => {
     expect(metrics.tokens.per_call[0]).toMatchObject({ label: 'README.md', attempt: 1, retries: 1 })
     expect(JSON.parse(run.outputs.tokens!)).toEqual({
       prompt: metrics.tokens.prompt,
+      cached: 0,
       completion: metrics.tokens.completion,
       total: metrics.tokens.prompt + metrics.tokens.completion,
       calls: 2
@@ -315,20 +316,22 @@ describe('token budgets, end to end', () => {
   })
 })
 
-describe('max-attempts', () => {
-  it('ends after the allowed rounds with the last failure, explained', async () => {
+describe('max-repairs', () => {
+  it('ends after the allowed rounds (1 + max-repairs) with the last failure', async () => {
     const repo = track(typoRepo())
     const baseSha = repo.git('rev-parse', 'HEAD')
     const { run, server, result } = await typoRun(repo, typoScript(), {
       // Fails unlike the base (which still has the typo), so a repair would be asked.
       'validation-commands': 'grep -c teh README.md >&2; exit 3',
       'allow-plan-commands': 'true',
-      'max-attempts': '1'
+      'max-repairs': '0'
     })
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error-code']).toBe('VALIDATION_FAILED')
-    expect(result.error?.message).toContain('max-attempts (1) reached')
-    expect(metricsOf(result).budget.stopped_by).toBe('max-attempts')
+    expect(result.error?.details?.stats).toMatchObject({
+      stop_reason: 'repairs-exhausted',
+      attempts: 1
+    })
     expect(server.requests).toHaveLength(1)
     expect(expectUntouched(repo, BRANCH, baseSha)).toEqual([])
   })

@@ -162,6 +162,8 @@ describe('a planned path that matches a blocked glob', () => {
     )
     expectRefused(refusal, 'SECURITY_VIOLATION')
     expect(refusal.result.error!.details!.rule).toBe('blocked-path')
+    // The error annotation points at the file the plan named.
+    expect(refusal.run.stdout).toMatch(/^::error file=src\/app\.js::SECURITY_VIOLATION: /m)
   })
 })
 

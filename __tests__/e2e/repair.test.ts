@@ -151,8 +151,8 @@ if (f !== 'kiwi') { console.error('error: not a kiwi but ' + f.length + ' letter
     const lint = `grep -q ' $' fruit.txt && { echo "error: trailing space" >&2; exit 1; }; exit 0`
     const fix = `sed -i 's/ *$//' fruit.txt && echo touched >> check.js`
     const run = await fruitRun(fruitReplies([swap('apple', 'kiwi  ')]), {
-      'lint-command': lint,
-      'lint-fix-command': fix
+      // Named steps are lines of validation-commands: `lint:` and its fixer `lint-fix:`.
+      'validation-commands': `lint: ${lint}\nlint-fix: ${fix}\nnode check.js`
     })
     expect(run.exitCode, run.stdout).toBe(0)
     expect(run.server.requests).toHaveLength(2) // the draft and the commit message: no repair

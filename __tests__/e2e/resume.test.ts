@@ -68,7 +68,7 @@ describe('a stopped run keeps the work it paid for', () => {
     expect(expectUntouched(work, FRUIT_BRANCH, first.baseSha)).toEqual([])
 
     const second = await runOnFruit(work, fruitReplies([swap('cherry', 'kiwi')]), {
-      resume: 'true'
+      settings: 'resume: true'
     })
     expect(second.exitCode, second.stdout).toBe(0)
     expect(second.stdout).toContain('Resuming from attempt 2 of the earlier run')
@@ -91,7 +91,7 @@ describe('a stopped run keeps the work it paid for', () => {
     expect(expectUntouched(work, FRUIT_BRANCH, first.baseSha)).toEqual([])
 
     allowPushes()
-    const second = await runOnFruit(work, fruitReplies([]), { resume: 'true' })
+    const second = await runOnFruit(work, fruitReplies([]), { settings: 'resume: true' })
     expect(second.exitCode, second.stdout).toBe(0)
     expect(draftCalls(second)).toHaveLength(0)
     expect(work.gitOrigin('show', `${FRUIT_BRANCH}:fruit.txt`)).toBe('kiwi')
@@ -107,7 +107,7 @@ describe('a stopped run keeps the work it paid for', () => {
     work.git('commit', '-qam', 'the fruit changed upstream')
     work.git('push', '-q', 'origin', 'main')
     const second = await runOnFruit(work, fruitReplies([swap('plum', 'kiwi')]), {
-      resume: 'true'
+      settings: 'resume: true'
     })
     expect(second.exitCode, second.stdout).toBe(0)
     expect(second.stdout).toContain('does not apply to the base any more')
@@ -132,7 +132,9 @@ describe('resume refuses what it cannot trust, before any model call', () => {
     const work = repo()
     const path = join(work.root, 'earlier.json')
     if (result !== undefined) writeFileSync(path, JSON.stringify(result))
-    const run = await runOnFruit(work, fruitReplies([swap('apple', 'kiwi')]), { resume: path })
+    const run = await runOnFruit(work, fruitReplies([swap('apple', 'kiwi')]), {
+      settings: `resume: ${path}`
+    })
     return { work, run }
   }
   const keptFor = (attempt: Partial<LastAttempt>, baseSha: string) => ({

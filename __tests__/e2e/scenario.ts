@@ -1,19 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parse } from 'yaml'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 import { createRepo, copyDirFiles, type TestRepo } from '../support/repo.js'
 
 export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
 export const TYPO_EXAMPLE = join(PROJECT_ROOT, 'examples/typo-fix')
-export const ACTION_OUTPUTS = [
-  'success',
-  'commits',
-  'output-path',
-  'branch',
-  'sha',
-  'error-code',
-  'files-changed'
-]
+/** Every output action.yml declares: a run sets each one, on success and on failure. */
+export const ACTION_OUTPUTS = Object.keys(
+  (parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as { outputs: object }).outputs
+)
 
 export interface RecordedReplies {
   model: string

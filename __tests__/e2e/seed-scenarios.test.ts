@@ -60,7 +60,11 @@ describe('seed scenario 1: typo fix through node dist/index.js', () => {
       }
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    for (const name of ACTION_OUTPUTS) expect(run.outputs, name).toHaveProperty(name)
+    // Through @actions/core's file commands: every output of action.yml in GITHUB_OUTPUT, the
+    // summary in GITHUB_STEP_SUMMARY, and no state in GITHUB_STATE (there is no post step).
+    expect(Object.keys(run.outputs).sort()).toEqual([...ACTION_OUTPUTS].sort())
+    expect(run.summary).toContain('docs/42-fix-typo-readme')
+    expect(run.state).toEqual({})
     expect(run.outputs.success).toBe('true')
     expect(run.outputs['error-code']).toBe('')
     expect(run.outputs.branch).toBe('docs/42-fix-typo-readme')

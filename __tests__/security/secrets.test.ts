@@ -119,10 +119,16 @@ describe('SecretMasker (SECURITY.md (c) layer 1)', () => {
       SHORT_TOKEN: 'abc',
       PWD: '/home/runner/work/widgets/widgets',
       OLDPWD: '/home/runner/work/widgets',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/corp-root.pem',
+      SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
+      CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE: '/etc/ssl/certs/ca-certificates.crt',
+      SSL_CERT_DIR: '/etc/ssl/certs',
+      CLIENT_CERT: 'MIIBkTCB+wIJAKHHIG...',
       DB_PWD: 'correct-horse'
     })
     expect(values.sort()).toEqual(
       [
+        'MIIBkTCB+wIJAKHHIG...',
         'abcdefghij',
         'abcdefghijkl',
         'correct-horse',

@@ -3,7 +3,7 @@
  * environment the GitHub runner gives a JavaScript action and nothing inherited beyond
  * PATH/HOME/TMPDIR, so a developer's or CI's own GITHUB_* variables cannot leak in.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -18,6 +18,7 @@ import { constants, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
+import { GROUPED_SETTINGS } from '../../src/settings.js'
 
 export interface ActionRun {
   exitCode: number
@@ -27,6 +28,8 @@ export interface ActionRun {
   outputs: Record<string, string>
   /** The job summary (the GITHUB_STEP_SUMMARY file). */
   summary: string
+  /** State saved for a post step (the GITHUB_STATE file, parsed like outputs). */
+  state: Record<string, string>
   /** What the step wrote to GITHUB_ENV and GITHUB_PATH (later steps would run with it). */
   fileCommands: { env: string; path: string }
   durationMs: number
@@ -84,7 +87,7 @@ export interface RunnerFiles {
   /** The environment the runner gives the step: its files, the event, the inputs. */
   env: Record<string, string>
   /** What the step wrote: outputs, the job summary, GITHUB_ENV and GITHUB_PATH. */
-  read(): Pick<ActionRun, 'outputs' | 'summary' | 'fileCommands'>
+  read(): Pick<ActionRun, 'outputs' | 'summary' | 'state' | 'fileCommands'>
   remove(): void
 }
 
@@ -93,6 +96,7 @@ export function runnerFiles(options: ActionRunOptions): RunnerFiles {
   const temp = mkdtempSync(join(tmpdir(), 'patchsmith-action-'))
   const outputFile = join(temp, 'output')
   const summaryFile = join(temp, 'summary')
+  const stateFile = join(temp, 'state')
   const eventFile = join(temp, 'event.json')
   const runnerTemp = join(temp, 'runner-temp')
   // Where the runner keeps its file commands: under RUNNER_TEMP.
@@ -101,6 +105,7 @@ export function runnerFiles(options: ActionRunOptions): RunnerFiles {
   const pathFile = join(fileCommands, 'add_path_0d3c')
   writeFileSync(outputFile, '')
   writeFileSync(summaryFile, '')
+  writeFileSync(stateFile, '')
   writeFileSync(eventFile, JSON.stringify(options.event ?? {}))
   mkdirSync(fileCommands, { recursive: true })
   writeFileSync(envFile, '')
@@ -113,6 +118,7 @@ export function runnerFiles(options: ActionRunOptions): RunnerFiles {
     GITHUB_WORKSPACE: options.workspace,
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_STATE: stateFile,
     GITHUB_EVENT_PATH: eventFile,
     GITHUB_ENV: envFile,
     GITHUB_PATH: pathFile,
@@ -128,6 +134,7 @@ export function runnerFiles(options: ActionRunOptions): RunnerFiles {
     read: () => ({
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
       summary: readFileSync(summaryFile, 'utf8'),
+      state: parseOutputFile(readFileSync(stateFile, 'utf8')),
       fileCommands: { env: readFileSync(envFile, 'utf8'), path: readFileSync(pathFile, 'utf8') }
     }),
     remove: () => rmSync(temp, { recursive: true, force: true })
@@ -209,6 +216,17 @@ function inputEnv(inputs: Record<string, string>): Record<string, string> {
     inputs?: Record<string, { default?: unknown } | null>
   }
   const declared = action.inputs ?? {}
+  // A grouped setting given by its own name goes into the `settings` input, as a user writes it.
+  const grouped = Object.entries(inputs).filter(
+    ([name]) => !(name in declared) && name in GROUPED_SETTINGS
+  )
+  if (grouped.length > 0) {
+    const lines = grouped.flatMap(([name, value]) => value.split('\n').map((v) => `${name}: ${v}`))
+    inputs = {
+      ...Object.fromEntries(Object.entries(inputs).filter(([name]) => !(name in GROUPED_SETTINGS))),
+      settings: [inputs.settings ?? '', ...lines].filter(Boolean).join('\n')
+    }
+  }
   // The runner only warns about unknown inputs; failing here catches typos in tests.
   const unknown = Object.keys(inputs).filter((name) => !(name in declared))
   if (unknown.length > 0) {
@@ -244,11 +262,27 @@ function baseEnv(): Record<string, string> {
 function entry(file: string): string {
   const path = join(PROJECT_ROOT, 'dist', file)
   if (!existsSync(path)) throw new Error(`${path} does not exist; run \`npm run bundle\` first`)
-  // Tests through dist/ after a source change would silently test the old bundle.
+  // Tests through dist/ after a source change would silently test the old bundle. A fresh
+  // clone's file times are checkout order, so a newer source file only counts when the
+  // sources differ from the commit (whose dist/ check-dist holds to them).
   const source = newestUnder(join(PROJECT_ROOT, 'src'))
-  if (source.mtimeMs > statSync(path).mtimeMs)
+  if (source.mtimeMs > statSync(path).mtimeMs && sourcesChanged())
     throw new Error(`${source.path} is newer than ${path}: run \`npm run bundle\` (npm test does)`)
   return path
+}
+
+/** True when src/ or prompts/ differ from the checked-out commit (or git cannot tell). */
+function sourcesChanged(): boolean {
+  try {
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'prompts'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore']
+    })
+    return status.trim() !== ''
+  } catch {
+    return true
+  }
 }
 
 function newestUnder(dir: string): { path: string; mtimeMs: number } {

@@ -7,6 +7,7 @@
 import { createServer, type ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { listenOnLoopback, readBody } from './http.js'
+import { PromptCache, type PromptCacheRule } from './prompt-cache.js'
 
 export interface ScriptedReply {
   /** Assistant message content (default ''). For a non-2xx status, the error message. */
@@ -26,8 +27,11 @@ export interface ScriptedReply {
   hang?: boolean
   /** Close the connection without any response, as a crashed proxy or a reset would. */
   drop?: boolean
-  /** Token usage to report (default: rough counts, characters / 4). */
-  usage?: { prompt_tokens: number; completion_tokens: number }
+  /**
+   * Token usage to report (default: rough counts, characters / 4); `cached_tokens` is sent as
+   * `prompt_tokens_details.cached_tokens`, as providers with prompt caching report it.
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number }
   /** Streaming requests only: destroy the socket after this many SSE chunks. */
   cutStreamAfter?: number
 }
@@ -71,7 +75,19 @@ const CHAT_PATHS = new Set([
   '/openai/v1/chat/completions'
 ])
 
-export async function startModelServer(script: ReplyScript): Promise<ModelServer> {
+export interface ModelServerOptions {
+  /**
+   * Play a provider's prompt cache: replies without a scripted `usage` report as cached the
+   * prompt prefix shared with an earlier request (see prompt-cache.ts).
+   */
+  promptCache?: PromptCacheRule
+}
+
+export async function startModelServer(
+  script: ReplyScript,
+  options: ModelServerOptions = {}
+): Promise<ModelServer> {
+  const cache = options.promptCache ? new PromptCache(options.promptCache) : undefined
   // Aborted by close() so pending `delayMs` waits stop instead of keeping timers alive.
   const closing = new AbortController()
   let inFlight = 0
@@ -111,7 +127,13 @@ export async function startModelServer(script: ReplyScript): Promise<ModelServer
           sendError(res, 404, `No route for ${req.method} ${record.path}`)
           return
         }
-        const reply = await nextReply(record)
+        const cached = cache?.lookup(promptText(record))
+        // A copy: a scripted reply object may answer several requests.
+        const reply = { ...(await nextReply(record)) }
+        if (cached !== undefined && !reply.usage) {
+          const counts = roughUsage(record, reply)
+          reply.usage = { ...counts, cached_tokens: Math.min(cached, counts.prompt_tokens) }
+        }
         await answer(record, reply, res)
       })
       .catch((error: unknown) => {
@@ -220,18 +242,35 @@ function normalize(reply: ScriptedReply | string): ScriptedReply {
   return typeof reply === 'string' ? { content: reply } : reply
 }
 
-function usageOf(request: RecordedRequest, reply: ScriptedReply) {
+/** Every message's text, in order: what a provider's prompt cache keys on. */
+function promptText(request: RecordedRequest): string {
+  const messages: unknown = request.body?.messages
+  if (!Array.isArray(messages)) return ''
+  return messages.map((message) => `${message?.role}\n${textOf(message?.content)}\n`).join('')
+}
+
+/** Rough counts, characters / 4, for a reply without a scripted `usage`. */
+function roughUsage(request: RecordedRequest, reply: ScriptedReply) {
   const promptChars = Array.isArray(request.body?.messages)
     ? request.body.messages.reduce(
         (sum: number, message: { content?: unknown }) => sum + textOf(message?.content).length,
         0
       )
     : 0
-  const usage = reply.usage ?? {
+  return {
     prompt_tokens: Math.ceil(promptChars / 4),
     completion_tokens: Math.ceil((reply.content ?? '').length / 4)
   }
-  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+}
+
+function usageOf(request: RecordedRequest, reply: ScriptedReply) {
+  const usage = reply.usage ?? roughUsage(request, reply)
+  const { cached_tokens: cached, ...counts } = usage as typeof usage & { cached_tokens?: number }
+  return {
+    ...counts,
+    total_tokens: counts.prompt_tokens + counts.completion_tokens,
+    ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } })
+  }
 }
 
 function completion(request: RecordedRequest, reply: ScriptedReply) {

@@ -5,6 +5,8 @@ import { describe, it, expect } from 'vitest'
 import { parse } from 'yaml'
 import { parseCliArgs, UsageError, usage } from '../../src/cli/args.js'
 import {
+  ACTION_INPUTS,
+  GROUPED_SETTINGS,
   ConfigError,
   parseRunConfig,
   RunConfigSchema,
@@ -100,6 +102,60 @@ describe('parseRunConfig', () => {
 
   it('refuses unknown settings', () => {
     expect(thrown(() => parseRunConfig({ pushh: true } as never))).toBeInstanceOf(ConfigError)
+  })
+})
+
+describe('settings as a user writes them', () => {
+  it('reads `name: value` lines of the settings input, a list setting once per line', () => {
+    const config = parseRunConfig({
+      settings: [
+        '# tuning',
+        'model-timeout: 30',
+        'model-headers: X-Team: a',
+        'model-headers: X-Cost: b',
+        'comment-on-failure: false'
+      ]
+    })
+    expect(config.modelTimeout).toBe(30)
+    expect(config.modelHeaders).toEqual(['X-Team: a', 'X-Cost: b'])
+    expect(config.commentOnFailure).toBe(false)
+    // A setting's own flag wins over its line.
+    expect(parseRunConfig({ modelTimeout: '9', settings: 'model-timeout: 30' }).modelTimeout).toBe(
+      9
+    )
+  })
+
+  it('refuses a line that is not a grouped setting, naming it', () => {
+    for (const line of ['max-attempts: 2', 'nonsense', 'model: x']) {
+      const error = thrown(() => parseRunConfig({ settings: line }))
+      expect(error, line).toBeInstanceOf(ConfigError)
+      expect((error as ConfigError).setting).toBe('settings')
+    }
+  })
+
+  it('reads an issue number in the issue input', () => {
+    for (const issue of ['42', '#42', ' 42 ']) {
+      const config = parseRunConfig({ issue })
+      expect(config.issueNumber).toBe(42)
+      expect(config.issue).toBeUndefined()
+    }
+    expect(parseRunConfig({ issue: 'issue.json' }).issue).toBe('issue.json')
+  })
+
+  it('reads named pipeline steps among the validation commands', () => {
+    const config = parseRunConfig({
+      validationCommands:
+        'format: npx prettier --check .\nnpm run build\nlint-fix: eslint --fix .\ntest: npm test'
+    })
+    expect(config.formatCommand).toBe('npx prettier --check .')
+    expect(config.lintFixCommand).toBe('eslint --fix .')
+    expect(config.testCommand).toBe('npm test')
+    expect(config.validationCommands).toEqual(['npm run build'])
+  })
+
+  it('allows 1 + max-repairs draft rounds', () => {
+    expect(parseRunConfig({}).maxAttempts).toBe(4)
+    expect(parseRunConfig({ maxRepairs: '0' }).maxAttempts).toBe(1)
   })
 })
 
@@ -211,9 +267,29 @@ describe('action.yml and the settings', () => {
     }
   })
 
-  it('has an input for every setting except repo', () => {
-    const missing = SETTING_KEYS.filter((key) => !inputs.includes(settingName(key)))
-    expect(missing.filter((key) => key !== 'repo')).toEqual([])
+  it('declares the inputs of ACTION_INPUTS, at most 30 of them', () => {
+    expect(inputs).toEqual(ACTION_INPUTS)
+    expect(inputs.length).toBeLessThanOrEqual(30)
+  })
+
+  it('reaches every setting: as an input, a `settings` line, or a merged form', () => {
+    const merged = [
+      'issueNumber', // `issue: 42`
+      'maxAttempts', // 1 + max-repairs
+      'formatCommand', // `format:` … lines of validation-commands
+      'formatFixCommand',
+      'lintCommand',
+      'lintFixCommand',
+      'typecheckCommand',
+      'testCommand'
+    ]
+    const grouped = Object.values(GROUPED_SETTINGS).map((g) => g.key)
+    const missing = SETTING_KEYS.filter(
+      (key) => !inputs.includes(settingName(key)) && !grouped.includes(key) && !merged.includes(key)
+    )
+    expect(missing).toEqual([])
+    for (const name of Object.keys(GROUPED_SETTINGS))
+      expect(inputs, `${name} is grouped, not an input`).not.toContain(name)
   })
 
   it('lists every schema key in SETTING_KINDS', () => {

@@ -56,13 +56,17 @@ function completionBody(message: Record<string, unknown>, finishReason = 'stop',
 describe('ModelClient against the scripted server', () => {
   it('streams a reply, takes usage from the endpoint and sends the key only as a bearer token', async () => {
     const server = await serve([
-      { content: 'hello there', usage: { prompt_tokens: 11, completion_tokens: 3 } }
+      {
+        content: 'hello there',
+        usage: { prompt_tokens: 11, completion_tokens: 3, cached_tokens: 8 }
+      }
     ])
     const model = clientFor(server, { headers: { 'X-Gateway': 'team-a' } })
     const reply = await model.complete(ask, { label: 'greeting' })
     expect(reply).toMatchObject({
       text: 'hello there',
       promptTokens: 11,
+      cachedPromptTokens: 8,
       completionTokens: 3,
       usageEstimated: false,
       retries: 0,
@@ -81,17 +85,33 @@ describe('ModelClient against the scripted server', () => {
       expect.objectContaining({
         label: 'greeting',
         prompt_tokens: 11,
+        cached_prompt_tokens: 8,
         completion_tokens: 3,
         outcome: 'ok'
       })
     ])
+    expect(model.usage).toEqual({
+      calls: 1,
+      promptTokens: 11,
+      cachedPromptTokens: 8,
+      completionTokens: 3
+    })
   })
 
-  it('reads a whole (non-streamed) reply when streaming is off', async () => {
-    const server = await serve(['whole reply'])
-    const reply = await clientFor(server, { stream: false }).complete(ask)
-    expect(reply.text).toBe('whole reply')
+  it('reads a whole (non-streamed) reply when streaming is off, with its cached prompt tokens', async () => {
+    const server = await serve([
+      {
+        content: 'whole reply',
+        usage: { prompt_tokens: 20, completion_tokens: 2, cached_tokens: 16 }
+      },
+      'no cache reported'
+    ])
+    const model = clientFor(server, { stream: false })
+    const reply = await model.complete(ask)
+    expect(reply).toMatchObject({ text: 'whole reply', promptTokens: 20, cachedPromptTokens: 16 })
     expect(server.requests[0]!.body.stream).toBeFalsy()
+    expect((await model.complete(ask)).cachedPromptTokens).toBe(0)
+    expect(model.usage.cachedPromptTokens).toBe(16)
   })
 
   it('waits as retry-after says after a 429, then succeeds (≥ 1 s), counting the retry', async () => {
@@ -251,6 +271,21 @@ describe('ModelClient against the scripted server', () => {
     const error = await failure(clientFor(closed, { maxRetries: 1 }).complete(ask))
     expect(error.code).toBe('MODEL_ERROR')
     expect(error.message).toMatch(/ECONNREFUSED/)
+  })
+
+  it('follows a 307 redirect, resending the same request', async () => {
+    const server = await serve([
+      { status: 307, headers: { location: '/openai/v1/chat/completions' } },
+      'after the move'
+    ])
+    const model = clientFor(server, { stream: false, maxRetries: 0 })
+    expect((await model.complete(ask)).text).toBe('after the move')
+    expect(server.requests.map((r) => r.path)).toEqual([
+      '/v1/chat/completions',
+      '/openai/v1/chat/completions'
+    ])
+    expect(server.requests[1]!.body).toEqual(server.requests[0]!.body)
+    expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${KEY}`)
   })
 
   it('refuses a reply past the byte cap', async () => {
@@ -489,13 +524,13 @@ describe('endpoint settings', () => {
 })
 
 describe('RunBudget', () => {
-  it('allows rounds up to max-attempts, then explains the refusal', () => {
+  it('allows rounds up to 1 + max-repairs, then explains the refusal', () => {
     const budget = new RunBudget({ maxAttempts: 2, maxTotalTokens: 0, timeLimitMs: 0 })
     expect(budget.beforeAttempt(1)).toBeUndefined()
     expect(budget.beforeAttempt(2, 'VALIDATION_FAILED')).toBeUndefined()
-    expect(budget.beforeAttempt(3, 'VALIDATION_FAILED')).toContain('max-attempts (2) reached')
+    expect(budget.beforeAttempt(3, 'VALIDATION_FAILED')).toContain('max-repairs (1) reached')
     expect(budget.summary()).toMatchObject({
-      stopped_by: 'max-attempts',
+      stopped_by: 'max-repairs',
       rounds_by_reason: { VALIDATION_FAILED: 1 }
     })
   })

@@ -12,6 +12,7 @@ import {
   styleForFile
 } from '../../src/model/index.js'
 import { PROJECT_ROOT } from '../support/action-runner.js'
+import { sharedPrefix } from '../support/prompt-cache.js'
 
 const temps: string[] = []
 afterEach(() => {
@@ -123,21 +124,21 @@ describe('DraftPrompter', () => {
   })
 })
 
-describe('style from .editorconfig', () => {
-  const EDITORCONFIG = [
-    'root = true',
-    '[*]',
-    'indent_style = space',
-    'indent_size = 4',
-    'end_of_line = lf',
-    'insert_final_newline = true',
-    '[Makefile]',
-    'indent_style = tab',
-    '[*.bat]',
-    'end_of_line = crlf',
-    'insert_final_newline = false'
-  ].join('\n')
+const EDITORCONFIG = [
+  'root = true',
+  '[*]',
+  'indent_style = space',
+  'indent_size = 4',
+  'end_of_line = lf',
+  'insert_final_newline = true',
+  '[Makefile]',
+  'indent_style = tab',
+  '[*.bat]',
+  'end_of_line = crlf',
+  'insert_final_newline = false'
+].join('\n')
 
+describe('style from .editorconfig', () => {
   it('resolves each file by its own sections, with the fallback for what is unset', async () => {
     const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
     expect(await styleForFile(repo, 'src/app.py')).toEqual({
@@ -156,13 +157,16 @@ describe('style from .editorconfig', () => {
     })
   })
 
-  it('puts the file style in the system prompt', async () => {
+  it('puts the file style with the file, after the part every draft of the run shares', async () => {
     const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
     const prompter = new DraftPrompter({ repoDir: repo, maxTokens: 5_000 })
     const messages = await prompter.messages(
       request({ path: 'Makefile', operation: 'MODIFY' }, 'all:\n\techo hi\n')
     )
-    expect(messages[0]!.content).toContain('indent with tabs, LF line endings, a final newline')
+    const user = messages[1]!.content
+    expect(messages[0]!.content).not.toContain('indent with')
+    expect(user).toContain('- Style: indent with tabs, LF line endings, a final newline')
+    expect(user.indexOf('- Style:')).toBeGreaterThan(user.indexOf('The file for this request:'))
   })
 
   it('ignores an .editorconfig above the repository and uses the fallback without one', async () => {
@@ -199,4 +203,36 @@ describe('outline', () => {
       '9: pub fn build() {}'
     ])
   })
+})
+
+describe('prompt order for prompt caching', () => {
+  it.each(['udiff', 'search-replace', 'json-edits', 'whole-file'])(
+    'the drafts of one run (%s) share everything up to the file: rules, issue, plan steps, format',
+    async (format) => {
+      const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
+      const prompter = new DraftPrompter({ repoDir: repo, maxTokens: 5_000 })
+      const changes: Array<[FileChange, string]> = [
+        [{ path: 'README.md', operation: 'MODIFY', line_range: [1, 1] }, '# Title\nteh end\n'],
+        [{ path: 'Makefile', operation: 'MODIFY', description: 'tabs' }, 'all:\n\techo hi\n'],
+        [{ path: 'src/app.ts', operation: 'MODIFY' }, 'export const a = 1\n']
+      ]
+      const texts = await Promise.all(
+        changes.map(async ([change, content]) =>
+          (await prompter.messages({ ...request(change, content), format }))
+            .map((message) => `${message.role}: ${message.content}`)
+            .join('\n')
+        )
+      )
+      const shared = sharedPrefix(texts)
+      // The only differences come after the file section starts, so a provider's prompt cache
+      // serves the rest of every draft after the first.
+      expect(
+        texts.every((text) => text.indexOf('The file for this request:') <= shared.length)
+      ).toBe(true)
+      expect(shared).toContain(TYPO_ISSUE.title)
+      expect(shared).toContain('Plan steps')
+      expect(shared).toMatch(/The file for this request:\n\n- Path: $/)
+      expect(shared.length / Math.min(...texts.map((text) => text.length))).toBeGreaterThan(0.7)
+    }
+  )
 })

@@ -86,7 +86,8 @@ function commit(overrides: Partial<Commit> = {}): Commit {
 const METRICS = {
   attempts: 2,
   repairs: 1,
-  tokens: { prompt: 900, completion: 100, total: 1000, calls: 3 },
+  tokens: { prompt: 900, cached: 600, completion: 100, total: 1000, calls: 3 },
+  cost: { usd: 0.00155 },
   git_processes: 7,
   duration_ms: 4200
 }
@@ -113,7 +114,8 @@ describe('job summary', () => {
       ['0', '1.2 s', '✅ passed'],
       ['0', '80 ms', '✅ passed (flaky)']
     ])
-    expect(run).toContainEqual(['Tokens', '1000 (900 prompt, 100 completion)'])
+    expect(run).toContainEqual(['Tokens', '1000 (900 prompt, of which 600 cached, 100 completion)'])
+    expect(run).toContainEqual(['Cost', '$0.00155'])
     expect(run).toContainEqual(['Attempts', '2'])
     expect(run).toContainEqual(['Git processes', '7'])
     const fences = tokens.filter((token) => token.type === 'fence')

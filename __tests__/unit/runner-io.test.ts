@@ -1,13 +1,12 @@
 /**
- * The runner protocol (src/report/runner.ts) against @actions/core itself: the same calls must
- * leave the same GITHUB_OUTPUT blocks, job summary and workflow commands.
+ * The runner facade (src/report/runner.ts) over @actions/core: outputs, state and summary land
+ * in the runner's files, annotations carry file and line, model text cannot run a command.
  */
-import * as core from '@actions/core'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runner } from '../../src/report/index.js'
+import { placeOf, runner } from '../../src/report/index.js'
 import { parseOutputFile } from '../support/action-runner.js'
 
 const cleanups: Array<() => void> = []
@@ -65,56 +64,53 @@ function tempFile(name: string): string {
   return file
 }
 
-/** The file with each random delimiter replaced by its order of appearance. */
-function normalised(text: string): string {
-  const seen = new Map<string, string>()
-  return text.replace(/ghadelimiter_[0-9a-f-]+/g, (d) => {
-    if (!seen.has(d)) seen.set(d, `D${seen.size}`)
-    return seen.get(d)!
-  })
-}
-
-describe('runner protocol, compared with @actions/core', () => {
-  it('writes the same GITHUB_OUTPUT blocks, which parse back to the values', () => {
-    const ours = tempFile('ours')
-    const theirs = tempFile('theirs')
-    withEnv({ GITHUB_OUTPUT: ours }, () => OUTPUTS.forEach(([n, v]) => runner.setOutput(n, v)))
-    withEnv({ GITHUB_OUTPUT: theirs }, () => OUTPUTS.forEach(([n, v]) => core.setOutput(n, v)))
-    const text = readFileSync(ours, 'utf8')
-    expect(normalised(text)).toBe(normalised(readFileSync(theirs, 'utf8')))
+describe('runner facade over @actions/core', () => {
+  it('writes GITHUB_OUTPUT blocks with a fresh delimiter each, which parse back to the values', () => {
+    const file = tempFile('output')
+    withEnv({ GITHUB_OUTPUT: file }, () => OUTPUTS.forEach(([n, v]) => runner.setOutput(n, v)))
+    const text = readFileSync(file, 'utf8')
     expect(new Set(text.match(/ghadelimiter_[0-9a-f-]+/g)).size).toBe(OUTPUTS.length)
     const parsed = parseOutputFile(text)
     expect(parsed.commits).toBe(OUTPUTS[0]![1])
     expect(parsed.success).toBe('true')
     expect(parsed.tokens).toBe('{"prompt":10,"completion":2}')
+    // The runner reads the file line by line: CRLF inside a value comes back as LF.
+    expect(parsed['looks-like-a-block']).toBe(String(OUTPUTS[4]![1]).replace('\r\n', '\n'))
     expect(Object.keys(parsed)).toEqual(OUTPUTS.map(([name]) => name))
   })
 
-  it('refuses an output file that does not exist, as @actions/core does', () => {
-    withEnv({ GITHUB_OUTPUT: join(tmpdir(), 'patchsmith-no-such-dir', 'output') }, () =>
-      expect(() => runner.setOutput('a', 'b')).toThrow(/Missing file/)
+  it('saves state to GITHUB_STATE and reads it back as the post step would (STATE_*)', () => {
+    const file = tempFile('state')
+    withEnv({ GITHUB_STATE: file }, () => runner.saveState('journal', { branch: 'b' }))
+    const saved = parseOutputFile(readFileSync(file, 'utf8'))
+    expect(saved.journal).toBe('{"branch":"b"}')
+    withEnv({ STATE_journal: saved.journal }, () =>
+      expect(runner.getState('journal')).toBe('{"branch":"b"}')
     )
   })
 
-  it('prints the same commands for masks, warnings, debug lines and failures', () => {
-    const calls = (api: {
-      setSecret(v: string): void
-      warning(m: string): void
-      debug(m: string): void
-      info(m: string): void
-      setFailed(m: string): void
-    }) => {
-      api.setSecret('sk-abc%\r\nline two')
-      api.warning('50% of\nthe files')
-      api.debug('::set-output name=x::y')
-      api.info('plain line')
-      api.setFailed('VALIDATION_FAILED: npm test\nexit 1')
+  it('masks, warns, fails with an error annotation on the file and line, and groups', async () => {
+    const { stdout, exitCode } = captured(() => {
+      runner.setSecret('sk-abc%\r\nline two')
+      runner.warning('50% of\nthe files', { file: 'src/a.ts' })
+      runner.setFailed('INVALID_DIFF: hunk 2 not found', placeOf({ path: 'src/a.ts', line: 12 }))
+    })
+    expect(exitCode).toBe(1)
+    expect(stdout).toContain('::add-mask::sk-abc%25%0D%0Aline two\n')
+    expect(stdout).toContain('::warning file=src/a.ts::50%25 of%0Athe files\n')
+    expect(stdout).toContain('::error file=src/a.ts,line=12::INVALID_DIFF: hunk 2 not found\n')
+    expect(captured(() => runner.setFailed('x', placeOf({ field: 'fix-plan' }))).stdout).toBe(
+      '::error::x\n'
+    )
+    let grouped = ''
+    const write = process.stdout.write.bind(process.stdout)
+    process.stdout.write = ((chunk: string) => ((grouped += chunk), true)) as typeof write
+    try {
+      await runner.group('Artifact', async () => runner.info('uploaded'))
+    } finally {
+      process.stdout.write = write
     }
-    const ours = captured(() => calls(runner))
-    const theirs = captured(() => calls(core))
-    expect(ours.stdout).toBe(theirs.stdout)
-    expect(ours.exitCode).toBe(1)
-    expect(ours.stdout).toContain('::add-mask::sk-abc%25%0D%0Aline two\n')
+    expect(grouped).toBe('::group::Artifact\nuploaded\n::endgroup::\n')
   })
 
   it('fences a log line that holds a workflow command, so model text cannot run one', () => {
@@ -128,37 +124,32 @@ describe('runner protocol, compared with @actions/core', () => {
     expect(captured(() => runner.info('a :: b')).stdout).toBe('a :: b\n')
   })
 
-  it('writes set-output commands when there is no output file, as @actions/core does', () => {
-    const call = (set: (n: string, v: unknown) => void) =>
-      withEnv({ GITHUB_OUTPUT: undefined }, () => captured(() => set('a:b,c', 'x\ny')).stdout)
-    expect(call(runner.setOutput)).toBe(call(core.setOutput))
-  })
-
-  it('reads inputs the way @actions/core does', () => {
+  it('reads inputs by their action.yml names (INPUT_*, trimmed)', () => {
     withEnv({ 'INPUT_FIX-PLAN': '  plan.json \n', INPUT_MODEL_NAME: 'm', INPUT_EMPTY: '' }, () => {
-      for (const name of ['fix-plan', 'model name', 'empty', 'absent'])
-        expect(runner.getInput(name)).toBe(core.getInput(name))
+      expect(runner.getInput('fix-plan')).toBe('plan.json')
+      expect(runner.getInput('model name')).toBe('m')
+      expect(runner.getInput('empty')).toBe('')
+      expect(runner.getInput('absent')).toBe('')
     })
-    expect(runner.getInput('fix-plan')).toBe('')
   })
 
-  it('appends to the job summary, and says when there is none', async () => {
-    const ours = tempFile('ours')
-    const theirs = tempFile('theirs')
-    withEnv({ GITHUB_STEP_SUMMARY: ours }, () => {
-      runner.appendSummary('# one')
-      runner.appendSummary('two')
-    })
+  it('appends to the summary file named now, and says when there is none', async () => {
+    const first = tempFile('first')
+    const second = tempFile('second')
     const previous = process.env.GITHUB_STEP_SUMMARY
-    process.env.GITHUB_STEP_SUMMARY = theirs
     try {
-      await core.summary.addRaw('# one', true).write()
-      await core.summary.addRaw('two', true).write()
+      process.env.GITHUB_STEP_SUMMARY = first
+      await runner.appendSummary('# one')
+      await runner.appendSummary('two')
+      process.env.GITHUB_STEP_SUMMARY = second
+      await runner.appendSummary('three')
+      delete process.env.GITHUB_STEP_SUMMARY
+      expect(await runner.appendSummary('x')).toBe(false)
     } finally {
       if (previous === undefined) delete process.env.GITHUB_STEP_SUMMARY
       else process.env.GITHUB_STEP_SUMMARY = previous
     }
-    expect(readFileSync(ours, 'utf8')).toBe(readFileSync(theirs, 'utf8'))
-    withEnv({ GITHUB_STEP_SUMMARY: undefined }, () => expect(runner.appendSummary('x')).toBe(false))
+    expect(readFileSync(first, 'utf8')).toBe('# one\ntwo\n')
+    expect(readFileSync(second, 'utf8')).toBe('three\n')
   })
 })

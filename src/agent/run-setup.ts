@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { GitConflictError, SecurityViolationError } from '../contract/index.js'
 import { gitDirs, pushAuth, recoverRepository, RunLock, type Git } from '../git/index.js'
-import { RunBudget } from '../model/index.js'
+import { parsePricing, RunBudget } from '../model/index.js'
 import {
   BACKENDS,
   hiddenFolders,
@@ -48,7 +48,9 @@ export function startRun(
       {
         maxAttempts: config.maxAttempts,
         maxTotalTokens: config.maxTotalTokens,
-        timeLimitMs: config.timeLimit * 1000
+        timeLimitMs: config.timeLimit * 1000,
+        maxCostUsd: config.maxCost,
+        ...(config.modelPricing ? { pricing: parsePricing(config.modelPricing) } : {})
       },
       env.cancel
     ),

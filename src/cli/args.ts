@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
 import {
   SETTING_KEYS,
   SETTING_KINDS,
@@ -41,59 +42,84 @@ export interface CliInvocation {
   help: boolean
 }
 
+type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
+
+const OPTIONS: Record<string, OptionSpec> = {
+  help: { type: 'boolean', short: 'h' },
+  ...Object.fromEntries(
+    [...FLAGS].map(([name, key]) => {
+      const kind = SETTING_KINDS[key]
+      return [name, kind === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: true }]
+    })
+  ),
+  ...Object.fromEntries(
+    Object.keys(SECRET_FLAGS).flatMap((name) => [
+      [name, { type: 'string', multiple: true }],
+      [`${name}-file`, { type: 'string', multiple: true }]
+    ])
+  )
+}
+
 /**
- * Parses `patchsmith run --flag value …`. Flags: `--name value`, `--name=value`, booleans as
- * `--name`, `--no-name` or `--name=false`; list flags may repeat.
+ * Parses `patchsmith run --flag value …` with node:util parseArgs. Flags: `--name value`,
+ * `--name=value`, booleans as `--name`, `--no-name` or `--name=false`; list flags may repeat.
  */
 export function parseCliArgs(argv: readonly string[]): CliInvocation {
   const settings: Record<string, unknown> = {}
-  let command = ''
-  let help = false
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (arg === '--help' || arg === '-h') {
-      help = true
-      continue
-    }
-    if (!arg.startsWith('--')) {
-      if (command) throw new UsageError(`Unexpected argument "${arg}".`)
-      command = arg
-      continue
-    }
-    const [rawName, inlineValue] = splitFlag(arg.slice(2))
-    const secret = SECRET_FLAGS[rawName]
+  // parseArgs has no `--switch=value`; the text goes to the setting, which parses it.
+  const args = argv.filter((arg) => {
+    const [name, value] = splitFlag(arg)
+    const key = FLAGS.get(name)
+    if (value === undefined || !key || SETTING_KINDS[key] !== 'boolean') return true
+    settings[key] = value
+    return false
+  })
+  let parsed
+  try {
+    parsed = parseArgs({
+      args,
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: true,
+      allowNegative: true,
+      tokens: true
+    })
+  } catch (error) {
+    const message = (error as Error).message
+    const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1]
+    throw new UsageError(
+      unknown
+        ? `Unknown flag "${unknown}". Run "patchsmith --help" for the list.`
+        : message.split('\n')[0]!
+    )
+  }
+  const positionals = parsed.positionals
+  if (positionals.length > 1) throw new UsageError(`Unexpected argument "${positionals[1]}".`)
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || token.name === 'help') continue
+    const { name, rawName, value } = token
+    const secret = SECRET_FLAGS[name]
     if (secret)
       throw new UsageError(
-        `"--${rawName}" would put the secret on the command line, where every process can read it: set ${secret.variable} or pass --${rawName}-file FILE.`
+        `"--${name}" would put the secret on the command line, where every process can read it: set ${secret.variable} or pass --${name}-file FILE.`
       )
-    const secretFile = SECRET_FLAGS[rawName.replace(/-file$/, '')]
-    if (secretFile && rawName.endsWith('-file')) {
-      const file = inlineValue ?? argv[++i]
-      if (!file) throw new UsageError(`"--${rawName}" needs a file.`)
-      settings[secretFile.key] = readSecretFile(rawName, file)
+    const secretFile = SECRET_FLAGS[name.replace(/-file$/, '')]
+    if (secretFile) {
+      settings[secretFile.key] = readSecretFile(name, value!)
       continue
     }
-    const negated = rawName.startsWith('no-') && !FLAGS.has(rawName)
-    const name = negated ? rawName.slice(3) : rawName
-    const key = FLAGS.get(name)
-    if (!key)
-      throw new UsageError(`Unknown flag "--${rawName}". Run "patchsmith --help" for the list.`)
+    const key = FLAGS.get(name)!
     const kind = SETTING_KINDS[key]
-    if (kind === 'boolean') {
-      if (negated && inlineValue !== undefined)
-        throw new UsageError(`"--${rawName}" takes no value.`)
-      settings[key] = negated ? false : (inlineValue ?? true)
-      continue
-    }
-    if (negated) throw new UsageError(`"--${rawName}" is not a switch.`)
-    const value = inlineValue ?? argv[++i]
-    if (value === undefined || (inlineValue === undefined && isKnownFlag(value))) {
-      throw new UsageError(`"--${name}" needs a value.`)
-    }
-    if (kind === 'list') settings[key] = [...((settings[key] as string[] | undefined) ?? []), value]
+    if (kind === 'boolean') settings[key] = !rawName.startsWith('--no-')
+    else if (kind === 'list')
+      settings[key] = [...((settings[key] as string[] | undefined) ?? []), value!]
     else settings[key] = value
   }
-  return { command, settings: settings as RunConfigInput, help }
+  return {
+    command: positionals[0] ?? '',
+    settings: settings as RunConfigInput,
+    help: parsed.values.help === true
+  }
 }
 
 function readSecretFile(flag: string, file: string): string {
@@ -106,15 +132,10 @@ function readSecretFile(flag: string, file: string): string {
   }
 }
 
-function isKnownFlag(text: string): boolean {
-  if (!text.startsWith('--')) return false
-  const name = splitFlag(text.slice(2))[0]
-  return FLAGS.has(name) || FLAGS.has(name.replace(/^no-/, '')) || name === 'help'
-}
-
-function splitFlag(text: string): [string, string | undefined] {
-  const eq = text.indexOf('=')
-  return eq < 0 ? [text, undefined] : [text.slice(0, eq), text.slice(eq + 1)]
+function splitFlag(arg: string): [string, string | undefined] {
+  if (!arg.startsWith('--')) return ['', undefined]
+  const eq = arg.indexOf('=')
+  return eq < 0 ? [arg.slice(2), undefined] : [arg.slice(2, eq), arg.slice(eq + 1)]
 }
 
 export function usage(): string {

@@ -1,4 +1,5 @@
 import { CancelledError, TimeoutError, TokenBudgetExceededError } from '../contract/index.js'
+import { costOf, formatUsd, type ModelPricing } from './pricing.js'
 
 export interface BudgetLimits {
   /** Draft rounds (the first draft and every repair or re-draft) at most. */
@@ -7,9 +8,13 @@ export interface BudgetLimits {
   maxTotalTokens: number
   /** Wall time of the whole run, in ms; 0: no limit. */
   timeLimitMs: number
+  /** USD over every model call of the run, priced by `pricing`; 0 or absent: no limit. */
+  maxCostUsd?: number
+  /** model-pricing: what the calls cost (the `cost` output); needed by maxCostUsd. */
+  pricing?: ModelPricing
 }
 
-export type BudgetStop = 'max-attempts' | 'max-total-tokens' | 'time-limit'
+export type BudgetStop = 'max-repairs' | 'max-total-tokens' | 'max-cost' | 'time-limit'
 
 /**
  * The run's three budgets. Model calls draw on it (tokens, the deadline, the abort signal) and
@@ -23,6 +28,7 @@ export class RunBudget {
   attempt = 0
   stoppedBy?: BudgetStop
   private tokensUsed = 0
+  private readonly usage = { prompt: 0, cached: 0, completion: 0 }
   private readonly repairReasons: Record<string, number> = {}
 
   /** `cancel`: aborted by the entry on SIGINT, SIGTERM or SIGHUP (its reason is the signal). */
@@ -63,16 +69,17 @@ export class RunBudget {
 
   /**
    * Before draft round `attempt` (1-based; `reason` says why a round after the first is
-   * needed). Throws TIMEOUT or TOKEN_BUDGET_EXCEEDED when those budgets are spent; returns
-   * an explanation when `max-attempts` forbids the round, for the loop to stop with its
+   * needed). Throws TIMEOUT or TOKEN_BUDGET_EXCEEDED (tokens or cost) when those budgets are
+   * spent; returns
+   * an explanation when max-repairs forbids the round (maxAttempts is 1 + max-repairs), for the loop to stop with its
    * last failure.
    */
   beforeAttempt(attempt: number, reason?: string): string | undefined {
     this.assertTime(`before draft round ${attempt}`)
     this.assertTokens(0, `before draft round ${attempt}`)
     if (attempt > this.limits.maxAttempts) {
-      this.stoppedBy = 'max-attempts'
-      return `max-attempts (${this.limits.maxAttempts}) reached: no further draft round was started`
+      this.stoppedBy = 'max-repairs'
+      return `max-repairs (${this.limits.maxAttempts - 1}) reached: no further draft round was started`
     }
     this.attempt = attempt
     if (attempt > 1 && reason) this.repairReasons[reason] = (this.repairReasons[reason] ?? 0) + 1
@@ -95,8 +102,31 @@ export class RunBudget {
     )
   }
 
-  /** Before a call whose prompt is `promptTokens` long: refuses one that would pass the limit. */
+  /** USD spent so far (0 without pricing). */
+  get costUsd(): number {
+    return this.limits.pricing ? costOf(this.usage, this.limits.pricing).usd : 0
+  }
+
+  /**
+   * How many prompt tokens the next call may send before max-total-tokens or max-cost refuses
+   * it (a prompt is priced as uncached input: the most it can cost); Infinity without limits.
+   */
+  promptAllowance(): number {
+    const { maxTotalTokens, maxCostUsd = 0, pricing } = this.limits
+    const byTokens = maxTotalTokens > 0 ? maxTotalTokens - this.tokensUsed : Infinity
+    const byCost =
+      maxCostUsd > 0 && pricing && pricing.input > 0
+        ? Math.floor(((maxCostUsd - this.costUsd) * 1e6) / pricing.input)
+        : Infinity
+    return Math.max(0, Math.min(byTokens, byCost))
+  }
+
+  /**
+   * Before a call whose prompt is `promptTokens` long: refuses one that would pass
+   * max-total-tokens, or max-cost with the prompt priced as uncached input.
+   */
   assertTokens(promptTokens: number, when: string): void {
+    this.assertCost(promptTokens, when)
     const max = this.limits.maxTotalTokens
     if (max <= 0 || this.tokensUsed + promptTokens <= max) return
     this.stoppedBy = 'max-total-tokens'
@@ -112,8 +142,33 @@ export class RunBudget {
     )
   }
 
-  record(promptTokens: number, completionTokens: number): void {
+  private assertCost(promptTokens: number, when: string): void {
+    const { maxCostUsd = 0, pricing } = this.limits
+    if (maxCostUsd <= 0 || !pricing) return
+    const spent = this.costUsd
+    const next = (promptTokens * pricing.input) / 1e6
+    if (spent + next <= maxCostUsd) return
+    this.stoppedBy = 'max-cost'
+    throw new TokenBudgetExceededError(
+      `max-cost ($${formatUsd(maxCostUsd)}) would be passed ${when}: $${formatUsd(spent)} was ` +
+        `spent so far and the next prompt (${promptTokens} tokens) costs up to $${formatUsd(next)}. ` +
+        'The run was stopped and rolled back.',
+      {
+        limit: 'max-cost',
+        max_cost_usd: maxCostUsd,
+        spent_usd: Number(formatUsd(spent)),
+        next_prompt_usd: Number(formatUsd(next)),
+        next_prompt_tokens: promptTokens
+      }
+    )
+  }
+
+  /** One call's usage as the provider reported it (`cachedTokens`: of the prompt). */
+  record(promptTokens: number, completionTokens: number, cachedTokens = 0): void {
     this.tokensUsed += promptTokens + completionTokens
+    this.usage.prompt += promptTokens
+    this.usage.cached += cachedTokens
+    this.usage.completion += completionTokens
   }
 
   summary(): Record<string, unknown> {
@@ -122,6 +177,9 @@ export class RunBudget {
       max_total_tokens: this.limits.maxTotalTokens,
       time_limit_s: Math.round(this.limits.timeLimitMs / 1000),
       tokens_used: this.tokensUsed,
+      ...(this.limits.maxCostUsd
+        ? { max_cost_usd: this.limits.maxCostUsd, cost_usd: Number(formatUsd(this.costUsd)) }
+        : {}),
       ...(Object.keys(this.repairReasons).length > 0
         ? { rounds_by_reason: this.repairReasons }
         : {}),

@@ -29,3 +29,11 @@ export { commitMessages } from './commit-prompt.js'
 export type { CommitPromptInput } from './commit-prompt.js'
 export { modelMetrics, tokenTotals } from './metrics.js'
 export type { TokenTotals } from './metrics.js'
+export {
+  costOf,
+  formatUsd,
+  parsePricing,
+  PRICING_FORMAT,
+  type ModelPricing,
+  type TokenUsage
+} from './pricing.js'

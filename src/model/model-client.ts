@@ -42,6 +42,8 @@ export interface Completion {
   /** With a responseFormat: the reply parsed and checked against its schema, when it matched. */
   parsed?: unknown
   promptTokens: number
+  /** Of promptTokens, those the provider read from its prompt cache (0 when not reported). */
+  cachedPromptTokens: number
   completionTokens: number
   /** True when the endpoint reported no usage and the tokens were counted here. */
   usageEstimated: boolean
@@ -85,6 +87,7 @@ export interface ModelClientOptions {
 export interface ModelUsage {
   calls: number
   promptTokens: number
+  cachedPromptTokens: number
   completionTokens: number
 }
 
@@ -92,6 +95,7 @@ export interface CallRecord {
   label: string
   attempt: number
   prompt_tokens: number
+  cached_prompt_tokens: number
   completion_tokens: number
   latency_ms: number
   retries: number
@@ -110,7 +114,12 @@ const SILENT: ModelLog = { info() {}, warn() {}, debug() {} }
  * Authorization header and nowhere else.
  */
 export class ModelClient {
-  readonly usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 }
+  readonly usage: ModelUsage = {
+    calls: 0,
+    promptTokens: 0,
+    cachedPromptTokens: 0,
+    completionTokens: 0
+  }
   readonly calls: CallRecord[] = []
   readonly retries = Object.fromEntries(RETRY_REASONS.map((r) => [r, 0])) as Record<
     RetryReason,
@@ -165,6 +174,7 @@ export class ModelClient {
       label,
       attempt: opts.attempt ?? this.options.budget?.attempt ?? 0,
       prompt_tokens: 0,
+      cached_prompt_tokens: 0,
       completion_tokens: 0,
       latency_ms: 0,
       retries: 0,
@@ -180,11 +190,17 @@ export class ModelClient {
       await this.checkBudget(messages, label)
       const completion = await this.withRetries(messages, opts, label, record)
       record.prompt_tokens = completion.promptTokens
+      record.cached_prompt_tokens = completion.cachedPromptTokens
       record.completion_tokens = completion.completionTokens
       if (completion.usageEstimated) record.usage_estimated = true
       this.usage.promptTokens += completion.promptTokens
+      this.usage.cachedPromptTokens += completion.cachedPromptTokens
       this.usage.completionTokens += completion.completionTokens
-      this.options.budget?.record(completion.promptTokens, completion.completionTokens)
+      this.options.budget?.record(
+        completion.promptTokens,
+        completion.completionTokens,
+        completion.cachedPromptTokens
+      )
       this.log.debug(
         `${label}: ${completion.promptTokens} prompt + ${completion.completionTokens} completion tokens in ${completion.durationMs} ms`
       )
@@ -215,9 +231,9 @@ export class ModelClient {
     const budget = this.options.budget
     if (!budget) return
     budget.assertTime(`before the model call for ${label}`)
-    const max = budget.limits.maxTotalTokens
-    if (max <= 0) return
-    const prompt = await measurePrompt(messages, Math.max(0, max - budget.tokens))
+    const allowance = budget.promptAllowance()
+    if (allowance === Infinity) return
+    const prompt = await measurePrompt(messages, allowance)
     budget.assertTokens(prompt.tokens, `by the model call for ${label}`)
   }
 
@@ -346,6 +362,7 @@ export class ModelClient {
       text: format ? reply.text : unwrapDiffEnvelope(reply.text),
       ...(format ? { parsed: parseStructured(reply.text, format) } : {}),
       promptTokens,
+      cachedPromptTokens: reply.usage?.cached_prompt_tokens ?? 0,
       completionTokens,
       usageEstimated: estimated,
       durationMs,

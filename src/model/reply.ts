@@ -10,7 +10,7 @@ export interface Reply {
   /** Undefined when the reply ended without one (a cut stream). */
   finishReason?: string
   refusal?: string
-  usage?: { prompt_tokens: number; completion_tokens: number }
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens: number }
 }
 
 /** One reply, from a whole completion or assembled from a stream of chunks. */
@@ -57,9 +57,19 @@ function fromCompletion(completion: ChatCompletion): Reply {
   }
 }
 
-function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number }) {
+function usageOf(usage: {
+  prompt_tokens?: number
+  completion_tokens?: number
+  prompt_tokens_details?: { cached_tokens?: number } | null
+  /** DeepSeek's name for the same count. */
+  prompt_cache_hit_tokens?: number
+}) {
+  const prompt = usage.prompt_tokens ?? 0
+  // The part of the prompt the provider served from its prompt cache (billed lower).
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0
   return {
-    prompt_tokens: usage.prompt_tokens ?? 0,
-    completion_tokens: usage.completion_tokens ?? 0
+    prompt_tokens: prompt,
+    completion_tokens: usage.completion_tokens ?? 0,
+    cached_prompt_tokens: Math.min(Math.max(0, cached), prompt)
   }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { CodeAgentOutput } from '../contract/index.js'
+import { formatUsd } from '../model/index.js'
 
 export function writeResultFile(path: string, response: CodeAgentOutput): void {
   mkdirSync(dirname(path), { recursive: true })
@@ -25,6 +26,7 @@ export function actionOutputs(
     'error-code': response.error?.code ?? '',
     'files-changed': [...new Set(commits.flatMap((commit) => commit.files_changed))].join('\n'),
     tokens: tokensOutput(response.metrics),
+    cost: costOutput(response.metrics),
     'patch-id': last?.patch_id ?? '',
     pushed: String(Boolean(response.success && options.pushed && last?.sha))
   }
@@ -36,8 +38,15 @@ export function tokensOutput(metrics: CodeAgentOutput['metrics']): string {
   const count = (key: string) => (typeof tokens?.[key] === 'number' ? (tokens[key] as number) : 0)
   return JSON.stringify({
     prompt: count('prompt'),
+    cached: count('cached'),
     completion: count('completion'),
     total: count('total'),
     calls: count('calls')
   })
+}
+
+/** The `cost` output: the run's model cost in USD from model-pricing ('' without pricing). */
+export function costOutput(metrics: CodeAgentOutput['metrics']): string {
+  const cost = (metrics as { cost?: { usd?: unknown } } | undefined)?.cost
+  return typeof cost?.usd === 'number' ? formatUsd(cost.usd) : ''
 }

@@ -1,40 +1,39 @@
+import * as core from '@actions/core'
 import { randomUUID } from 'node:crypto'
-import { accessSync, appendFileSync, constants, existsSync } from 'node:fs'
-import { EOL } from 'node:os'
+
+/** Where an annotation points, when the failure names a file (and maybe a line). */
+export interface AnnotationPlace {
+  file?: string
+  line?: number
+  title?: string
+}
 
 /**
- * What a JavaScript action says to the runner: inputs from `INPUT_*`, outputs to the
- * GITHUB_OUTPUT file, the job summary, masks and log lines as workflow commands — the
- * documented protocol, byte for byte as @actions/core writes it. It is written here because
- * @actions/core loads an HTTP client for OIDC tokens at start-up (about 45 ms of the action's
- * own cost) that this action never uses.
+ * What the action says to the runner, through @actions/core: inputs, outputs, state, the job
+ * summary, masks, annotations and log groups. One object so that main.ts (and tests) depend on
+ * a small face instead of the whole toolkit.
  */
 export const runner = {
   /** An input as the runner passes it (`INPUT_<NAME>`), trimmed; '' when not set. */
   getInput(name: string): string {
-    return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim()
+    return core.getInput(name)
   },
 
   setOutput(name: string, value: unknown): void {
-    const file = process.env.GITHUB_OUTPUT
-    if (!file) {
-      process.stdout.write(EOL)
-      command('set-output', commandValue(value), `name=${escapeProperty(name)}`)
-      return
-    }
-    // A random delimiter that neither the name nor the value may contain: text from the issue
-    // or the model can then never close the block early and set another output.
-    const delimiter = `ghadelimiter_${randomUUID()}`
-    const text = commandValue(value)
-    if (name.includes(delimiter) || text.includes(delimiter)) {
-      throw new Error(`The output ${name} contains its own delimiter.`)
-    }
-    appendToFile(file, `${name}<<${delimiter}${EOL}${text}${EOL}${delimiter}`)
+    core.setOutput(name, value)
+  },
+
+  saveState(name: string, value: unknown): void {
+    core.saveState(name, value)
+  },
+
+  getState(name: string): string {
+    return core.getState(name)
   },
 
   /** Masks the value in every later log line of the job. */
   setSecret(value: string): void {
-    command('add-mask', value)
+    core.setSecret(value)
   },
 
   /**
@@ -43,57 +42,62 @@ export const runner = {
    * message is fenced with a one-time `stop-commands` token.
    */
   info(message: string): void {
-    if (!WORKFLOW_COMMAND.test(message)) return void process.stdout.write(`${message}${EOL}`)
+    if (!WORKFLOW_COMMAND.test(message)) return core.info(message)
     const token = randomUUID()
-    process.stdout.write(`::stop-commands::${token}${EOL}${message}${EOL}::${token}::${EOL}`)
+    core.info(`::stop-commands::${token}`)
+    core.info(message)
+    core.info(`::${token}::`)
   },
 
-  warning(message: string): void {
-    command('warning', message)
+  warning(message: string, place: AnnotationPlace = {}): void {
+    core.warning(message, annotation(place))
   },
 
   debug(message: string): void {
-    command('debug', message)
+    core.debug(message)
   },
 
-  /** An error annotation, and the step fails when the process ends. */
-  setFailed(message: string): void {
+  /** An error annotation (on the file and line when known); the step fails when the process ends. */
+  setFailed(message: string, place: AnnotationPlace = {}): void {
     process.exitCode = 1
-    command('error', message)
+    core.error(message, annotation(place))
+  },
+
+  /** Runs `fn` inside a collapsible log group. */
+  group<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return core.group(name, fn)
   },
 
   /** Appends Markdown to the job summary; false when there is no summary file. */
-  appendSummary(markdown: string): boolean {
-    const file = process.env.GITHUB_STEP_SUMMARY
-    if (!file) return false
-    accessSync(file, constants.R_OK | constants.W_OK)
-    appendFileSync(file, `${markdown}${EOL}`, 'utf8')
+  async appendSummary(markdown: string): Promise<boolean> {
+    if (!process.env.GITHUB_STEP_SUMMARY) return false
+    // core.summary remembers the first summary file it saw; a fresh writer per call follows
+    // GITHUB_STEP_SUMMARY as it is now (in-process test runs each have their own).
+    const Summary = core.summary.constructor as new () => typeof core.summary
+    await new Summary().addRaw(markdown, true).write()
     return true
   }
 }
 
 const WORKFLOW_COMMAND = /(^|[\r\n])\s*::/
 
-function appendToFile(file: string, message: string): void {
-  if (!existsSync(file)) throw new Error(`Missing file at path: ${file}`)
-  appendFileSync(file, `${message}${EOL}`, 'utf8')
+function annotation(place: AnnotationPlace): core.AnnotationProperties {
+  const properties: core.AnnotationProperties = {}
+  if (place.title) properties.title = place.title
+  if (place.file) {
+    properties.file = place.file
+    if (place.line && place.line > 0) properties.startLine = place.line
+  }
+  return properties
 }
 
-function command(name: string, message: string, properties = ''): void {
-  process.stdout.write(
-    `::${name}${properties ? ` ${properties}` : ''}::${escapeData(message)}${EOL}`
-  )
-}
-
-function commandValue(value: unknown): string {
-  if (value === null || value === undefined) return ''
-  return typeof value === 'string' ? value : JSON.stringify(value)
-}
-
-function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
-}
-
-function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C')
+/** The file and line an error's details name, for its annotation. */
+export function placeOf(details: unknown): AnnotationPlace {
+  if (!details || typeof details !== 'object') return {}
+  const { path, file, line } = details as Record<string, unknown>
+  const where = typeof file === 'string' ? file : typeof path === 'string' ? path : undefined
+  return {
+    file: where,
+    line: typeof line === 'number' && Number.isInteger(line) ? line : undefined
+  }
 }

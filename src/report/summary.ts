@@ -1,6 +1,7 @@
 import type { CodeAgentOutput, Commit, ValidationResult } from '../contract/index.js'
 import { diffStat, statLine, type FileStat } from './diff-stat.js'
 import { whatFailed } from './failure-text.js'
+import { formatUsd } from '../model/index.js'
 import { cell, code, details, duration, fence, table, tail } from './markdown.js'
 
 export interface SummaryContext {
@@ -155,8 +156,11 @@ function runParts(metrics: Record<string, unknown>): string[] {
   add('Model calls', (number(tokens.calls) ?? number(metrics.model_calls))?.toString())
   if (prompt !== undefined || completion !== undefined) {
     const total = (prompt ?? 0) + (completion ?? 0)
-    add('Tokens', `${total} (${prompt ?? 0} prompt, ${completion ?? 0} completion)`)
+    const cached = number(tokens.cached) ? `, of which ${tokens.cached} cached` : ''
+    add('Tokens', `${total} (${prompt ?? 0} prompt${cached}, ${completion ?? 0} completion)`)
   }
+  const cost = number((metrics.cost as { usd?: unknown } | undefined)?.usd)
+  add('Cost', cost === undefined ? undefined : `$${formatUsd(cost)}`)
   add('Git processes', number(metrics.git_processes)?.toString())
   if (typeof metrics.sandbox === 'string') add('Sandbox', metrics.sandbox)
   const ms = number(metrics.duration_ms)

@@ -13,6 +13,9 @@ const SECRET_SEGMENT =
   /^(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|PAT|KEY|KEYS|APIKEY|CREDENTIAL|CREDENTIALS|CREDS|AUTH|COOKIE|SESSION|PRIVATE|CERT|SIGNING)$/
 
 const WORKING_DIRECTORIES = new Set(['PWD', 'OLDPWD'])
+// A certificate file's or folder's path (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, AWS_CA_BUNDLE, ...):
+// a path, not a secret; masked, it would hide paths in every log line of the job.
+const CERTIFICATE_PATH = /^(\/|[A-Za-z]:[\\/])\S*(\.(pem|crt|cer|der)|[\\/]certs\/?)$/i
 
 /**
  * Redacts secrets from any text that leaves the run. Known values are replaced with `***` in
@@ -92,13 +95,13 @@ export class SecretMasker {
 
 /**
  * Values of environment variables whose names mark them as secrets (length ≥ 8). The shell's
- * PWD and OLDPWD are working directories, not passwords: masked, they would hide the workspace
- * path in every log line of the job.
+ * PWD and OLDPWD are working directories and certificate paths are paths, not passwords.
  */
 export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
   const values = new Set<string>()
   for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < 8 || WORKING_DIRECTORIES.has(name)) continue
+    if (!value || value.length < 8 || WORKING_DIRECTORIES.has(name) || CERTIFICATE_PATH.test(value))
+      continue
     const segments = name.toUpperCase().split(/[^A-Z0-9]+/)
     if (segments.some((segment) => SECRET_SEGMENT.test(segment))) values.add(value)
   }

@@ -1,6 +1,7 @@
 /**
- * Pattern rules for secrets, ported from gitleaks and secretlint (SECURITY.md (c)) with Go's
- * inline flags rewritten for JavaScript. Every rule redacts in outgoing text; rules marked
+ * Pattern rules for secrets, ported from gitleaks (`config/gitleaks.toml`, MIT) and secretlint
+ * (`@secretlint/secretlint-rule-preset-recommend`, MIT) with Go's inline flags rewritten for
+ * JavaScript. Every rule redacts in outgoing text; rules marked
  * `commit` are precise enough to stop a commit that adds a match.
  */
 export interface SecretRule {

@@ -1,0 +1,205 @@
+/**
+ * The action's face: which settings are inputs of their own, which are grouped in the
+ * `settings` input, and the merged forms (an issue number in `issue`, named steps in
+ * `validation-commands`, max-attempts from max-repairs). config.ts holds the settings
+ * themselves; this file only turns what a user wrote into them.
+ */
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly setting?: string
+  ) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+/** The inputs of action.yml, in its order and groups; each is also a CLI flag. */
+export const ACTION_INPUT_GROUPS = {
+  'What to fix': [
+    'repo',
+    'issue',
+    'fix-plan',
+    'triage-result',
+    'task-file',
+    'agent-input',
+    'coding-task'
+  ],
+  Model: ['model', 'base-url', 'api-key', 'edit-format'],
+  Validation: ['validation-commands', 'validation-env', 'sandbox'],
+  Budgets: ['max-repairs', 'max-total-tokens', 'max-cost', 'time-limit'],
+  Trust: ['require-actor-permission', 'allow-plan-commands', 'blocked-paths'],
+  Git: ['push', 'base-branch', 'dry-run'],
+  Report: ['github-token', 'output-path', 'artifact-name', 'artifact-run-id'],
+  'Everything else': ['settings']
+} as const
+
+export const ACTION_INPUTS: readonly string[] = Object.values(ACTION_INPUT_GROUPS).flat()
+
+/** The settings written as `name: value` lines in the `settings` input (and CLI flags too). */
+export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; about: string }> = {
+  'model-timeout': {
+    key: 'modelTimeout',
+    about:
+      'Seconds one try of a model call may take, to the last byte of the reply; a try that runs out ends the run with TIMEOUT.'
+  },
+  'model-retries': {
+    key: 'modelRetries',
+    about:
+      'Retries of one model call on HTTP 408, 409, 429, 5xx, dropped connections and replies cut off on the way, waiting as retry-after says (up to 120 s) or with a backoff capped at 30 s, never past time-limit.'
+  },
+  'model-headers': {
+    key: 'modelHeaders',
+    list: true,
+    about:
+      'Extra HTTP headers for the model endpoint, `Name: value` (one line each); masked in logs. Authorization cannot be set here.'
+  },
+  'model-stream': {
+    key: 'modelStream',
+    about: "Stream the model's replies (capped at 2 MiB). Turn off for servers that stream badly."
+  },
+  'structured-output': {
+    key: 'structuredOutput',
+    about: 'How json-edits replies are asked for: auto, json-schema, tool or prompt.'
+  },
+  'model-pricing': {
+    key: 'modelPricing',
+    about:
+      'USD per million input, cached input and output tokens, e.g. `2.00 0.50 8.00` (two numbers: cached input costs as input); gives the `cost` output and the metrics their dollars, and max-cost its measure.'
+  },
+  'max-tokens-per-draft': {
+    key: 'maxTokensPerDraft',
+    about:
+      'Prompt tokens one draft call may use; a context that cannot fit ends the run with TOKEN_BUDGET_EXCEEDED.'
+  },
+  concurrency: {
+    key: 'concurrency',
+    about: 'How many model calls may run at once when drafting several file changes.'
+  },
+  'command-timeout': {
+    key: 'commandTimeout',
+    about: 'Seconds each validation command may run before its whole process group is killed.'
+  },
+  'output-limit': {
+    key: 'outputLimit',
+    about: 'Characters of stdout and of stderr kept per validation command in the result.'
+  },
+  'retry-flaky': {
+    key: 'retryFlaky',
+    about: 'Run a failing test once more; a pass is kept and marked flaky in the result.'
+  },
+  'on-preexisting-failure': {
+    key: 'onPreexistingFailure',
+    about:
+      'When a command fails the same way on the untouched base: fail at once, without a repair call, or commit (recorded as preexisting).'
+  },
+  'log-dir': {
+    key: 'logDir',
+    about:
+      'Folder for the numbered attempt logs, outside the work tree (default $RUNNER_TEMP/patchsmith/logs); uploaded with the artifact.'
+  },
+  'allowed-bots': {
+    key: 'allowedBots',
+    list: true,
+    about: 'A bot login (e.g. renovate[bot]) allowed to start a run; other bots are refused.'
+  },
+  'allow-protected-paths': {
+    key: 'allowProtectedPaths',
+    list: true,
+    about:
+      'A glob of protected paths (workflows, lockfiles, hook managers, agent instruction files, ...) the agent may change.'
+  },
+  signoff: { key: 'signoff', about: 'Add a Signed-off-by trailer to the commit.' },
+  'git-hooks': {
+    key: 'gitHooks',
+    about:
+      "Run the repository's commit hooks when committing (they are repository code: off by default)."
+  },
+  'comment-on-failure': {
+    key: 'commentOnFailure',
+    about: 'Comment on the issue when the run fails.'
+  },
+  'failure-label': {
+    key: 'failureLabel',
+    about: 'Label added to the issue when the run fails; `failure-label:` with no value adds none.'
+  },
+  'upload-artifact': {
+    key: 'uploadArtifact',
+    about: 'Upload the result file, summary and logs as a workflow artifact.'
+  },
+  'input-artifact-name': {
+    key: 'inputArtifactName',
+    about:
+      "The artifact of artifact-run-id to read inputs from: Patchsmith's own result artifact or a planner's with issue.json and fix-plan.json."
+  },
+  resume: {
+    key: 'resume',
+    about:
+      "Repair from the last attempt an earlier run kept (error.details.last_attempt) instead of drafting again: true reads that run's result.json from the artifact-run-id artifact, or the result file at output-path; or a result file's path. The kept diff is checked like a model reply and validated first."
+  }
+}
+
+/** `lint: npm run lint` in validation-commands: the named pipeline steps. */
+const STEP_PREFIXES: Record<string, string> = {
+  format: 'formatCommand',
+  'format-fix': 'formatFixCommand',
+  lint: 'lintCommand',
+  'lint-fix': 'lintFixCommand',
+  typecheck: 'typecheckCommand',
+  test: 'testCommand'
+}
+const STEP_LINE = /^(format|format-fix|lint|lint-fix|typecheck|test):\s+(\S.*)$/
+
+const linesOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split('\n') : []
+
+/** The settings as written (inputs, flags) → the keys of RunConfigSchema. */
+export function expandSettings<T extends object>(input: T): T {
+  const out = { ...input } as Record<string, unknown>
+  const fromGroup = new Set<string>()
+  for (const [index, raw] of linesOf(out.settings).entries()) {
+    const line = raw.trim()
+    if (line === '' || line.startsWith('#')) continue
+    const match = /^([a-z][a-z-]*)\s*:\s*(.*)$/.exec(line)
+    if (!match)
+      throw new ConfigError(
+        `Setting "settings": line ${index + 1} is not "name: value".`,
+        'settings'
+      )
+    const grouped = GROUPED_SETTINGS[match[1]!]
+    if (!grouped)
+      throw new ConfigError(
+        `Setting "settings": "${match[1]}" is not a grouped setting (${Object.keys(GROUPED_SETTINGS).join(', ')}).`,
+        'settings'
+      )
+    // A setting's own flag wins over the same name in the group.
+    if (out[grouped.key] !== undefined && !fromGroup.has(grouped.key)) continue
+    fromGroup.add(grouped.key)
+    out[grouped.key] = grouped.list
+      ? [...((out[grouped.key] as string[] | undefined) ?? []), match[2]!]
+      : match[2]
+  }
+  delete out.settings
+
+  const issue = typeof out.issue === 'string' ? out.issue.trim() : undefined
+  if (issue && /^#?\d+$/.test(issue)) {
+    out.issueNumber ??= issue.replace('#', '')
+    delete out.issue
+  }
+
+  if (out.validationCommands !== undefined) {
+    const plain: string[] = []
+    for (const line of linesOf(out.validationCommands)) {
+      const step = STEP_LINE.exec(line.trim())
+      if (step) out[STEP_PREFIXES[step[1]!]!] ??= step[2]
+      else plain.push(line)
+    }
+    out.validationCommands = plain
+  }
+
+  // One budget for repair rounds: the draft plus max-repairs.
+  const repairs = Number(out.maxRepairs ?? 3)
+  if (out.maxAttempts === undefined && Number.isInteger(repairs)) out.maxAttempts = repairs + 1
+  return out as T
+}
