@@ -292,11 +292,11 @@ describe('parseUnifiedDiff', () => {
     expect(error.details.rule).toBe('unsupported-mode')
   })
 
-  it('refuses a diff without hunks and a hunk without changes', () => {
+  it('refuses a diff without hunks; a hunk without changes is judged against the file', () => {
     expect(diffError(() => parseUnifiedDiff('--- a/x\n+++ b/x\n')).details.rule).toBe('no-hunks')
-    expect(
-      diffError(() => parseUnifiedDiff('--- a/x\n+++ b/x\n@@ -1 +1 @@\n a\n')).details.rule
-    ).toBe('empty-hunk')
+    const patches = parseUnifiedDiff('--- a/x\n+++ b/x\n@@ -1 +1 @@\n a\n')
+    // A reply that ends before any change was written: cut off.
+    expect(patches[0]!.cutOff).toBe('in-hunk')
   })
 })
 

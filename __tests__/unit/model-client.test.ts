@@ -2,6 +2,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { mapConcurrent } from '../../src/agent/concurrency.js'
+import { extractDiff } from '../../src/edits/index.js'
 import {
   ModelClient,
   RunBudget,
@@ -352,10 +353,13 @@ describe('ModelClient against the scripted server', () => {
     expect(model.retries.server_error).toBe(0)
   })
 
-  it('unwraps the seed contract reply {"diff", "reasoning"}', async () => {
+  it('returns the seed contract reply {"diff", "reasoning"} as written; the diff format reads it', async () => {
     const diff = '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n'
-    const server = await serve([JSON.stringify({ diff, reasoning: 'because' })])
-    expect((await clientFor(server).complete(ask)).text).toBe(diff)
+    const reply = JSON.stringify({ diff, reasoning: 'because' })
+    const server = await serve([reply])
+    const { text } = await clientFor(server).complete(ask)
+    expect(text).toBe(reply)
+    expect(extractDiff(text)).toBe(diff)
   })
 
   it('stops when the run would pass max-total-tokens, before sending the call', async () => {

@@ -7,6 +7,7 @@ import {
   type FileIndex,
   type HintTrust
 } from './locate.js'
+import { shiftedToFile } from './indent-shift.js'
 import { patchError } from './patch-error.js'
 import { joinText, splitText } from './text-file.js'
 import type { Hunk, HunkPlacement, Placement } from './types.js'
@@ -48,9 +49,10 @@ export function applyHunks(
   let touchesEnd = false
   let endHunk: Hunk | undefined
   const starts = placeAll(path, index, hunks, options.numbersContradicted === true)
-  hunks.forEach((hunk, i) => {
+  hunks.forEach((given, i) => {
     const number = i + 1
     const { at, ...placement } = starts[i]!
+    const hunk = shiftedToFile(given, file.lines, at)
     located.push(placement)
     let j = at
     for (const line of hunk.lines) {

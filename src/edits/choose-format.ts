@@ -1,4 +1,4 @@
-import type { ReplyFormat, ReplyFormatOrAuto } from './edit-reply.js'
+import type { ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
 
 /**
  * The edit format `auto` picks, by model family (the name after any `provider/` prefix):

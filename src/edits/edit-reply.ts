@@ -5,21 +5,20 @@ import {
   type StyleConfig
 } from '../contract/index.js'
 import { applyHunks, probeLineNumbers } from './apply-hunks.js'
-import { applyJsonEdits, parseJsonEdits } from './json-edits.js'
+import {
+  applyJsonEdits,
+  applySearchReplace,
+  parseAs,
+  writtenIn,
+  type ReplyFormat,
+  type ReplyFormatOrAuto
+} from './formats/index.js'
 import { patchError } from './patch-error.js'
-import { jsonOf, unwrapToolCall } from './reply-json.js'
-import { extractDiff } from './sanitize.js'
-import { applySearchReplace, parseSearchReplace } from './search-replace.js'
+import { withoutMadeChanges } from './formats/udiff/already-present.js'
+import { changingHunks, settleCutTail } from './formats/udiff/cut-tail.js'
+import { refitHunk } from './formats/udiff/refit.js'
 import { contentOf, splitText } from './text-file.js'
 import type { FileEdit, FileInstruction, HunkPlacement, Placement } from './types.js'
-import { parseUnifiedDiff } from './udiff.js'
-import { parseWholeFile } from './whole-file.js'
-
-export const REPLY_FORMATS = ['udiff', 'search-replace', 'json-edits', 'whole-file'] as const
-/** How the model writes its edits (`auto` is resolved to one of these before drafting). */
-export type ReplyFormat = (typeof REPLY_FORMATS)[number]
-/** A format, or `auto`: read the reply in whichever format it is written. */
-export type ReplyFormatOrAuto = ReplyFormat | 'auto'
 
 /** A file the reply may edit: its planned operation and its contents now (null: absent). */
 export interface PlannedFile {
@@ -140,52 +139,9 @@ function parseReply(format: ReplyFormatOrAuto, reply: string): FileInstruction[]
   }
 }
 
-function parseAs(format: ReplyFormat, reply: string): FileInstruction[] {
-  switch (format) {
-    case 'udiff':
-      return fromDiff(reply)
-    case 'search-replace':
-      return parseSearchReplace(reply).map(({ path, blocks }) => ({
-        kind: 'search-replace',
-        path,
-        blocks
-      }))
-    case 'json-edits': {
-      const parsed = parseJsonEdits(reply)
-      if (parsed.kind === 'diff') return fromDiff(parsed.diff)
-      return parsed.files.map(({ path, edits }) => ({ kind: 'json-edits', path, edits }))
-    }
-    case 'whole-file':
-      return parseWholeFile(reply).map((block) =>
-        block.kind === 'delete'
-          ? { kind: 'delete', path: block.path }
-          : { kind: 'replace', path: block.path, content: block.lines.join('\n') }
-      )
-  }
-}
-
 /** The format a reply is written in, by its markers; a unified diff when none shows. */
 export function detectFormat(reply: string): ReplyFormat {
   return writtenIn(reply) ?? 'udiff'
-}
-
-function writtenIn(reply: string): ReplyFormat | undefined {
-  if (/^\^\^\^\s*\S/m.test(reply) && /^\^\^\^\s*(end|delete)\s*$/m.test(reply)) return 'whole-file'
-  if (/^<{5,9} ?SEARCH\s*$/m.test(reply)) return 'search-replace'
-  const json = jsonOf(reply)
-  if (json !== undefined && unwrapToolCall(json, (o) => ('edits' in o ? true : undefined))) {
-    return 'json-edits'
-  }
-  if (/^(diff --git |@@)/m.test(reply) || /^--- .*\r?\n\+\+\+ /m.test(reply)) return 'udiff'
-  return undefined
-}
-
-function fromDiff(reply: string): FileInstruction[] {
-  return parseUnifiedDiff(extractDiff(reply)).map((patch) =>
-    patch.headed && patch.newPath === null && patch.oldPath !== null
-      ? { kind: 'hunks', path: patch.oldPath, patch, deletes: true }
-      : { kind: 'hunks', path: patch.newPath ?? patch.oldPath, patch }
-  )
 }
 
 /** Which planned file each part of the reply is for. */
@@ -249,7 +205,13 @@ function applyInstructions(
   const hunks = instructions.flatMap((i) => {
     if (i.kind !== 'hunks') return []
     checkHunkEvidence(file, i.patch, claimed)
-    return i.patch.hunks
+    const fileLines = splitText(content).lines
+    const settled = changingHunks(
+      file.path,
+      settleCutTail(file.path, i.patch, fileLines),
+      fileLines
+    )
+    return withoutMadeChanges(settled, fileLines).map((hunk) => refitHunk(hunk, fileLines))
   })
   if (instructions.some((i) => i.kind === 'hunks')) {
     const applied = applyHunks(file.path, content, hunks, {

@@ -1,17 +1,12 @@
-export { detectFormat, editFromReply, editsFromReply, REPLY_FORMATS } from './edit-reply.js'
-export type {
-  DraftedEdit,
-  PlannedFile,
-  ReplyFormat,
-  ReplyFormatOrAuto,
-  ReplyOptions
-} from './edit-reply.js'
+export { detectFormat, editFromReply, editsFromReply } from './edit-reply.js'
+export { REPLY_FORMATS } from './formats/index.js'
+export type { EditFormat, ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
+export type { DraftedEdit, PlannedFile, ReplyOptions } from './edit-reply.js'
 export { chooseEditFormat, resolveEditFormat } from './choose-format.js'
-export { JsonEditsSchema, JsonLineEditSchema } from './json-edits.js'
-export type { JsonEdits } from './json-edits.js'
+export { JsonEditsSchema, JsonLineEditSchema } from './formats/index.js'
+export type { JsonEdits } from './formats/index.js'
 export { renderDiff } from './canonical-diff.js'
-export { extractDiff } from './sanitize.js'
-export { parseUnifiedDiff } from './udiff.js'
+export { extractDiff, parseUnifiedDiff } from './formats/index.js'
 export { applyHunks } from './apply-hunks.js'
 export type { PatchError, PatchErrorKind } from './patch-error.js'
 export type { FileEdit, FilePatch, Hunk, HunkPlacement, Placement } from './types.js'

@@ -9,6 +9,7 @@ export type PatchErrorKind =
   | 'path-mismatch'
   | 'no-hunks'
   | 'empty-hunk'
+  | 'cut-off-reply'
   | 'too-many-files'
   | 'unplanned-file'
   | 'missing-file'

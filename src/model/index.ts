@@ -1,4 +1,4 @@
-export { ModelClient, redactKeyEchoes, unwrapDiffEnvelope } from './model-client.js'
+export { ModelClient, redactKeyEchoes } from './model-client.js'
 export type {
   CallRecord,
   ChatMessage,

@@ -359,7 +359,7 @@ export class ModelClient {
     const completionTokens = reply.usage?.completion_tokens ?? (await countTextTokens(reply.text))
     const format = opts.responseFormat
     return {
-      text: format ? reply.text : unwrapDiffEnvelope(reply.text),
+      text: reply.text,
       ...(format ? { parsed: parseStructured(reply.text, format) } : {}),
       promptTokens,
       cachedPromptTokens: reply.usage?.cached_prompt_tokens ?? 0,
@@ -495,31 +495,6 @@ function causeMessage(error: unknown): string {
 // last two characters, so such echoes go whole.
 export function redactKeyEchoes(text: string): string {
   return text.replace(/\S*\*{4,}\S*/g, '[redacted key]')
-}
-
-/**
- * The seed contract's reply shape, `{"diff": "...", "reasoning": "..."}` (as JSON, fenced
- * JSON, or tool-call arguments), becomes its diff; any other reply is returned as it is.
- */
-export function unwrapDiffEnvelope(text: string): string {
-  const trimmed = text
-    .trim()
-    .replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/, '$1')
-    .trim()
-  if (!trimmed.startsWith('{')) return text
-  try {
-    const value: unknown = JSON.parse(trimmed)
-    if (
-      value &&
-      typeof value === 'object' &&
-      typeof (value as { diff?: unknown }).diff === 'string'
-    ) {
-      return (value as { diff: string }).diff
-    }
-  } catch {
-    // not JSON: the reply is what it is
-  }
-  return text
 }
 
 function parseStructured(text: string, format: StructuredFormat): unknown {

@@ -1,5 +1,5 @@
-import { clip, patchError } from './patch-error.js'
-import type { DiffLine, FilePatch, Hunk } from './types.js'
+import { clip, patchError } from '../../patch-error.js'
+import type { DiffLine, FilePatch, Hunk } from '../../types.js'
 
 // Headers asking for things no text edit may do: modes, symlinks, copies, renames, binaries.
 const REFUSED_HEADER =
@@ -15,8 +15,16 @@ interface Section extends FilePatch {
  * ignored: a hunk runs until a line that cannot belong to it. Line numbers are kept only as a
  * hint for placing the hunk, and a header without them (`@@`, `@@ ... @@`) is accepted.
  */
-export function parseUnifiedDiff(diff: string): FilePatch[] {
+export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {}): FilePatch[] {
   const lines = diff.replace(/\r\n/g, '\n').split('\n')
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop()
+  // A reply cut off in the middle of a hunk header ("@@ -13"): the header goes, and the hunk
+  // before it was written to its end.
+  let cutOff: FilePatch['cutOff'] = options.cutOff ? 'in-hunk' : undefined
+  if (lines.length > 0 && /^@@(?!.*@@)/.test(lines[lines.length - 1]!)) {
+    lines.pop()
+    cutOff = 'after-hunk'
+  }
   const sections: Section[] = []
   let section: Section | undefined
   let hunk: (Hunk & { looseBlanks: number }) | undefined
@@ -107,28 +115,25 @@ export function parseUnifiedDiff(diff: string): FilePatch[] {
   const patches = sections.filter(
     (patch) => patch.hunks.length > 0 || patch.headed || patch.created
   )
+  // What follows the last hunk line is only what the cut left: the last file ends in a hunk.
+  const last = patches[patches.length - 1]
+  const lastHunk = last?.hunks[last.hunks.length - 1]
+  // A reply that ends in a hunk with no change in it stopped before the change was written.
+  if (!cutOff && lastHunk && lastHunk.lines.every((line) => line.kind === ' ')) cutOff = 'in-hunk'
+  if (last && lastHunk) last.cutOff = cutOff ?? 'maybe'
   if (patches.length === 0 || patches.some((patch) => patch.hunks.length === 0 && !patch.created)) {
     throw patchError(
       'The diff has no hunks: send at least one "@@ -<line>,<count> +<line>,<count> @@" hunk with the lines to change.',
       { kind: 'no-hunks' }
     )
   }
-  patches.forEach((patch) =>
-    patch.hunks.forEach((h, index) => {
-      if (!h.lines.some((l) => l.kind !== ' ')) {
-        throw patchError(
-          `Hunk ${index + 1}${patch.newPath ? ` for ${patch.newPath}` : ''} changes nothing: every hunk needs "+" or "-" lines.`,
-          { kind: 'empty-hunk', file: patch.newPath ?? undefined, hunk: index + 1 }
-        )
-      }
-    })
-  )
-  return patches.map(({ oldPath, newPath, prefixed, headed, created, hunks }) => ({
+  return patches.map(({ oldPath, newPath, prefixed, headed, created, hunks, cutOff: cut }) => ({
     oldPath,
     newPath,
     prefixed,
     headed,
     created,
+    ...(cut ? { cutOff: cut } : {}),
     hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({ oldStart, oldCount, lines: body }))
   }))
 }

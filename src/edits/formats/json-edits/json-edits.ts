@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { indexLines, locate } from './locate.js'
-import { patchError } from './patch-error.js'
-import { jsonOf, unwrapToolCall } from './reply-json.js'
-import { joinText, linesOf, splitText } from './text-file.js'
-import type { HunkPlacement, LineEdit } from './types.js'
+import { indexLines, locate } from '../../locate.js'
+import { patchError } from '../../patch-error.js'
+import { jsonOf, unwrapToolCall } from '../reply-json.js'
+import { joinText, linesOf, splitText } from '../../text-file.js'
+import type { HunkPlacement, LineEdit } from '../../types.js'
 
 /** One edit of `apply_edits`: lines `start`..`end` (1-based, inclusive) become `newText`. */
 export const JsonLineEditSchema = z.object({

@@ -1,4 +1,4 @@
-import { clip, patchError } from './patch-error.js'
+import { clip, patchError } from '../../patch-error.js'
 
 const MARKER = /^\^\^\^\s*(.*?)\s*$/
 const FENCE = /^(```|~~~)/

@@ -1,5 +1,5 @@
-import { clip, patchError } from './patch-error.js'
-import { jsonOf, unwrapToolCall } from './reply-json.js'
+import { clip, patchError } from '../../patch-error.js'
+import { jsonOf, unwrapToolCall } from '../reply-json.js'
 
 const FENCE = /^(```|~~~)/
 // A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
@@ -10,13 +10,33 @@ export const SEND_UDIFF =
   'Reply with the raw unified diff only: "--- a/<path>" and "+++ b/<path>" headers, then "@@ -<line>,<count> +<line>,<count> @@" hunks, ' +
   'with no markdown fences, tags or explanations around it.'
 
+// End-of-turn tokens a local model server sometimes leaves on the last line of a reply.
+const STOP_TOKENS =
+  /(<\|(?:endoftext|im_end|eot_id|end|eos|file_separator|end_of_turn)\|>|<\/s>|<end_of_turn>)+\s*$/
+
+/** The diff in a reply, and whether the reply was cut off inside it (see `readDiffReply`). */
+export interface DiffReply {
+  diff: string
+  /**
+   * The reply stopped inside the diff: its fence or `<patch>`-style tag was never closed, so its
+   * last line may be half-written and its last hunk unfinished.
+   */
+  cutOff: boolean
+}
+
+/** The diff alone; see `readDiffReply`. */
+export function extractDiff(reply: string): string {
+  return readDiffReply(reply).diff
+}
+
 /**
  * Takes the diff out of a model reply: markdown fences, tool-call style tags and prose around it
- * are removed, and a JSON reply (`{"diff": …, "reasoning": …}`, possibly inside a tool call) gives
- * its `diff`. A reply with no diff in it, or with fences or tags inside the diff itself, is
- * refused with a message that tells the model what to send instead.
+ * are removed, stop tokens stuck to its end are dropped, and a JSON reply (`{"diff": …,
+ * "reasoning": …}`, possibly inside a tool call) gives its `diff`. A reply with no diff in it, or
+ * with fences or tags inside the diff itself, is refused with a message that tells the model what
+ * to send instead.
  */
-export function extractDiff(reply: string): string {
+export function readDiffReply(reply: string): DiffReply {
   const json = jsonOf(reply)
   if (json !== undefined) {
     const diff = unwrapToolCall(json, (object) =>
@@ -26,9 +46,9 @@ export function extractDiff(reply: string): string {
           ? object.patch
           : undefined
     )
-    if (diff !== undefined) return extractDiff(diff)
+    if (diff !== undefined) return readDiffReply(diff)
   }
-  const body = reply.replace(/\r\n/g, '\n').split('\n')
+  const body = reply.replace(/\r\n/g, '\n').replace(STOP_TOKENS, '').split('\n')
   const starts = body.map((_, i) => isDiffStart(body, i))
   const first = starts.indexOf(true)
   const changes = (line: string) =>
@@ -44,7 +64,23 @@ export function extractDiff(reply: string): string {
   const fenced = fencedDiff(body, starts)
   if (fenced !== undefined) return fenced
   const end = lastDiffLine(body, first, starts.lastIndexOf(true))
-  return checked(body.slice(first, end + 1))
+  return { diff: checked(body.slice(first, end + 1)), cutOff: unclosedTag(body, first, end) }
+}
+
+/** `<patch>` (or `<diff>`) before the diff and no closing tag after it: the reply stopped early. */
+function unclosedTag(body: readonly string[], first: number, end: number): boolean {
+  const opening = body
+    .slice(0, first)
+    .map((line) => /^<([A-Za-z_][\w-]*)>\s*$/.exec(line.trim())?.[1])
+    .filter((name) => name !== undefined)
+    .pop()
+  let last = body.length - 1
+  while (last > end && body[last]!.trim() === '') last--
+  return (
+    opening !== undefined &&
+    end === last &&
+    !body.slice(end + 1).some((line) => line.trim() === `</${opening}>`)
+  )
 }
 
 function isDiffStart(lines: readonly string[], i: number): boolean {
@@ -60,7 +96,7 @@ function isDiffStart(lines: readonly string[], i: number): boolean {
  * A diff inside markdown fences: the fenced blocks that hold diff headers, joined. When diff
  * headers also stand outside every fence, the fences are inside the diff and it is refused.
  */
-function fencedDiff(body: readonly string[], starts: readonly boolean[]): string | undefined {
+function fencedDiff(body: readonly string[], starts: readonly boolean[]): DiffReply | undefined {
   const blocks: { from: number; to: number }[] = []
   let open = -1
   body.forEach((line, i) => {
@@ -85,7 +121,10 @@ function fencedDiff(body: readonly string[], starts: readonly boolean[]): string
     const first = part.findIndex((_, k) => starts[block.from + k])
     return part.slice(first)
   })
-  return checked(lines)
+  return {
+    diff: checked(lines),
+    cutOff: holding[holding.length - 1]!.to === body.length && open >= 0
+  }
 }
 
 /** Refuses fences and tags inside the diff; returns it with one final newline. */

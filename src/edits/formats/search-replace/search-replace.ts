@@ -1,7 +1,7 @@
-import { indexLines, locate } from './locate.js'
-import { patchError } from './patch-error.js'
-import { joinText, linesOf, splitText } from './text-file.js'
-import type { HunkPlacement, SearchReplaceBlock } from './types.js'
+import { indexLines, locate } from '../../locate.js'
+import { patchError } from '../../patch-error.js'
+import { joinText, linesOf, splitText } from '../../text-file.js'
+import type { HunkPlacement, SearchReplaceBlock } from '../../types.js'
 
 const SEARCH = /^<{5,9} ?SEARCH\s*$/
 const DIVIDER = /^={5,9}\s*$/

@@ -1,0 +1,23 @@
+import { instructionsOfDiff } from '../udiff/index.js'
+import type { EditFormat } from '../format.js'
+import { jsonOf, unwrapToolCall } from '../reply-json.js'
+import { parseJsonEdits } from './json-edits.js'
+
+export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits.js'
+export type { JsonEdits } from './json-edits.js'
+
+/** Line-numbered edits as JSON (`{"edits": [...]}`), possibly inside a tool call. */
+export const jsonEdits: EditFormat<'json-edits'> = {
+  name: 'json-edits',
+  marks: (reply) => {
+    const json = jsonOf(reply)
+    return (
+      json !== undefined && unwrapToolCall(json, (o) => ('edits' in o ? true : undefined)) === true
+    )
+  },
+  parse: (reply) => {
+    const parsed = parseJsonEdits(reply)
+    if (parsed.kind === 'diff') return instructionsOfDiff(parsed.diff)
+    return parsed.files.map(({ path, edits }) => ({ kind: 'json-edits', path, edits }))
+  }
+}

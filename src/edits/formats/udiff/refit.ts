@@ -1,0 +1,82 @@
+import { looseKey } from '../../line-match.js'
+import type { DiffLine, Hunk } from '../../types.js'
+import { occurrences } from './occurrences.js'
+
+/**
+ * A hunk whose old side (context and removed lines) is nowhere in the file, rewritten to fit it
+ * when one of two kinds of real-reply damage explains the difference and what is left still
+ * matches exactly one place; otherwise the hunk as it was, for the locator to judge (and refuse).
+ *
+ * - Blank lines came and went: the old side's non-blank lines are together in one place of the
+ *   file, with runs of blank lines of other lengths between them. The runs take the file's
+ *   lengths; added lines keep their order among them.
+ * - The leading context was copied from elsewhere: the removed lines and the trailing context
+ *   are together in one place. The leading context is dropped.
+ *
+ * Whitespace inside lines is left to the locator, which matches loosely and reports it.
+ */
+export function refitHunk(hunk: Hunk, fileLines: readonly string[]): Hunk {
+  const file = fileLines.map(looseKey)
+  const old = hunk.lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
+  if (old.length === 0 || occurrences(old, file).length > 0) return hunk
+  return stretchBlankRuns(hunk, file) ?? anchorOnRemoved(hunk, file) ?? hunk
+}
+
+const isBlankOld = (line: DiffLine) => line.kind !== '+' && looseKey(line.text) === ''
+const blankContext = (): DiffLine => ({ kind: ' ', text: '', noEol: false })
+
+function stretchBlankRuns(hunk: Hunk, file: readonly string[]): Hunk | undefined {
+  // Blank lines the hunk removes are part of the change: their runs may not stretch.
+  if (hunk.lines.some((line) => line.kind === '-' && isBlankOld(line))) return undefined
+  const anchors: DiffLine[] = []
+  const gaps: DiffLine[][] = [[]]
+  for (const line of hunk.lines) {
+    if (line.kind === '+' || isBlankOld(line)) gaps[gaps.length - 1]!.push(line)
+    else {
+      anchors.push(line)
+      gaps.push([])
+    }
+  }
+  if (anchors.filter((line) => /[\p{L}\p{N}_]{2}/u.test(line.text)).length < 2) return undefined
+  const nonBlank = file.flatMap((key, i) => (key === '' ? [] : [i]))
+  const starts = occurrences(
+    anchors.map((line) => looseKey(line.text)),
+    nonBlank.map((i) => file[i]!)
+  )
+  if (starts.length !== 1) return undefined
+  const at = nonBlank.slice(starts[0]!, starts[0]! + anchors.length)
+  const additions = (gap: readonly DiffLine[]) => gap.filter((line) => line.kind === '+')
+  const lines: DiffLine[] = [...additions(gaps[0]!)]
+  anchors.forEach((anchor, j) => {
+    lines.push(anchor)
+    if (j === anchors.length - 1) return
+    const blanks = at[j + 1]! - at[j]! - 1
+    let used = 0
+    for (const line of gaps[j + 1]!) {
+      if (line.kind === '+') lines.push(line)
+      else if (used < blanks) {
+        lines.push(blankContext())
+        used++
+      }
+    }
+    for (; used < blanks; used++) lines.push(blankContext())
+  })
+  lines.push(...additions(gaps[anchors.length]!))
+  return { ...hunk, lines }
+}
+
+function anchorOnRemoved(hunk: Hunk, file: readonly string[]): Hunk | undefined {
+  const first = hunk.lines.findIndex((line) => line.kind === '-')
+  if (first < 0) return undefined
+  let last = hunk.lines.length - 1
+  while (hunk.lines[last]!.kind !== '-') last--
+  const trailing = hunk.lines.slice(last + 1).filter((line) => line.kind === ' ')
+  if (!trailing.some((line) => looseKey(line.text) !== '')) return undefined
+  const lines = [
+    ...hunk.lines.slice(0, first).filter((line) => line.kind === '+'),
+    ...hunk.lines.slice(first)
+  ]
+  const old = lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
+  if (old.filter((key) => /[\p{L}\p{N}_]{2}/u.test(key)).length < 2) return undefined
+  return occurrences(old, file).length === 1 ? { ...hunk, lines } : undefined
+}
