@@ -156,7 +156,8 @@ function changedElsewhere(
 function guardDiffReply(policy: PathPolicy, reply: string): void {
   if (detectFormat(reply) !== 'udiff') return
   const text = diffText(reply)
-  if (text) guardDiffText(text, policy)
+  // Every draft call is for one planned file: the reply lands on it whatever its headers say.
+  if (text) guardDiffText(text, policy, { oneFile: true })
 }
 
 /** The diff in a reply; for a reply of headers only (a copy, a mode change), from its first one. */

@@ -15,6 +15,7 @@ import {
 } from './formats/index.js'
 import { patchError } from './patch-error.js'
 import { withoutMadeChanges } from './formats/udiff/already-present.js'
+import { checkAddedText, checkNotTruncated } from './added-text.js'
 import { changingHunks, settleCutTail } from './formats/udiff/cut-tail.js'
 import { refitHunk } from './formats/udiff/refit.js'
 import { contentOf, splitText } from './text-file.js'
@@ -100,6 +101,7 @@ export function editsFromReply(
     }
     const claimed = mine.map((i) => i.path).find((path) => path !== null && path !== file.path)
     const applied = applyInstructions(file, mine, hunkOptions, claimed ?? undefined)
+    checkAddedText(file.path, file.content, applied.after)
     return {
       edit: {
         path: file.path,
@@ -160,6 +162,13 @@ function route(
   const planned = new Set(files.map((file) => file.path))
   for (const instruction of instructions) {
     const path = instruction.path
+    if (instruction.kind === 'hunks' && instruction.patch.namesDisagree) {
+      throw patchError(
+        `The file names in the diff headers disagree (${[instruction.patch.oldPath, instruction.patch.newPath].join(' / ')}). ` +
+          'Name each file you change the same way in "diff --git", "---" and "+++"; renames are not accepted.',
+        { kind: 'path-mismatch', ...(path ? { file: path } : {}) }
+      )
+    }
     if (path !== null && planned.has(path)) {
       add(path, instruction)
       continue
@@ -226,6 +235,7 @@ function applyInstructions(
       case 'hunks':
         break
       case 'replace': {
+        checkNotTruncated(file.path, file.content, instruction.content)
         const existing = content === '' ? undefined : splitText(content)
         const lines = instruction.content === '' ? [] : instruction.content.split('\n')
         content = contentOf(

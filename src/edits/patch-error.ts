@@ -10,6 +10,8 @@ export type PatchErrorKind =
   | 'no-hunks'
   | 'empty-hunk'
   | 'cut-off-reply'
+  | 'elided-code'
+  | 'truncated-file'
   | 'too-many-files'
   | 'unplanned-file'
   | 'missing-file'

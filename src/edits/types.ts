@@ -38,6 +38,8 @@ export interface FilePatch {
   headed: boolean
   /** Whether it says `new file mode` (with no hunks: an empty new file). */
   created: boolean
+  /** Whether its `diff --git`, `---` and `+++` names disagree with each other. */
+  namesDisagree?: boolean
   /**
    * Where the reply ended, for the file whose hunk it ended in: cut off inside that hunk (its last
    * line may be half-written), cut off as the next hunk's header began, or with no sign either

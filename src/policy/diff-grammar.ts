@@ -9,6 +9,16 @@ export interface DiffSection {
   new?: string | null
 }
 
+export interface GrammarOptions {
+  /**
+   * The reply is for one planned file and lands on it whatever its headers say, so `---`/`+++`
+   * names that disagree with each other (`before.c` / `patched_before.c`) are only checked
+   * against the policy, each of them, not refused as a rename. Names that disagree with a
+   * `diff --git` line (T07) are refused all the same.
+   */
+  oneFile?: boolean
+}
+
 type Refusal = 'patch-parse' | 'patch-mode' | 'patch-binary' | 'patch-copy-rename'
 
 const COPY_RENAME =
@@ -31,7 +41,7 @@ function refuse(rule: Refusal, message: string, line: number): never {
  * (C-escaped) names are refused, as are headers whose names disagree: git reads every one of
  * these in ways a reviewer of the text does not expect. Returns the sections with their names.
  */
-export function assertDiffGrammar(text: string): DiffSection[] {
+export function assertDiffGrammar(text: string, options: GrammarOptions = {}): DiffSection[] {
   const lines = text.replace(/\r\n/g, '\n').split('\n')
   // The most telling refusal first: a copy with mismatched names is a copy, not a typo.
   lines.forEach((line, i) => refuseKind(line, i + 1))
@@ -47,7 +57,7 @@ export function assertDiffGrammar(text: string): DiffSection[] {
       }
       section.old = headerName(line.slice(4), at)
       section.new = headerName(lines[i + 1]!.slice(4), at + 1)
-      agree(section, at)
+      if (!options.oneFile || section.git) agree(section, at)
       i++
       continue
     }
@@ -118,8 +128,12 @@ export function diffPaths(sections: readonly DiffSection[]): string[] {
  * through the path policy. Names that pass the policy but differ from the planned path are left
  * to the applier, which lands the edit on the planned path.
  */
-export function guardDiffText(text: string, policy: PathPolicy): DiffSection[] {
-  const sections = assertDiffGrammar(text)
+export function guardDiffText(
+  text: string,
+  policy: PathPolicy,
+  options: GrammarOptions = {}
+): DiffSection[] {
+  const sections = assertDiffGrammar(text, options)
   for (const path of diffPaths(sections)) {
     const violation = policy.check(path)
     if (violation) throw violationError(violation, 'diff header')
@@ -141,7 +155,12 @@ function refuseKind(line: string, at: number): void {
 }
 
 function headerName(raw: string, at: number): string | null {
-  const name = raw.split('\t')[0]!.replace(/\s+$/, '')
+  // A timestamp after the name, or a hunk header glued onto the line, is not part of it.
+  const name = raw
+    .split('\t')[0]!
+    .replace(/\s*@@ -\d.*$/, '')
+    .replace(/\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d.*$/, '')
+    .replace(/\s+$/, '')
   if (name.startsWith('"'))
     refuse('patch-parse', `Line ${at} gives a quoted (C-escaped) file name, which is refused.`, at)
   if (name === '/dev/null') return null

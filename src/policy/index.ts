@@ -9,7 +9,7 @@ export type { PathViolation, PathPolicyOptions } from './path-policy.js'
 export { PROTECTED_GROUPS, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
 export { assertCommandsAllowed } from './command-policy.js'
 export { assertDiffGrammar, diffPaths, guardDiffText } from './diff-grammar.js'
-export type { DiffSection } from './diff-grammar.js'
+export type { DiffSection, GrammarOptions } from './diff-grammar.js'
 export { assertRepoPaths, ignoredPaths, symlinkOnTheWay } from './repo-paths.js'
 export type { GitRunner } from './repo-paths.js'
 export {

@@ -151,7 +151,8 @@ function lastDiffLine(lines: readonly string[], first: number, lastStart: number
   for (let i = first; i < lines.length; i++) {
     const line = lines[i]!
     if (HEADER.test(line)) {
-      inHunk = line.startsWith('@@')
+      // A hunk header may come glued onto a file header: "+++ b/x.c @@ -1,3 +1,4 @@".
+      inHunk = line.startsWith('@@') || /^(---|\+\+\+) .*@@ -\d/.test(line)
       last = i
     } else if (inHunk && /^[-+ \\]/.test(line)) {
       last = i

@@ -16,7 +16,7 @@ interface Section extends FilePatch {
  * hint for placing the hunk, and a header without them (`@@`, `@@ ... @@`) is accepted.
  */
 export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {}): FilePatch[] {
-  const lines = diff.replace(/\r\n/g, '\n').split('\n')
+  const lines = unglued(diff.replace(/\r\n/g, '\n').split('\n'))
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop()
   // A reply cut off in the middle of a hunk header ("@@ -13"): the header goes, and the hunk
   // before it was written to its end.
@@ -127,15 +127,53 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       { kind: 'no-hunks' }
     )
   }
-  return patches.map(({ oldPath, newPath, prefixed, headed, created, hunks, cutOff: cut }) => ({
-    oldPath,
-    newPath,
-    prefixed,
-    headed,
-    created,
-    ...(cut ? { cutOff: cut } : {}),
-    hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({ oldStart, oldCount, lines: body }))
-  }))
+  return patches.map(
+    ({
+      oldPath,
+      newPath,
+      prefixed,
+      headed,
+      created,
+      hunks,
+      cutOff: cut,
+      namesDisagree: disagree
+    }) => ({
+      oldPath,
+      newPath,
+      prefixed,
+      headed,
+      created,
+      ...(disagree ? { namesDisagree: true } : {}),
+      ...(cut ? { cutOff: cut } : {}),
+      hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({
+        oldStart,
+        oldCount,
+        lines: body
+      }))
+    })
+  )
+}
+
+/**
+ * A hunk header glued onto a file header (`+++ b/x.c @@ -1,3 +1,4 @@`, or the same on the `---`
+ * line) is put on a line of its own, after the `+++` line.
+ */
+function unglued(lines: readonly string[]): string[] {
+  const out: string[] = []
+  let held: string | undefined
+  for (const line of lines) {
+    const glued = /^((?:---|\+\+\+) .*?)\s*(@@ -\d.*)$/.exec(line)
+    if (glued) {
+      out.push(glued[1]!)
+      if (line.startsWith('---')) held = glued[2]!
+      else out.push(glued[2]!)
+      continue
+    }
+    out.push(line)
+    if (held !== undefined && line.startsWith('+++ ')) out.push(held)
+    if (!line.startsWith('--- ')) held = undefined
+  }
+  return out
 }
 
 /** `--- path`, `+++ path`, `@@`: the next file of a plain diff, not a removed and an added line. */
@@ -149,7 +187,11 @@ function isFileHeader(lines: readonly string[], i: number): boolean {
 
 /** A header name as written (timestamps dropped); null for /dev/null. Quoted names are refused. */
 function headerName(raw: string, line: number): string | null {
-  const name = raw.split('\t')[0]!.trim()
+  // GNU diff's timestamps follow a tab, or spaces when a model retyped them.
+  const name = raw
+    .split('\t')[0]!
+    .replace(/\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d.*$/, '')
+    .trim()
   if (name.startsWith('"')) throw quoted(name, line)
   return name === '/dev/null' ? null : name
 }
@@ -165,20 +207,25 @@ function gitNames(line: string, at: number): { old: string; new: string } | unde
   return match ? { old: match[1]!, new: match[2]! } : undefined
 }
 
-/** The names of one section must agree: git would follow `---`/`+++` over `diff --git`. */
+/**
+ * The names of one section must agree with its `diff --git` line (git would follow `---`/`+++`
+ * over it: a hostile shape, refused). `---` and `+++` alone may disagree: models write
+ * `--- before.c` / `+++ patched_before.c`, which in a call for one file says nothing, since the
+ * reply lands on the planned file; a reply for several files is refused (edit-reply.ts).
+ */
 function checkNames(section: Section, line: number): void {
   const { oldPath, newPath, gitNames: git } = section
-  const disagree =
-    (oldPath !== null && newPath !== null && oldPath !== newPath) ||
-    (git !== undefined &&
-      ((oldPath !== null && oldPath !== git.old) || (newPath !== null && newPath !== git.new)))
-  if (disagree) {
+  if (
+    git !== undefined &&
+    ((oldPath !== null && oldPath !== git.old) || (newPath !== null && newPath !== git.new))
+  ) {
     throw patchError(
-      `The file names in the diff headers disagree (line ${line}: ${[git?.old, oldPath, newPath].filter(Boolean).join(' / ')}). ` +
+      `The file names in the diff headers disagree (line ${line}: ${[git.old, oldPath, newPath].filter(Boolean).join(' / ')}). ` +
         'Name the one file you change the same way in "diff --git", "---" and "+++"; renames are not accepted.',
       { kind: 'path-mismatch', line }
     )
   }
+  if (oldPath !== null && newPath !== null && oldPath !== newPath) section.namesDisagree = true
 }
 
 function quoted(name: string, line: number) {

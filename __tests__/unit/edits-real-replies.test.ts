@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest'
+import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
+import { editFromReply, editsFromReply } from '../../src/edits/index.js'
+
+/**
+ * What real model replies do that mutated history never did, one repair rule at a time; each
+ * rule beside a reply it must still refuse. (Figures on whole replies: bench:patches.)
+ */
+
+const text = (...lines: string[]) => lines.map((line) => `${line}\n`).join('')
+
+const PY = text(
+  'import os',
+  'import sys',
+  '',
+  '',
+  'def load(path):',
+  '    with open(path) as f:',
+  '        data = f.read()',
+  '    return data',
+  '',
+  '',
+  'def save(path, data):',
+  '    with open(path, "w") as f:',
+  '        f.write(data)',
+  '    return len(data)',
+  '',
+  '',
+  'class Store:',
+  '    def __init__(self, root):',
+  '        self.root = root',
+  '',
+  '    def path(self, name):',
+  '        return os.path.join(self.root, name)'
+)
+
+const change: FileChange = { path: 'store.py', operation: 'MODIFY', reason: 'fix' }
+const apply = (reply: string, content = PY) =>
+  editFromReply('udiff', reply, change, content).edit.after
+const rule = (reply: string, content = PY) => {
+  try {
+    apply(reply, content)
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidDiffError)
+    return String((error as InvalidDiffError).details.rule)
+  }
+  throw new Error('expected INVALID_DIFF')
+}
+const HEAD = '--- a/store.py\n+++ b/store.py\n'
+
+describe('stop tokens', () => {
+  it.each(['<|endoftext|>', '<|im_end|>', '<|eot_id|>', '</s>'])(
+    'drops %s stuck to the last line',
+    (token) => {
+      const reply = `${HEAD}@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data${token}`
+      expect(apply(reply)).toContain('        data = f.read().strip()\n    return data\n')
+    }
+  )
+
+  it('refuses a chat token inside an added line, where the reply did not end', () => {
+    const reply = `${HEAD}@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read()<|im_end|>\n     return data\n`
+    expect(rule(reply)).toBe('contaminated-diff')
+  })
+})
+
+describe('a reply cut off', () => {
+  const cut = (tail: string) =>
+    '```diff\n' +
+    `${HEAD}@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n${tail}`
+
+  it('drops a half-written last context line that starts a line of the file', () => {
+    expect(apply(cut('     return da'))).toContain(
+      '        data = f.read().strip()\n    return data\n'
+    )
+  })
+
+  it('drops a half-written hunk header and an unfinished hunk of context only', () => {
+    expect(apply(cut('     return data\n@@ -12'))).toContain('f.read().strip()')
+    expect(
+      apply(cut('     return data\n@@ -12,3 +12,3 @@\n     with open(path, "w") as f:'))
+    ).toContain('f.read().strip()')
+  })
+
+  it('refuses a cut among the added lines: the rest of the change is unknown', () => {
+    const reply =
+      '```diff\n' +
+      `${HEAD}@@ -6,3 +6,4 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read()\n+        if not da`
+    expect(rule(reply)).toBe('cut-off-reply')
+  })
+
+  it('refuses a dropped context tail that is not in the file', () => {
+    expect(rule(cut('     return somethi'))).toBe('hunk-not-found')
+  })
+})
+
+describe('headers that disagree', () => {
+  const body =
+    '@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\n'
+
+  it('lands a one-file reply on the planned file whatever its headers say', () => {
+    for (const head of [
+      '--- before.py\n+++ patched_before.py\n',
+      '--- store.py\t2024-01-01 12:00:00.000000000 +0000\n+++ store.py\t2024-01-02 12:00:00.000000000 +0000\n',
+      '--- a/store.py\n+++ b/store.py @@ -6,3 +6,3 @@\n'
+    ]) {
+      const reply = head.includes('+++ b/store.py @@')
+        ? head + body.split('\n').slice(1).join('\n')
+        : head + body
+      expect(apply(reply)).toContain('f.read().strip()')
+    }
+  })
+
+  it('refuses headers that disagree in a reply for several files', () => {
+    const files = [
+      { path: 'store.py', operation: 'MODIFY' as const, content: PY },
+      { path: 'other.py', operation: 'MODIFY' as const, content: 'x = 1\n' }
+    ]
+    const reply = `--- a/store.py\n+++ b/patched_store.py\n${body}`
+    expect(() => editsFromReply('udiff', reply, files)).toThrow(/disagree/)
+  })
+})
+
+describe('a change that is already there', () => {
+  it('skips a hunk whose new side is in the file and whose old side is not, never reversing it', () => {
+    const reply = `${HEAD}@@ -1,2 +1,3 @@\n import os\n+import sys\n \n@@ -6,3 +7,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\n`
+    const after = apply(reply)!
+    expect(after.match(/import sys/g)).toHaveLength(1)
+    expect(after).toContain('f.read().strip()')
+  })
+
+  it('still refuses when the new side is there twice', () => {
+    const twice = PY + text('', 'def load(path):', '    with open(path) as f:')
+    const reply = `${HEAD}@@ -5,2 +5,2 @@\n-def loaded(path):\n+def load(path):\n     with open(path) as f:\n`
+    expect(rule(reply, twice)).toBe('removed-line-missing')
+  })
+})
+
+describe('blank lines that come and go', () => {
+  it('stretches runs of blank lines while every other line matches once', () => {
+    // The reply has one blank line between the functions; the file has two.
+    const reply = `${HEAD}@@ -8,5 +8,6 @@\n     return data\n \n+# saving\n def save(path, data):\n     with open(path, "w") as f:\n`
+    expect(apply(reply)).toContain('    return data\n\n# saving\n\ndef save(path, data):\n')
+  })
+
+  it('refuses when the lines around the blank run match more than one place', () => {
+    const twice = text('alpha = 1', '', '', 'beta = 2', '', 'alpha = 1', '', '', 'beta = 2')
+    const reply = `${HEAD}@@ -1,3 +1,4 @@\n alpha = 1\n \n+gamma = 3\n beta = 2\n`
+    expect(rule(reply, twice)).toBe('hunk-not-found')
+  })
+
+  it('does not stretch blank lines the hunk removes', () => {
+    const reply = `${HEAD}@@ -8,4 +8,3 @@\n     return data\n-\n def save(path, data):\n`
+    expect(rule(reply)).toBe('hunk-not-found')
+  })
+})
+
+describe('a hunk shifted by one indentation', () => {
+  it('shifts the added lines with the rest of the hunk', () => {
+    // Copied four spaces too far left, as models do with methods.
+    const reply = `${HEAD}@@ -18,5 +18,5 @@\n def __init__(self, root):\n-    self.root = root\n+    self.root = os.path.abspath(root)\n \n def path(self, name):\n`
+    expect(apply(reply)).toContain('        self.root = os.path.abspath(root)\n')
+  })
+
+  it('keeps the added lines verbatim when the old lines are not shifted alike', () => {
+    const reply = `${HEAD}@@ -18,5 +18,5 @@\n def __init__(self, root):\n-        self.root = root\n+        self.root = os.path.abspath(root)\n \n     def path(self, name):\n`
+    expect(apply(reply)).toContain('        self.root = os.path.abspath(root)\n')
+  })
+})
+
+describe('leading context copied from elsewhere', () => {
+  it('places the hunk by its removed lines and trailing context when they match once', () => {
+    const reply = `${HEAD}@@ -11,4 +11,4 @@\n def store(path, data):\n     with open(path, "w") as f:\n-        f.write(data)\n+        f.write(data.encode())\n     return len(data)\n`
+    expect(apply(reply)).toContain('        f.write(data.encode())\n    return len(data)\n')
+  })
+
+  it('refuses when the removed lines and trailing context match more than once', () => {
+    const twice =
+      PY +
+      text(
+        '',
+        'def again(path, data):',
+        '    with open(path, "w") as f:',
+        '        f.write(data)',
+        '    return len(data)'
+      )
+    const reply = `${HEAD}@@ -11,4 +11,4 @@\n def store(path, data):\n     with open(path, "w") as f:\n-        f.write(data)\n+        f.write(data.encode())\n     return len(data)\n`
+    expect(['hunk-not-found', 'ambiguous-hunk']).toContain(rule(reply, twice))
+  })
+})
+
+describe('hunks with nothing to change', () => {
+  it('drops a hunk of context only when its lines are in the file', () => {
+    const reply = `${HEAD}@@ -1,2 +1,2 @@\n import os\n import sys\n@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\n`
+    expect(apply(reply)).toContain('f.read().strip()')
+  })
+
+  it('refuses a hunk of context only that is not in the file', () => {
+    const reply = `${HEAD}@@ -1,2 +1,2 @@\n import json\n import sys\n@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\n`
+    expect(rule(reply)).toBe('empty-hunk')
+  })
+})
+
+describe('what the wrapping of a reply leaves in added lines (seed 004)', () => {
+  const adding = (line: string, path = 'store.py') =>
+    editFromReply(
+      'udiff',
+      `--- a/${path}\n+++ b/${path}\n@@ -1,2 +1,3 @@\n import os\n+${line}\n import sys\n`,
+      { ...change, path },
+      PY
+    )
+
+  it.each([
+    '<tool_call>',
+    '</tool_call>',
+    '{"name": "x"}</function_call>',
+    '<|im_start|>assistant'
+  ])('refuses %s in an added line', (line) => expect(() => adding(line)).toThrow(/tool-call tags/))
+
+  it('refuses a fence added to code, and takes one added to markdown', () => {
+    expect(() => adding('```python')).toThrow(/markdown fence/)
+    expect(adding('```python', 'README.md').edit.after).toContain('```python')
+  })
+
+  it.each([
+    '# ... existing code ...',
+    '    // ... rest of the function unchanged',
+    '/* existing code */',
+    '# rest of the file'
+  ])('refuses the placeholder comment %s', (line) =>
+    expect(() => adding(line)).toThrow(/placeholder/)
+  )
+
+  it('takes comments that only mention such words', () => {
+    expect(adding('# Existing users keep their settings').edit.after).toContain('Existing users')
+    expect(adding('x = data[...]').edit.after).toContain('data[...]')
+  })
+
+  it('refuses a whole-file reply that drops most of a file the plan keeps', () => {
+    const long = text(...Array.from({ length: 30 }, (_, i) => `line_${i} = ${i}`))
+    const reply = `^^^store.py\n${long.split('\n').slice(0, 5).join('\n')}\n^^^end`
+    expect(() => editFromReply('whole-file', reply, change, long)).toThrow(/cut off/)
+    const rewrite = `^^^store.py\n${long.replace('line_3 = 3', 'line_3 = 33')}^^^end`
+    expect(editFromReply('whole-file', rewrite, change, long).edit.after).toContain('line_3 = 33')
+  })
+})
