@@ -1,6 +1,8 @@
 // Builds the committed bundle: one readable (not minified) ncc build of src/entries.ts as
 // dist/patchsmith.js and its chunks, and two small entries that import it: dist/index.js (the
-// action) and dist/cli.js (the CLI). The prompt templates are copied beside them.
+// action) and dist/cli.js (the CLI). The prompt templates are copied beside them, and so are the
+// WASM files of the syntax gate (src/edits/syntax/): web-tree-sitter's runtime and one grammar per
+// language it knows, in dist/grammars/.
 // The build goes to a temporary folder first, so dist/ is never seen half-written.
 import { execFileSync } from 'node:child_process'
 import {
@@ -16,7 +18,7 @@ import {
   writeFileSync
 } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -25,6 +27,25 @@ const ncc = join(
   'dist/ncc/cli.js'
 )
 const staging = join(root, 'node_modules/.cache/patchsmith-dist', String(process.pid))
+// The syntax gate's WASM files, as `package/path`: the same list as src/edits/syntax/languages.ts
+// (its unit test checks the two agree). Copied by file name into dist/grammars/.
+const GRAMMAR_WASMS = [
+  'web-tree-sitter/web-tree-sitter.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-javascript.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-typescript.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-tsx.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-python.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-go.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-java.wasm',
+  'tree-sitter-c/tree-sitter-c.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-cpp.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-c-sharp.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-ruby.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-rust.wasm',
+  '@vscode/tree-sitter-wasm/wasm/tree-sitter-php.wasm',
+  'tree-sitter-json/tree-sitter-json.wasm',
+  '@tree-sitter-grammars/tree-sitter-yaml/tree-sitter-yaml.wasm'
+]
 
 rmSync(staging, { recursive: true, force: true })
 execFileSync(
@@ -48,6 +69,10 @@ writeFileSync(
 chmodSync(join(staging, 'cli.js'), 0o755)
 mkdirSync(join(staging, 'prompts'), { recursive: true })
 cpSync(join(root, 'prompts'), join(staging, 'prompts'), { recursive: true })
+mkdirSync(join(staging, 'grammars'), { recursive: true })
+const requireHere = createRequire(import.meta.url)
+for (const file of GRAMMAR_WASMS)
+  cpSync(requireHere.resolve(file), join(staging, 'grammars', basename(file)))
 // An unchanged build leaves dist/ alone: a test run beside this one keeps reading its files.
 if (sameTree(staging, join(root, 'dist'))) {
   rmSync(staging, { recursive: true, force: true })
@@ -55,7 +80,9 @@ if (sameTree(staging, join(root, 'dist'))) {
   const now = new Date()
   for (const file of ['index.js', 'patchsmith.js', 'cli.js'])
     utimesSync(join(root, 'dist', file), now, now)
-  console.log('dist/ is current: dist/index.js, dist/cli.js, dist/patchsmith.js and dist/prompts/')
+  console.log(
+    'dist/ is current: dist/index.js, dist/cli.js, dist/patchsmith.js, dist/prompts/ and dist/grammars/'
+  )
   process.exit(0)
 }
 const old = `${staging}.old`
@@ -67,7 +94,9 @@ try {
 }
 renameSync(staging, join(root, 'dist'))
 rmSync(old, { recursive: true, force: true })
-console.log('bundled dist/index.js, dist/cli.js, dist/patchsmith.js and dist/prompts/')
+console.log(
+  'bundled dist/index.js, dist/cli.js, dist/patchsmith.js, dist/prompts/ and dist/grammars/'
+)
 
 function sameTree(a, b) {
   if (!existsSync(b)) return false

@@ -1,0 +1,57 @@
+import { languageOfPath } from './languages.js'
+import { loadLanguage, parserFor } from './loader.js'
+import { firstProblem, type SyntaxProblem } from './problems.js'
+
+export type { SyntaxProblem } from './problems.js'
+
+/** Files larger than this (in UTF-16 code units, about bytes for code) are not checked. */
+export const MAX_CHECKED_SIZE = 2 * 1024 * 1024
+
+/** A gate that refuses the parse errors an edit introduces, by tree-sitter. */
+export interface SyntaxGate {
+  /** The language tree-sitter would parse this path as, or null when none is known. */
+  languageOf(path: string): string | null
+  /**
+   * The first parse error `after` has, when `before` (null: file is new) had none and the path's
+   * language is known; otherwise null.
+   */
+  introducedError(path: string, before: string | null, after: string): Promise<SyntaxProblem | null>
+}
+
+let gate: SyntaxGate | undefined
+
+/**
+ * The process-wide gate. web-tree-sitter and each grammar are loaded lazily, once, on first use
+ * for that language; a grammar that cannot be loaded turns the gate off for its language.
+ */
+export function syntaxGate(): SyntaxGate {
+  gate ??= { languageOf: languageOfPath, introducedError }
+  return gate
+}
+
+async function introducedError(
+  path: string,
+  before: string | null,
+  after: string
+): Promise<SyntaxProblem | null> {
+  const language = languageOfPath(path)
+  if (language === null || before === after) return null
+  if (after.length > MAX_CHECKED_SIZE || (before?.length ?? 0) > MAX_CHECKED_SIZE) return null
+  const grammar = await loadLanguage(language)
+  if (grammar === null) return null
+  const parser = await parserFor(grammar)
+  const check = (text: string): SyntaxProblem | null => {
+    parser.setLanguage(grammar)
+    const tree = parser.parse(text)
+    if (tree === null) return null
+    try {
+      return firstProblem(tree, language, text)
+    } finally {
+      tree.delete()
+    }
+  }
+  // `after` first: a clean result, the usual one, needs no second parse.
+  const problem = check(after)
+  if (problem === null || before === null) return problem
+  return check(before) === null ? problem : null
+}
