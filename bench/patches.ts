@@ -1,11 +1,14 @@
 /**
  * Patch-recovery benchmark: `npm run bench:patches -- FILE.jsonl [FILE.jsonl ...] [--json]
- * [--no-speed]`. Runs Patchsmith's applier and, on the same cases in the same run, `git apply`
- * (strict) and jsdiff `applyPatch` with fuzzFactor 2 as anchors. Corpora are read where given.
+ * [--no-speed]`. Runs Patchsmith's applier (with its syntax gate) and, on the same cases in the
+ * same run, `git apply` (strict), GNU `patch --fuzz=3` and jsdiff `applyPatch` with fuzzFactor 2
+ * as anchors. Corpora are read where given. For a corpus without `expected` (raw model replies),
+ * every applier's applied results are judged by tree-sitter and by the language's own parser.
  */
 import { performance } from 'node:perf_hooks'
 import { APPLIERS } from './patches/appliers.js'
 import { readCorpus } from './patches/corpus.js'
+import { brokenByGate, brokenByOwnParser } from './patches/judges.js'
 import { count, emptyTally, judge, type Tally, type Verdict } from './patches/score.js'
 import { speedRows } from './patches/speed.js'
 
@@ -30,14 +33,26 @@ for (const corpus of corpora) {
   // label → applier → [right, cases]
   const byLabel = new Map<string, Map<string, [number, number]>>()
   const misses: string[] = []
+  const refusals = new Map<string, Map<string, number>>()
   for (const applier of APPLIERS) {
     const tally = emptyTally(corpus, applier.name)
+    const reasons = new Map<string, number>()
+    refusals.set(applier.name, reasons)
     for (const testCase of cases) {
       const start = performance.now()
-      const outcome = applier.apply(testCase)
+      const outcome = await applier.apply(testCase)
       tally.ms += performance.now() - start
       const verdict: Verdict = judge(testCase, outcome)
       count(tally, testCase, verdict)
+      if (outcome.refused) {
+        const key = reasonKey(outcome.reason)
+        reasons.set(key, (reasons.get(key) ?? 0) + 1)
+      } else if (!testCase.hasExpected) {
+        if (await brokenByGate(testCase.files, outcome.files)) tally.broken_gate++
+        const own = brokenByOwnParser(testCase.files, outcome.files)
+        if (own !== undefined) tally.judged_own++
+        if (own) tally.broken_own++
+      }
       const right = verdict === 'recovered' || verdict === 'refused-right'
       for (const label of testCase.mutations) {
         const row = byLabel.get(label) ?? new Map<string, [number, number]>()
@@ -64,6 +79,10 @@ for (const corpus of corpora) {
     continue
   }
   console.log(`\n${corpus}: ${cases.length} cases`)
+  if (cases.every((testCase) => !testCase.hasExpected)) {
+    printRaw(tallies, refusals)
+    continue
+  }
   console.log(
     table(
       [
@@ -125,6 +144,47 @@ if (!json && (speedOnly || !args.includes('--no-speed'))) {
       ])
     )
   )
+}
+
+/** A corpus of raw replies: what landed, what was refused and why, what landed broken. */
+function printRaw(tallies: readonly Tally[], refusals: ReadonlyMap<string, Map<string, number>>) {
+  console.log(
+    table(
+      [
+        'applier',
+        'cases',
+        'applied',
+        'refused',
+        'applied-but-broken (tree-sitter)',
+        'broken (own parser) / judged',
+        'ms'
+      ],
+      tallies.map((t) => [
+        t.applier,
+        t.cases,
+        t.applied,
+        t.refused,
+        t.broken_gate,
+        `${t.broken_own} / ${t.judged_own}`,
+        t.ms
+      ])
+    )
+  )
+  for (const [applier, reasons] of refusals) {
+    const rows = [...reasons].sort((a, b) => b[1] - a[1])
+    if (rows.length === 0) continue
+    console.log(`\nrefusals, ${applier}:`)
+    console.log(table(['reason', 'replies'], rows.slice(0, 12)))
+  }
+}
+
+/** A refusal reason without the paths and numbers that make every one different. */
+function reasonKey(reason: string): string {
+  return reason
+    .replace(/^(error|patch): /, '')
+    .replace(/\S*\/\S*/g, '<path>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 60)
 }
 
 function table(head: string[], rows: (string | number)[][]): string {

@@ -120,3 +120,57 @@ describe('edit formats through node dist/index.js', () => {
     }
   )
 })
+
+describe('the syntax gate through node dist/index.js', () => {
+  it('refuses an edit that breaks the file with INVALID_DIFF naming the line, before validation, and the retry lands', async () => {
+    const repo = createRepo({ files: { 'src/total.js': BEFORE }, prefix: 'syntax-gate' })
+    cleanups.push(() => repo.cleanup())
+    // The first reply drops a closing brace: it applies cleanly, and JavaScript no longer parses.
+    const broken = REPLIES.udiff
+      .replace('   }\n```', '```')
+      .replace('@@ -3,3 +3,3 @@', '@@ -3,3 +3,2 @@')
+    const unclosed = broken.replace(
+      '   for (const item of items) {\n-    sum += item.price\n+    sum += item.price * item.quantity',
+      '   for (const item of items) {\n-    sum += item.price\n-  }\n+    sum += item.price * item.quantity'
+    )
+    let drafts = 0
+    const server = await startModelServer((request) => {
+      if (!draftText(request).includes('Current content of src/total.js'))
+        return 'fix(total): multiply each price by its quantity'
+      drafts++
+      return drafts === 1 ? unclosed : REPLIES.udiff
+    })
+    cleanups.push(() => server.close())
+    const files = writeInputs(repo, {
+      'issue.json': { number: 32, title: 'Totals ignore quantities', body: 'Two cost twice.' },
+      'plan.json': {
+        branch_name: 'fix/32-total-syntax',
+        plan_steps: ['Multiply each price by its quantity'],
+        file_changes: [{ path: 'src/total.js', operation: 'MODIFY', line_range: [4, 4] }],
+        validation_commands: ['node --check src/total.js']
+      }
+    })
+    const run = await runAction({
+      workspace: repo.dir,
+      inputs: {
+        issue: files['issue.json']!,
+        'fix-plan': files['plan.json']!,
+        'base-url': server.url,
+        'api-key': 'sk-test-syntax',
+        'edit-format': 'udiff',
+        'allow-plan-commands': 'true'
+      }
+    })
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expect(drafts).toBe(2)
+    const retry = draftText(
+      server.requests.filter((request) =>
+        draftText(request).includes('Current content of src/total.js')
+      )[1]!
+    )
+    // The retry hears what the gate found, by line, and nothing from a validation run.
+    expect(retry).toMatch(/unparseable \(javascript\)[^"]*line \d+/)
+    expect(retry).not.toContain('node --check')
+    expect(repo.gitOrigin('show', `${run.outputs.sha!}:src/total.js`)).toBe(AFTER.trimEnd())
+  })
+})

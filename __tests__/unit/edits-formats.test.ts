@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
 import {
   chooseEditFormat,
+  WHOLE_FILE_MAX_LINES,
   detectFormat,
   editFromReply,
   JsonEditsSchema,
@@ -330,6 +331,16 @@ describe('auto edit format', () => {
 
   it('keeps a format that was chosen explicitly', () => {
     expect(resolveEditFormat('whole-file', 'gpt-4.1')).toBe('whole-file')
+    expect(resolveEditFormat('udiff', 'qwen2.5-coder:7b', 'x\n'.repeat(1000))).toBe('udiff')
+  })
+
+  it('gives a small model search-replace instead of whole files for a large file', () => {
+    const small = 'line\n'.repeat(WHOLE_FILE_MAX_LINES - 1)
+    const large = 'line\n'.repeat(WHOLE_FILE_MAX_LINES + 1)
+    expect(resolveEditFormat('auto', 'qwen2.5-coder:7b', small)).toBe('whole-file')
+    expect(resolveEditFormat('auto', 'qwen2.5-coder:7b', large)).toBe('search-replace')
+    expect(resolveEditFormat('auto', 'qwen2.5-coder:7b', null)).toBe('whole-file')
+    expect(resolveEditFormat('auto', 'gpt-4.1', large)).toBe('udiff')
   })
 })
 

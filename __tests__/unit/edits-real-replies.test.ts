@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
-import { editFromReply, editsFromReply } from '../../src/edits/index.js'
+import { assertStillParses, editFromReply, editsFromReply } from '../../src/edits/index.js'
 
 /**
  * What real model replies do that mutated history never did, one repair rule at a time; each
@@ -241,5 +241,27 @@ describe('what the wrapping of a reply leaves in added lines (seed 004)', () => 
     expect(() => editFromReply('whole-file', reply, change, long)).toThrow(/cut off/)
     const rewrite = `^^^store.py\n${long.replace('line_3 = 3', 'line_3 = 33')}^^^end`
     expect(editFromReply('whole-file', rewrite, change, long).edit.after).toContain('line_3 = 33')
+  })
+})
+
+describe('the syntax gate on a drafted edit', () => {
+  const draft = (reply: string, content = PY) => editFromReply('udiff', reply, change, content)
+  const unindented = `${HEAD}@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+data = f.read()\n     return data\n`
+
+  it('refuses an edit that leaves Python unparseable, naming the line', async () => {
+    const refused = await assertStillParses([draft(unindented)]).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(InvalidDiffError)
+    const details = (refused as InvalidDiffError).details
+    expect(details.rule).toBe('syntax-error')
+    expect(details.syntax_line).toBe(7)
+    expect((refused as Error).message).toMatch(/unparseable \(python\).*line 7/)
+  })
+
+  it('passes a clean edit, and does not hold a file that was already broken against the edit', async () => {
+    await expect(
+      assertStillParses([draft(unindented.replace('+data', '+        data'))])
+    ).resolves.toBeUndefined()
+    const broken = PY.replace('def save(path, data):', 'def save(path, data)')
+    await expect(assertStillParses([draft(unindented, broken)])).resolves.toBeUndefined()
   })
 })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { applyPatch, parsePatch } from 'diff'
 import { InvalidDiffError } from '../../src/contract/index.js'
-import { editsFromReply, type PlannedFile } from '../../src/edits/index.js'
+import { assertStillParses, editsFromReply, type PlannedFile } from '../../src/edits/index.js'
 import type { BenchCase } from './corpus.js'
 
 /** What an applier left: the files after (path → content, null: deleted), or a refusal. */
@@ -12,8 +12,8 @@ export type Outcome =
   { refused: true; reason: string } | { refused: false; files: Record<string, string | null> }
 
 export interface Applier {
-  name: 'patchsmith' | 'git-apply' | 'jsdiff-fuzz2'
-  apply(testCase: BenchCase): Outcome
+  name: 'patchsmith' | 'git-apply' | 'gnu-patch-fuzz3' | 'jsdiff-fuzz2'
+  apply(testCase: BenchCase): Outcome | Promise<Outcome>
 }
 
 /** The files the case plans to change: its target alone, or every file of a multi-file commit. */
@@ -26,11 +26,13 @@ function planned(testCase: BenchCase): PlannedFile[] {
   }))
 }
 
+/** Patchsmith's applier with its syntax gate, as the agent runs them on a reply. */
 export const patchsmith: Applier = {
   name: 'patchsmith',
-  apply(testCase) {
+  async apply(testCase) {
     try {
       const edits = editsFromReply('udiff', testCase.patch, planned(testCase))
+      await assertStillParses(edits)
       // The agent refuses an edit that changes nothing; so does the benchmark.
       if (edits.every((drafted) => drafted.edit.after === drafted.edit.before))
         return { refused: true, reason: 'no-change' }
@@ -48,27 +50,48 @@ export const patchsmith: Applier = {
 /** `git apply` with its defaults (strict: exact context, `-p1`), in a scratch folder. */
 export const gitApply: Applier = {
   name: 'git-apply',
-  apply(testCase) {
-    const root = mkdtempSync(join(tmpdir(), 'patchsmith-bench-'))
-    const work = join(root, 'work')
-    try {
-      mkdirSync(work)
-      for (const [path, content] of Object.entries(testCase.files)) {
-        if (content === null) continue
-        mkdirSync(dirname(join(work, path)), { recursive: true })
-        writeFileSync(join(work, path), content)
-      }
-      const patch = join(root, 'reply.patch')
-      writeFileSync(patch, testCase.patch)
-      const run = spawnSync('git', ['apply', patch], { cwd: work, encoding: 'utf8' })
-      if (run.status !== 0) return { refused: true, reason: run.stderr.split('\n')[0] ?? 'failed' }
-      const files: Record<string, string | null> = {}
-      for (const path of Object.keys(testCase.files)) files[path] = null
-      for (const path of listFiles(work)) files[path] = readFileSync(join(work, path), 'utf8')
-      return { refused: false, files }
-    } finally {
-      rmSync(root, { recursive: true, force: true })
+  apply: (testCase) => inScratch(testCase, 'git', ['apply'])
+}
+
+/** GNU `patch -p1 --fuzz=3`, as people apply a reply by hand; a partial application is a refusal. */
+export const gnuPatch: Applier = {
+  name: 'gnu-patch-fuzz3',
+  apply: (testCase) =>
+    inScratch(testCase, 'patch', [
+      '-p1',
+      '--fuzz=3',
+      '--batch',
+      '--forward',
+      '--no-backup-if-mismatch',
+      '-i'
+    ])
+}
+
+/** Runs a patch tool on the case's files in a scratch folder; the reply file comes last. */
+function inScratch(testCase: BenchCase, command: string, args: string[]): Outcome {
+  const root = mkdtempSync(join(tmpdir(), 'patchsmith-bench-'))
+  const work = join(root, 'work')
+  try {
+    mkdirSync(work)
+    for (const [path, content] of Object.entries(testCase.files)) {
+      if (content === null) continue
+      mkdirSync(dirname(join(work, path)), { recursive: true })
+      writeFileSync(join(work, path), content)
     }
+    const patch = join(root, 'reply.patch')
+    writeFileSync(patch, testCase.patch)
+    const run = spawnSync(command, [...args, patch], { cwd: work, encoding: 'utf8' })
+    if (run.error) return { refused: true, reason: `${command} not found` }
+    if (run.status !== 0) {
+      const said = `${run.stderr}\n${run.stdout}`.split('\n').find((line) => line.trim() !== '')
+      return { refused: true, reason: said ?? 'failed' }
+    }
+    const files: Record<string, string | null> = {}
+    for (const path of Object.keys(testCase.files)) files[path] = null
+    for (const path of listFiles(work)) files[path] = readFileSync(join(work, path), 'utf8')
+    return { refused: false, files }
+  } finally {
+    rmSync(root, { recursive: true, force: true })
   }
 }
 
@@ -108,4 +131,4 @@ export const jsdiffFuzz2: Applier = {
   }
 }
 
-export const APPLIERS: readonly Applier[] = [patchsmith, gitApply, jsdiffFuzz2]
+export const APPLIERS: readonly Applier[] = [patchsmith, gitApply, gnuPatch, jsdiffFuzz2]

@@ -13,6 +13,11 @@ export interface Tally {
   misapplied: number
   applied: number
   refused: number
+  /** Raw replies only: applied results tree-sitter finds broken (a file that parsed before). */
+  broken_gate: number
+  /** Raw replies only: applied results the language's own parser judged, and found broken. */
+  judged_own: number
+  broken_own: number
   ms: number
 }
 
@@ -59,6 +64,9 @@ export function emptyTally(corpus: string, applier: string): Tally {
     misapplied: 0,
     applied: 0,
     refused: 0,
+    broken_gate: 0,
+    judged_own: 0,
+    broken_own: 0,
     ms: 0
   }
 }

@@ -2,6 +2,7 @@ import type { EditFormat } from '../config.js'
 import type { CodeAgentInput, FileChange, StyleConfig } from '../contract/index.js'
 import {
   detectFormat,
+  assertStillParses,
   editFromReply,
   extractDiff,
   JsonEditsSchema,
@@ -23,6 +24,8 @@ import type { Logger } from './logger.js'
 export interface DraftContext {
   input: CodeAgentInput
   format: EditFormat
+  /** The format for one file, when it depends on the file (`auto`); else `format` for all. */
+  formatFor?: (content: string | null) => EditFormat
   style: StyleConfig
   base: ReadonlyMap<string, string | null>
   concurrency: number
@@ -66,10 +69,11 @@ export async function draftEdits(
   if (ctx.drafter) return ctx.drafter(ctx, attempt, current, repair)
   const changes = ctx.input.fix_plan.file_changes
   const asked = changes.filter((change) => change.operation !== 'DELETE')
+  const formatOf = (path: string) => ctx.formatFor?.(current.get(path) ?? null) ?? ctx.format
   const requests = await Promise.all(
     asked.map(async (change) => ({
       path: change.path,
-      messages: await messagesFor(ctx, change, current, repair)
+      messages: await messagesFor(ctx, formatOf(change.path), change, current, repair)
     }))
   )
   ctx.log.requests(attempt, requests)
@@ -77,7 +81,7 @@ export async function draftEdits(
     const completion = await ctx.model.complete(request.messages, {
       signal,
       label: request.path,
-      responseFormat: ctx.format === 'json-edits' ? JSON_EDITS_FORMAT : undefined
+      responseFormat: formatOf(request.path) === 'json-edits' ? JSON_EDITS_FORMAT : undefined
     })
     return { path: request.path, text: completion.text }
   })
@@ -97,7 +101,10 @@ export async function draftEdits(
       continue
     }
     guardDiffReply(ctx.policy, reply)
-    const drafted = editFromReply(ctx.format, reply, change, latest, { style: ctx.style })
+    const drafted = editFromReply(formatOf(change.path), reply, change, latest, {
+      style: ctx.style
+    })
+    await assertStillParses([drafted])
     if (drafted.claimedPath) {
       ctx.policy.assertAllowed([drafted.claimedPath], 'reply')
       ctx.logger.warn(
@@ -118,12 +125,13 @@ export async function draftEdits(
 
 async function messagesFor(
   ctx: DraftContext,
+  format: EditFormat,
   change: FileChange,
   current: ReadonlyMap<string, string | null>,
   repair: RepairContext | undefined
 ): Promise<ChatMessage[]> {
   const request = {
-    format: ctx.format,
+    format,
     issue: ctx.input.issue,
     change,
     planSteps: ctx.input.fix_plan.plan_steps,

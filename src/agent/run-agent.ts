@@ -54,6 +54,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     green = await attemptChange({
       input: prepared.input,
       format: resolveEditFormat(config.editFormat, config.model),
+      formatFor: (content) => resolveEditFormat(config.editFormat, config.model, content),
       style,
       base: prepared.base,
       steps: pipelineSteps(config, prepared.commands),

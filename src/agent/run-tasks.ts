@@ -321,6 +321,7 @@ function draftContext(
   return {
     input,
     format: resolveEditFormat(run.config.editFormat, run.config.model),
+    formatFor: (content) => resolveEditFormat(run.config.editFormat, run.config.model, content),
     style: DEFAULT_STYLE,
     base,
     concurrency: run.config.concurrency,

@@ -11,6 +11,7 @@ export type PatchErrorKind =
   | 'empty-hunk'
   | 'cut-off-reply'
   | 'elided-code'
+  | 'syntax-error'
   | 'truncated-file'
   | 'too-many-files'
   | 'unplanned-file'
