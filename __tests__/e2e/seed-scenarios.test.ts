@@ -122,11 +122,12 @@ describe('seed scenario 2: validation failure', () => {
       })
     )
     const baseSha = repo.git('rev-parse', 'HEAD')
+    // Edits that parse (the syntax gate lets them through) and fail when validation loads them.
     const broken =
-      '--- a/src/math.js\n+++ b/src/math.js\n@@ -1,3 +1,3 @@\n function add(a, b) {\n-  return a + b\n+  return a + (b\n }\n'
+      '--- a/src/math.js\n+++ b/src/math.js\n@@ -2,3 +2,3 @@\n   return a + b\n }\n-module.exports = { add }\n+module.exports = { add, sub }\n'
     const stillBroken = broken.replace(
-      '-  return a + b\n+  return a + (b',
-      '-  return a + (b\n+  return a + ((b'
+      '-module.exports = { add }\n+module.exports = { add, sub }',
+      '-module.exports = { add, sub }\n+module.exports = { add, sub, mul }'
     )
     const server = await modelServer((request) =>
       request.body.messages.length > 2 ? stillBroken : broken
@@ -167,7 +168,7 @@ describe('seed scenario 2: validation failure', () => {
     const result = resultOf(run.outputs['output-path']!)
     expect(result.error).toMatchObject({ code: 'VALIDATION_FAILED', recoverable: false })
     expect(result.error!.details).toMatchObject({ command: 'node src/math.js', exit_code: 1 })
-    expect(String(result.error!.details!.stderr)).toContain('SyntaxError')
+    expect(String(result.error!.details!.stderr)).toContain('ReferenceError')
     expect(server.requests).toHaveLength(2) // one attempt and one repair, no commit message call
     expect(expectUntouched(repo, 'fix/7-add', baseSha)).toEqual([])
 
@@ -180,7 +181,7 @@ describe('seed scenario 2: validation failure', () => {
     expect(comments).toHaveLength(1)
     expect(comments[0]!.path).toBe('/repos/acme/widgets/issues/7/comments')
     expect(comments[0]!.body.body).toContain('VALIDATION_FAILED')
-    expect(comments[0]!.body.body).toContain('SyntaxError')
+    expect(comments[0]!.body.body).toContain('ReferenceError')
     expect(labels).toHaveLength(1)
     expect(labels[0]!.body.labels).toEqual(['automation-failed'])
     expect(JSON.stringify(github.requests)).not.toContain('sk-test-broken')
