@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { cancelOnSignals, runAgent, runnerFacts, type Logger } from './agent/index.js'
 import { runCodingTask } from './adapters/coding-task/index.js'
+import { runFollowUp } from './adapters/follow-up/index.js'
 import {
   ConfigError,
   parseRunConfig,
@@ -44,9 +45,12 @@ export async function run(): Promise<void> {
       cancel: cancellation.signal
     }
     // A CodingTask goes through the same run; its CommitResult replaces the result file.
+    // A follow-up answers a pull request's review (or failed check) on the same run.
     const { response, outputPath, logDir, branch, issueNumber } = config.codingTask
       ? (await runCodingTask(config, env)).run
-      : await runAgent(config, env)
+      : config.followUp
+        ? await runFollowUp(config, env)
+        : await runAgent(config, env)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
       actionOutputs(response, outputPath, branch, { pushed })

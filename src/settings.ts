@@ -24,7 +24,8 @@ export const ACTION_INPUT_GROUPS = {
     'triage-result',
     'task-file',
     'agent-input',
-    'coding-task'
+    'coding-task',
+    'follow-up'
   ],
   Model: ['model', 'base-url', 'api-key', 'edit-format'],
   Validation: ['validation-commands', 'validation-env', 'sandbox'],
@@ -132,6 +133,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     key: 'inputArtifactName',
     about:
       "The artifact of artifact-run-id to read inputs from: Patchsmith's own result artifact or a planner's with issue.json and fix-plan.json."
+  },
+  'max-follow-up-rounds': {
+    key: 'maxFollowUpRounds',
+    about:
+      'Follow-up rounds per pull request (counted from its commits) before Patchsmith stops with a summary comment.'
   },
   resume: {
     key: 'resume',

@@ -88,7 +88,7 @@ describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
     }
   })
 
-  it('runs one at a time per issue, grouping only the trigger label by issue', () => {
+  it('runs one at a time per issue (or pull request), grouping only the trigger label by issue', () => {
     expect(flow.concurrency?.group).toMatch(/issue\.number|issue-number/)
     if ('issues' in flow.on)
       expect(flow.concurrency?.group).toMatch(
@@ -134,6 +134,16 @@ describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
   })
 
   it('lets only maintainers start it', () => {
+    if ('pull_request_review' in flow.on) {
+      // The follow-up: a writer's review or /patchsmith comment, on Patchsmith's own branches.
+      const job = Object.values(flow.jobs)[0]!
+      expect(job.if).toContain("sender.type == 'User'")
+      expect(job.if).toContain("review.state == 'changes_requested'")
+      expect(job.if).toContain('head.repo.full_name == github.repository')
+      expect(job.if).toContain("startsWith(github.event.comment.body, '/patchsmith')")
+      expect(job.steps[0]!.run).toContain('collaborators/$SENDER/permission')
+      return
+    }
     if (!('issues' in flow.on)) {
       expect(Object.keys(flow.on)).toEqual(['workflow_dispatch'])
       return

@@ -4,7 +4,15 @@
  * any answer with `route()`.
  */
 import { createServer, type ServerResponse } from 'node:http'
+import {
+  pullsAnswer,
+  type LoopbackPullRequest,
+  type LoopbackRun,
+  type PullsState
+} from './github-pulls.js'
 import { listenOnLoopback, readBody } from './http.js'
+
+export type { LoopbackPullRequest, LoopbackRun, LoopbackThread } from './github-pulls.js'
 
 export interface GitHubRequest {
   method: string
@@ -35,6 +43,10 @@ export interface GitHubServer {
   requests: GitHubRequest[]
   /** Adds a route; later routes take precedence over earlier ones and over the defaults. */
   route(route: GitHubRoute): void
+  /** A pull request (REST, and its GraphQL review threads, which record replies and resolutions). */
+  pullRequest(pr: LoopbackPullRequest): LoopbackPullRequest
+  /** A workflow run's jobs and their logs. */
+  workflowRun(run: LoopbackRun): void
   close(): Promise<void>
 }
 
@@ -59,6 +71,7 @@ const PERMISSION = new RegExp(`^${REPO}/collaborators/([^/]+)/permission$`)
 export async function startGitHubServer(): Promise<GitHubServer> {
   const routes: ActiveRoute[] = []
   const requests: GitHubRequest[] = []
+  const pulls: PullsState = { pulls: new Map(), runs: new Map() }
   let nextCommentId = 1000
 
   const server = createServer((req, res) => {
@@ -71,7 +84,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
           body
         }
         requests.push(request)
-        send(res, fromRoutes(request) ?? byDefault(request))
+        send(res, fromRoutes(request) ?? pullsAnswer(pulls, request) ?? byDefault(request))
       })
       .catch((error: unknown) => {
         send(res, { status: 500, body: { message: String(error) } })
@@ -130,6 +143,13 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     requests,
     route(route) {
       routes.push({ route, used: 0 })
+    },
+    pullRequest(pr) {
+      pulls.pulls.set(pr.number, pr)
+      return pr
+    },
+    workflowRun(run) {
+      pulls.runs.set(run.id, run)
     },
     close: listening.close
   }

@@ -34,7 +34,7 @@ const PY = text(
   '        return os.path.join(self.root, name)'
 )
 
-const change: FileChange = { path: 'store.py', operation: 'MODIFY', reason: 'fix' }
+const change: FileChange = { path: 'store.py', operation: 'MODIFY' }
 const apply = (reply: string, content = PY) =>
   editFromReply('udiff', reply, change, content).edit.after
 const rule = (reply: string, content = PY) => {

@@ -214,6 +214,10 @@ function resumed(settings: AttemptSettings): Drafted | undefined {
 }
 
 async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise<Applied> {
+  if (edits.length === 0)
+    throw new InvalidDiffError('The replies change no file; the plan asks for a change.', {
+      rule: 'no-change'
+    })
   for (const edit of edits) {
     if (edit.after === edit.before) {
       throw new InvalidDiffError(

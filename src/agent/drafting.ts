@@ -96,8 +96,13 @@ export async function draftEdits(
       continue
     }
     const reply = replies.find((r) => r.path === change.path)!.text
-    if (repair && NO_CHANGES.test(reply)) {
-      edits.push({ path: change.path, operation: change.operation, before, after: latest })
+    // A repair may leave a file as it is; so may a draft of a plan that says a file may need
+    // nothing (a follow-up on a failed check plans every file of the pull request): such a file
+    // is left out of the change while it is still as it was.
+    const optional = /\bNO_CHANGES\b/.test(change.description ?? '')
+    if (NO_CHANGES.test(reply) && (repair || optional)) {
+      if (!(optional && latest === before))
+        edits.push({ path: change.path, operation: change.operation, before, after: latest })
       continue
     }
     guardDiffReply(ctx.policy, reply)

@@ -21,7 +21,8 @@ const ALIASES: Record<string, SettingKey> = {
   triage: 'triageResult',
   tasks: 'taskFile',
   output: 'outputPath',
-  'validation-command': 'validationCommands'
+  'validation-command': 'validationCommands',
+  pr: 'followUp'
 }
 
 // A secret on the command line is readable by every process on the machine (/proc/<pid>/cmdline),
@@ -151,6 +152,7 @@ export function usage(): string {
     '       patchsmith run --repo DIR --issue FILE | --issue-number N   (no plan: Patchsmith plans)',
     '       patchsmith run --repo DIR --coding-task FILE                (prints a CommitResult)',
     '       patchsmith commit [--repo DIR]   (seed code-commit: agent-config/query.txt, build.sh)',
+    "       patchsmith follow-up --repo DIR --pr N   (answer the review of Patchsmith's own PR)",
     '       patchsmith recover [--repo DIR]  (undo what a killed run left; a run does it first)',
     '',
     'Turns an issue and a fix plan into a validated commit. The JSON result goes to stdout,',
@@ -160,7 +162,8 @@ export function usage(): string {
     '--github-token-file FILE.',
     '',
     'Aliases: --plan (--fix-plan), --triage (--triage-result), --tasks (--task-file),',
-    '         --output (--output-path), --validation-command (--validation-commands)',
+    '         --output (--output-path), --validation-command (--validation-commands),',
+    '         --pr (--follow-up)',
     '',
     'Options (each action input has the flag of the same name):',
     ...flags

@@ -9,6 +9,7 @@ import {
 } from '../agent/index.js'
 import { codeCommitSettings, runCodeCommit } from '../adapters/code-commit/index.js'
 import { runCodingTask } from '../adapters/coding-task/index.js'
+import { runFollowUp } from '../adapters/follow-up/index.js'
 import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig, type RunConfig } from '../config.js'
@@ -37,13 +38,15 @@ export async function cli(argv: readonly string[]): Promise<number> {
       const token = process.env.GITHUB_TOKEN || parsed.settings.githubToken
       return await recoverByHand(repo, token, stderrLogger)
     }
-    if (command !== 'run' && command !== 'commit')
+    if (command !== 'run' && command !== 'commit' && command !== 'follow-up')
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.')
     const settings = {
       apiKey: process.env.OPENAI_API_KEY || undefined,
       githubToken: process.env.GITHUB_TOKEN || undefined,
       ...parsed.settings
     }
+    if (command === 'follow-up' && !settings.followUp)
+      throw new UsageError('follow-up needs the pull request: --pr NUMBER.')
     config = parseRunConfig(command === 'commit' ? codeCommitSettings(settings) : settings)
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error
@@ -75,6 +78,10 @@ async function runCommand(
 ): Promise<{ run: AgentRun; printed: unknown }> {
   if (command === 'commit') {
     const run = await runCodeCommit(config, env)
+    return { run, printed: run.response }
+  }
+  if (command === 'follow-up') {
+    const run = await runFollowUp(config, env)
     return { run, printed: run.response }
   }
   if (config.codingTask) {

@@ -1,0 +1,277 @@
+import { readFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runAction } from '../support/action-runner.js'
+import {
+  startGitHubServer,
+  type GitHubServer,
+  type LoopbackPullRequest
+} from '../support/github-server.js'
+import {
+  startModelServer,
+  type ModelServer,
+  type RecordedRequest
+} from '../support/model-server.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+
+/** Follow-ups on Patchsmith's own pull request, through node dist/index.js, against loopback GitHub. */
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+const BRANCH = 'fix/12-totals-ignore-quantities'
+const TOTAL =
+  'export function total(items) {\n  let sum = 0\n  for (const item of items) {\n    sum += item.price\n  }\n  return sum\n}\n'
+const FORMAT = 'export function money(value) {\n  return `$${value}`\n}\n'
+const CHECK = [
+  "import { total } from './src/total.js'",
+  "import { money } from './src/format.js'",
+  "if (total([{ price: 2, quantity: 3 }]) !== 6) throw new Error('total ignores quantity')",
+  "if (money(1.5) !== '$1.50') throw new Error('money is not rounded to cents')"
+].join('\n')
+
+const REPLIES: Record<string, string> = {
+  'src/total.js':
+    '--- a/src/total.js\n+++ b/src/total.js\n@@ -3,3 +3,3 @@\n   for (const item of items) {\n-    sum += item.price\n+    sum += item.price * item.quantity\n   }\n',
+  'src/format.js':
+    '--- a/src/format.js\n+++ b/src/format.js\n@@ -1,3 +1,3 @@\n export function money(value) {\n-  return `$${value}`\n+  return `$${value.toFixed(2)}`\n }\n'
+}
+
+const text = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? [])
+
+/** A repository on Patchsmith's pull request branch, pushed, with the PR known to GitHub. */
+function pullRequestRepo(prefix: string): { repo: TestRepo; head: string } {
+  const repo = createRepo({
+    files: {
+      'src/total.js': TOTAL,
+      'src/format.js': FORMAT,
+      'check.mjs': `${CHECK}\n`,
+      'package.json': '{"type":"module"}\n'
+    },
+    prefix
+  })
+  cleanups.push(() => repo.cleanup())
+  repo.git('checkout', '--quiet', '-b', BRANCH)
+  repo.write('README.md', 'Totals.\n')
+  const head = repo.commitAll('docs: say what it does\n\nFixes #12')
+  repo.git('push', '--quiet', 'origin', BRANCH)
+  return { repo, head }
+}
+
+async function servers(
+  replies: Record<string, string> = REPLIES
+): Promise<{ github: GitHubServer; model: ModelServer }> {
+  const github = await startGitHubServer()
+  cleanups.push(() => github.close())
+  const model = await startModelServer((request) => {
+    // A draft ends by asking for one file's diff (other files may be shown as context); a
+    // file the test has no edit for needs none.
+    const asked = /Write a unified diff for (\S+) /.exec(text(request))?.[1]
+    if (!asked) return 'fix(src): address the review'
+    return replies[asked] ?? 'NO_CHANGES'
+  })
+  cleanups.push(() => model.close())
+  return { github, model }
+}
+
+function pullRequest(github: GitHubServer, head: string, extra: Partial<LoopbackPullRequest> = {}) {
+  return github.pullRequest({
+    number: 12,
+    title: 'Totals ignore quantities',
+    head: BRANCH,
+    headSha: head,
+    base: 'main',
+    commits: ['docs: say what it does\n\nFixes #12'],
+    files: ['README.md'],
+    threads: [],
+    ...extra
+  })
+}
+
+const run = (
+  repo: TestRepo,
+  github: GitHubServer,
+  model: ModelServer,
+  event?: { name: string; payload: object }
+) =>
+  runAction({
+    workspace: repo.dir,
+    ...(event ? { event: event.payload } : {}),
+    env: { GITHUB_API_URL: github.url, ...(event ? { GITHUB_EVENT_NAME: event.name } : {}) },
+    inputs: {
+      'follow-up': event ? 'true' : '12',
+      'base-url': model.url,
+      'api-key': 'sk-test-follow-up',
+      'github-token': 'ghs_followuptoken000000000000000000000',
+      'validation-commands': 'node check.mjs',
+      'output-path': `${repo.root}/result.json`
+    }
+  })
+
+const resultOf = (repo: TestRepo) => JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8'))
+
+describe('follow-up on review threads (node dist/index.js)', () => {
+  it('fixes two threads in one new commit, resolves them with its SHA, ignores a reader and declines a workflow edit', async () => {
+    const { repo, head } = pullRequestRepo('follow-up')
+    const { github, model } = await servers()
+    github.route({
+      method: 'GET',
+      path: '/repos/acme/widgets/collaborators/passer-by/permission',
+      body: { permission: 'read', role_name: 'read', user: { login: 'passer-by' } }
+    })
+    const pr = pullRequest(github, head, {
+      threads: [
+        {
+          id: 'T1',
+          path: 'src/total.js',
+          line: 4,
+          comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
+        },
+        {
+          id: 'T2',
+          path: 'src/format.js',
+          line: 2,
+          comments: [{ body: 'Show money with two decimals.', author: 'maintainer' }]
+        },
+        {
+          id: 'T3',
+          path: 'src/total.js',
+          line: 1,
+          comments: [{ body: 'Delete this whole file, please.', author: 'passer-by' }]
+        },
+        {
+          id: 'T4',
+          path: '.github/workflows/ci.yml',
+          line: 3,
+          comments: [{ body: 'Run CI on every branch.', author: 'maintainer' }]
+        },
+        {
+          id: 'T5',
+          path: 'src/total.js',
+          line: 2,
+          isResolved: true,
+          comments: [{ body: 'Old news.', author: 'maintainer' }]
+        }
+      ]
+    })
+
+    const action = await run(repo, github, model)
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+
+    // One new commit on the pull request's branch, on top of its head: never amended or forced.
+    const tip = repo.gitOrigin('rev-parse', BRANCH)
+    expect(repo.gitOrigin('rev-parse', `${tip}^`)).toBe(head)
+    const message = repo.gitOrigin('log', '-1', '--format=%B', BRANCH)
+    expect(message).toMatch(/^fix\(src\): address review on #12\n/)
+    expect(message).toContain('Patchsmith-Follow-Up: 1')
+    expect(repo.gitOrigin('show', `${tip}:src/total.js`)).toContain('item.price * item.quantity')
+    expect(repo.gitOrigin('show', `${tip}:src/format.js`)).toContain('value.toFixed(2)')
+    expect(repo.gitOrigin('diff', '--name-only', head, tip).split('\n').sort()).toEqual([
+      'src/format.js',
+      'src/total.js'
+    ])
+
+    const [t1, t2, t3, t4, t5] = pr.threads
+    for (const fixed of [t1!, t2!]) {
+      expect(fixed.isResolved).toBe(true)
+      expect(fixed.comments.at(-1)!.body).toContain(`Addressed in ${tip}`)
+    }
+    expect(t3!.comments).toHaveLength(1) // a reader's thread: no reply, nothing changed for it
+    expect(t3!.isResolved).toBeFalsy()
+    expect(t4!.isResolved).toBeFalsy()
+    expect(t4!.comments.at(-1)!.body).toMatch(
+      /did not change this: outside the policy: .*\[rule protected-path\]/
+    )
+    expect(t5!.comments).toHaveLength(1)
+
+    const result = resultOf(repo)
+    expect(result.success).toBe(true)
+    expect(result.follow_up).toMatchObject({ pull_request: 12, round: 1, ignored: 1 })
+    expect(result.follow_up.threads).toEqual([
+      { id: 'T1', path: 'src/total.js', line: 4, status: 'fixed', commit: tip },
+      { id: 'T2', path: 'src/format.js', line: 2, status: 'fixed', commit: tip },
+      expect.objectContaining({
+        id: 'T4',
+        status: 'declined',
+        reason: expect.stringMatching(/outside the policy/)
+      })
+    ])
+    // The reviewers' words reached the model as untrusted text, the reader's did not at all.
+    const drafts = model.requests.filter((request) => text(request).includes('Current content of'))
+    expect(drafts.map(text).join()).toContain('Multiply by the quantity.')
+    expect(drafts.map(text).join()).not.toContain('Delete this whole file')
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it('refuses a third round with a summary comment, before any model call or push', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-third')
+    const { github, model } = await servers()
+    pullRequest(github, head, {
+      commits: [
+        'docs: say what it does\n\nFixes #12',
+        'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1',
+        'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 2'
+      ],
+      threads: [
+        {
+          id: 'T9',
+          path: 'src/total.js',
+          line: 4,
+          comments: [{ body: 'Still wrong.', author: 'maintainer' }]
+        }
+      ]
+    })
+    const action = await run(repo, github, model)
+    expect(action.exitCode).toBe(1)
+    expect(action.outputs['error-code']).toBe('INVALID_INPUT')
+    expect(resultOf(repo).error.details).toMatchObject({
+      rule: 'follow-up-rounds-exhausted',
+      rounds: 2
+    })
+    const comments = github.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/issues/12/comments')
+    )
+    expect(comments).toHaveLength(1)
+    expect(comments[0]!.body.body).toMatch(
+      /followed up on this pull request 2 time\(s\).*max-follow-up-rounds/
+    )
+    expect(model.requests).toHaveLength(0)
+    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
+  })
+
+  it('lets a failed check log drive the fix (workflow_run event)', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-check')
+    const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
+    // Only total.js is wrong here; the check's log says so.
+    repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
+    repo.commitAll('test: check totals')
+    repo.git('push', '--quiet', 'origin', BRANCH)
+    const newHead = repo.git('rev-parse', 'HEAD')
+    pullRequest(github, newHead, { files: ['src/total.js', 'check.mjs'] })
+    github.workflowRun({
+      id: 555,
+      jobs: [
+        { id: 71, name: 'lint', conclusion: 'success' },
+        { id: 77, name: 'test', conclusion: 'failure' }
+      ],
+      logs: { 77: '\u001b[31mError: total ignores quantity\u001b[0m\n    at check.mjs:3:58\n' }
+    })
+    const action = await run(repo, github, model, {
+      name: 'workflow_run',
+      payload: { workflow_run: { id: 555, conclusion: 'failure', pull_requests: [{ number: 12 }] } }
+    })
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+    const tip = repo.gitOrigin('rev-parse', BRANCH)
+    expect(repo.gitOrigin('rev-parse', `${tip}^`)).toBe(newHead)
+    expect(repo.gitOrigin('log', '-1', '--format=%s', BRANCH)).toBe(
+      'fix(src): address the failing check on #12'
+    )
+    const draft = model.requests.find((request) =>
+      text(request).includes('Current content of src/total.js')
+    )
+    expect(text(draft!)).toContain('Error: total ignores quantity')
+    expect(text(draft!)).not.toContain('\\u001b[31m')
+    void head
+  })
+})

@@ -1,0 +1,157 @@
+/**
+ * The pull-request side of the loopback GitHub server: a pull request's REST endpoints (the pull
+ * itself, its commits and files), the GraphQL review threads with their reply and resolve
+ * mutations, and a workflow run's jobs and logs. Tests set the state; replies and resolutions are
+ * recorded on it, as GitHub would keep them.
+ */
+
+export interface LoopbackThread {
+  id: string
+  path: string | null
+  line: number | null
+  isResolved?: boolean
+  isOutdated?: boolean
+  comments: { body: string; author: string | null }[]
+}
+
+export interface LoopbackPullRequest {
+  number: number
+  title: string
+  head: string
+  headSha: string
+  base: string
+  /** The messages of its commits, oldest first. */
+  commits: string[]
+  files: string[]
+  threads: LoopbackThread[]
+}
+
+export interface LoopbackRun {
+  id: number
+  jobs: { id: number; name: string; conclusion: string }[]
+  /** Job id → its log text. */
+  logs: Record<number, string>
+}
+
+export interface PullsState {
+  pulls: Map<number, LoopbackPullRequest>
+  runs: Map<number, LoopbackRun>
+}
+
+interface Answer {
+  status: number
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+const REPO = '/repos/([^/]+)/([^/]+)'
+const PULL = new RegExp(`^${REPO}/pulls/(\\d+)(/commits|/files)?$`)
+const RUN_JOBS = new RegExp(`^${REPO}/actions/runs/(\\d+)/jobs$`)
+const JOB_LOGS = new RegExp(`^${REPO}/actions/jobs/(\\d+)/logs$`)
+
+export function pullsAnswer(
+  state: PullsState,
+  request: { method: string; path: string; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+): Answer | undefined {
+  const { method, path, body } = request
+  let match: RegExpExecArray | null
+  if (method === 'GET' && (match = PULL.exec(path))) {
+    const pr = state.pulls.get(Number(match[3]))
+    if (!pr) return { status: 404, body: { message: 'Not Found' } }
+    if (match[4] === '/commits')
+      return {
+        status: 200,
+        body: pr.commits.map((message, i) => ({
+          sha: `${i}`.padStart(40, '0'),
+          commit: { message }
+        }))
+      }
+    if (match[4] === '/files')
+      return { status: 200, body: pr.files.map((filename) => ({ filename, status: 'modified' })) }
+    return {
+      status: 200,
+      body: {
+        number: pr.number,
+        title: pr.title,
+        head: { ref: pr.head, sha: pr.headSha },
+        base: { ref: pr.base }
+      }
+    }
+  }
+  if (method === 'GET' && (match = RUN_JOBS.exec(path))) {
+    const run = state.runs.get(Number(match[3]))
+    return run
+      ? { status: 200, body: { total_count: run.jobs.length, jobs: run.jobs } }
+      : { status: 404, body: { message: 'Not Found' } }
+  }
+  if (method === 'GET' && (match = JOB_LOGS.exec(path))) {
+    const job = Number(match[3])
+    const log = [...state.runs.values()].find((run) => run.logs[job] !== undefined)?.logs[job]
+    return log === undefined
+      ? { status: 404, body: { message: 'Not Found' } }
+      : { status: 200, body: log, headers: { 'content-type': 'text/plain' } }
+  }
+  if (method === 'POST' && path === '/graphql') return graphql(state, body)
+  return undefined
+}
+
+function graphql(
+  state: PullsState,
+  body: { query?: string; variables?: Record<string, unknown> }
+): Answer {
+  const query = body?.query ?? ''
+  const vars = body?.variables ?? {}
+  const thread = (id: unknown) =>
+    [...state.pulls.values()].flatMap((pr) => pr.threads).find((t) => t.id === id)
+  if (query.includes('reviewThreads')) {
+    const pr = state.pulls.get(Number(vars.number))
+    const nodes = (pr?.threads ?? []).map((t) => ({
+      id: t.id,
+      isResolved: t.isResolved ?? false,
+      isOutdated: t.isOutdated ?? false,
+      path: t.path,
+      line: t.line,
+      comments: {
+        nodes: t.comments.map((c) => ({
+          body: c.body,
+          author: c.author ? { login: c.author } : null
+        }))
+      }
+    }))
+    return {
+      status: 200,
+      body: {
+        data: {
+          repository: {
+            pullRequest: pr
+              ? { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } }
+              : null
+          }
+        }
+      }
+    }
+  }
+  if (query.includes('addPullRequestReviewThreadReply')) {
+    const found = thread(vars.thread)
+    if (!found)
+      return { status: 200, body: { errors: [{ message: `no thread ${String(vars.thread)}` }] } }
+    found.comments.push({ body: String(vars.body), author: 'github-actions[bot]' })
+    return {
+      status: 200,
+      body: {
+        data: { addPullRequestReviewThreadReply: { comment: { id: `c${found.comments.length}` } } }
+      }
+    }
+  }
+  if (query.includes('resolveReviewThread')) {
+    const found = thread(vars.thread)
+    if (!found)
+      return { status: 200, body: { errors: [{ message: `no thread ${String(vars.thread)}` }] } }
+    found.isResolved = true
+    return {
+      status: 200,
+      body: { data: { resolveReviewThread: { thread: { id: found.id, isResolved: true } } } }
+    }
+  }
+  return { status: 200, body: { errors: [{ message: 'unknown query' }] } }
+}
