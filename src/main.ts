@@ -49,7 +49,7 @@ export async function run(): Promise<void> {
     const { response, outputPath, logDir, branch, issueNumber } = config.codingTask
       ? (await runCodingTask(config, env)).run
       : config.followUp
-        ? await runFollowUp(config, env)
+        ? (await runFollowUp(config, env)).run
         : await runAgent(config, env)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(

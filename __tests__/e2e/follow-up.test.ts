@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runAction } from '../support/action-runner.js'
+import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import {
   startGitHubServer,
   type GitHubServer,
@@ -93,7 +93,8 @@ const run = (
   repo: TestRepo,
   github: GitHubServer,
   model: ModelServer,
-  event?: { name: string; payload: object }
+  event?: { name: string; payload: object },
+  inputs: Record<string, string> = {}
 ) =>
   runAction({
     workspace: repo.dir,
@@ -105,7 +106,8 @@ const run = (
       'api-key': 'sk-test-follow-up',
       'github-token': 'ghs_followuptoken000000000000000000000',
       'validation-commands': 'node check.mjs',
-      'output-path': `${repo.root}/result.json`
+      'output-path': `${repo.root}/result.json`,
+      ...inputs
     }
   })
 
@@ -272,6 +274,105 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     )
     expect(text(draft!)).toContain('Error: total ignores quantity')
     expect(text(draft!)).not.toContain('\\u001b[31m')
+    void head
+  })
+
+  it('escalates the threads when validation fails: replies why, resolves nothing, pushes nothing', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-escalate')
+    // An edit that parses and fails the check: the run stops with VALIDATION_FAILED.
+    const wrong = REPLIES['src/total.js']!.replace('item.price * item.quantity', 'item.price * 2')
+    const { github, model } = await servers({ 'src/total.js': wrong })
+    const pr = pullRequest(github, head, {
+      threads: [
+        {
+          id: 'T1',
+          path: 'src/total.js',
+          line: 4,
+          comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
+        }
+      ]
+    })
+    const action = await run(repo, github, model, undefined, { 'max-repairs': '0' })
+    expect(action.exitCode).toBe(1)
+    expect(action.outputs['error-code']).toBe('VALIDATION_FAILED')
+    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
+    expect(pr.threads[0]!.isResolved).toBeFalsy()
+    expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
+      /could not address this in round 1 \(VALIDATION_FAILED: /
+    )
+    expect(resultOf(repo).follow_up.threads).toEqual([
+      expect.objectContaining({
+        id: 'T1',
+        status: 'escalated',
+        reason: expect.stringMatching(/^VALIDATION_FAILED/)
+      })
+    ])
+    expect(repo.git('rev-parse', 'HEAD')).toBe(head)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it('refuses a pull request Patchsmith did not make, before any model call', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-foreign')
+    const { github, model } = await servers()
+    pullRequest(github, head, {
+      head: 'someones-feature',
+      threads: [
+        {
+          id: 'T1',
+          path: 'src/total.js',
+          line: 4,
+          comments: [{ body: 'Fix it.', author: 'maintainer' }]
+        }
+      ]
+    })
+    const action = await run(repo, github, model)
+    expect(action.exitCode).toBe(1)
+    expect(resultOf(repo).error.details).toMatchObject({ rule: 'not-patchsmith-pr' })
+    expect(model.requests).toHaveLength(0)
+  })
+
+  it('runs as patchsmith follow-up --pr N on the command line (node dist/cli.js)', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-cli')
+    const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
+    repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
+    repo.commitAll('test: check totals')
+    repo.git('push', '--quiet', 'origin', BRANCH)
+    const pr = pullRequest(github, repo.git('rev-parse', 'HEAD'), {
+      threads: [
+        {
+          id: 'T1',
+          path: 'src/total.js',
+          line: 4,
+          comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
+        }
+      ]
+    })
+    const cli = await runCli(
+      [
+        'follow-up',
+        '--repo',
+        repo.dir,
+        '--pr',
+        '12',
+        '--base-url',
+        model.url,
+        ...secretFlag('--api-key-file', 'sk-test-follow-up-cli'),
+        ...secretFlag('--github-token-file', 'ghs_followupclitoken00000000000000000'),
+        '--validation-command',
+        'node check.mjs'
+      ],
+      { cwd: repo.root, env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/widgets' } }
+    )
+    expect(cli.exitCode, cli.stderr).toBe(0)
+    const result = JSON.parse(cli.stdout)
+    expect(result.success).toBe(true)
+    expect(result.follow_up.threads).toEqual([
+      expect.objectContaining({ id: 'T1', status: 'fixed' })
+    ])
+    expect(pr.threads[0]!.isResolved).toBe(true)
+    expect(repo.gitOrigin('log', '-1', '--format=%s', BRANCH)).toBe(
+      'fix(src): address review on #12'
+    )
     void head
   })
 })

@@ -81,8 +81,8 @@ async function runCommand(
     return { run, printed: run.response }
   }
   if (command === 'follow-up') {
-    const run = await runFollowUp(config, env)
-    return { run, printed: run.response }
+    const { run, followUp } = await runFollowUp(config, env)
+    return { run, printed: { ...run.response, ...(followUp ? { follow_up: followUp } : {}) } }
   }
   if (config.codingTask) {
     const { run, result } = await runCodingTask(config, env)

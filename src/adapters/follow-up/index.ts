@@ -45,7 +45,17 @@ interface FollowUpState {
  * fixed (with the commit, resolved), declined (why) or escalated (the run failed). At most
  * `max-follow-up-rounds` rounds per pull request, counted from its commits.
  */
-export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
+export interface FollowUpReport {
+  pull_request: number
+  round: number
+  threads: ThreadOutcome[]
+  ignored: number
+}
+
+export async function runFollowUp(
+  config: RunConfig,
+  env: AgentEnvironment
+): Promise<{ run: AgentRun; followUp?: FollowUpReport }> {
   const trigger = followUpTrigger(config.followUp ?? '', env.vars.GITHUB_EVENT_NAME, env.eventPath)
   const state: FollowUpState = { round: 0, actionable: [], declined: [], ignored: 0 }
   // The commit goes on the pull request's branch, checked out; this adapter pushes it.
@@ -96,7 +106,7 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
     }
   })
   const { review, pr } = state
-  if (!review || !pr) return run
+  if (!review || !pr) return { run }
   let response = run.response
   let commit: string | undefined
   if (response.success) {
@@ -111,17 +121,14 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
     }
   }
   const outcomes = await answerThreads(review, state, commit, response.error)
-  const result = {
-    ...response,
-    follow_up: {
-      pull_request: pr.number,
-      round: state.round,
-      threads: outcomes,
-      ignored: state.ignored
-    }
+  const followUp = {
+    pull_request: pr.number,
+    round: state.round,
+    threads: outcomes,
+    ignored: state.ignored
   }
-  writeJsonFile(run.outputPath, { ...readJson(run.outputPath), ...result })
-  return { ...run, response }
+  writeJsonFile(run.outputPath, { ...readJson(run.outputPath), ...response, follow_up: followUp })
+  return { run: { ...run, response }, followUp }
 }
 
 /** The round this run would be; past the cap, a summary comment and a refusal. */
