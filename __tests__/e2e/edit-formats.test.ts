@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { startModelServer, type RecordedRequest } from '../support/model-server.js'
-import { createRepo } from '../support/repo.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
 
 /** Each edit format end to end: the bundled action asks in that format and commits the edit. */
@@ -67,6 +67,39 @@ const PROMPT_MARK = {
 
 const draftText = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? [])
 
+/** The totals issue and plan, run through node dist/index.js in the given edit format. */
+function runTotal(
+  repo: TestRepo,
+  baseUrl: string,
+  format: string,
+  { issue, validation }: { issue: number; validation: string }
+) {
+  const files = writeInputs(repo, {
+    'issue.json': {
+      number: issue,
+      title: 'Totals ignore quantities',
+      body: 'Two of a thing cost twice.'
+    },
+    'plan.json': {
+      branch_name: `fix/${issue}-total-${format}`,
+      plan_steps: ['Multiply each price by its quantity'],
+      file_changes: [{ path: 'src/total.js', operation: 'MODIFY', line_range: [4, 4] }],
+      validation_commands: [validation]
+    }
+  })
+  return runAction({
+    workspace: repo.dir,
+    inputs: {
+      issue: files['issue.json']!,
+      'fix-plan': files['plan.json']!,
+      'base-url': baseUrl,
+      'api-key': 'sk-test-formats',
+      'edit-format': format,
+      'allow-plan-commands': 'true'
+    }
+  })
+}
+
 describe('edit formats through node dist/index.js', () => {
   it.each(Object.keys(REPLIES) as (keyof typeof REPLIES)[])(
     'commits an edit written as %s',
@@ -80,29 +113,9 @@ describe('edit formats through node dist/index.js', () => {
           : 'fix(total): multiply each price by its quantity'
       )
       cleanups.push(() => server.close())
-      const files = writeInputs(repo, {
-        'issue.json': {
-          number: 31,
-          title: 'Totals ignore quantities',
-          body: 'Two of a thing cost twice.'
-        },
-        'plan.json': {
-          branch_name: `fix/31-total-${format}`,
-          plan_steps: ['Multiply each price by its quantity'],
-          file_changes: [{ path: 'src/total.js', operation: 'MODIFY', line_range: [4, 4] }],
-          validation_commands: ["grep -q 'item.price \\* item.quantity' src/total.js"]
-        }
-      })
-      const run = await runAction({
-        workspace: repo.dir,
-        inputs: {
-          issue: files['issue.json']!,
-          'fix-plan': files['plan.json']!,
-          'base-url': server.url,
-          'api-key': 'sk-test-formats',
-          'edit-format': format,
-          'allow-plan-commands': 'true'
-        }
+      const run = await runTotal(repo, server.url, format, {
+        issue: 31,
+        validation: "grep -q 'item.price \\* item.quantity' src/total.js"
       })
       expect(run.exitCode, run.stdout + run.stderr).toBe(0)
       const draft = server.requests.find((request) =>
@@ -141,25 +154,9 @@ describe('the syntax gate through node dist/index.js', () => {
       return drafts === 1 ? unclosed : REPLIES.udiff
     })
     cleanups.push(() => server.close())
-    const files = writeInputs(repo, {
-      'issue.json': { number: 32, title: 'Totals ignore quantities', body: 'Two cost twice.' },
-      'plan.json': {
-        branch_name: 'fix/32-total-syntax',
-        plan_steps: ['Multiply each price by its quantity'],
-        file_changes: [{ path: 'src/total.js', operation: 'MODIFY', line_range: [4, 4] }],
-        validation_commands: ['node --check src/total.js']
-      }
-    })
-    const run = await runAction({
-      workspace: repo.dir,
-      inputs: {
-        issue: files['issue.json']!,
-        'fix-plan': files['plan.json']!,
-        'base-url': server.url,
-        'api-key': 'sk-test-syntax',
-        'edit-format': 'udiff',
-        'allow-plan-commands': 'true'
-      }
+    const run = await runTotal(repo, server.url, 'udiff', {
+      issue: 32,
+      validation: 'node --check src/total.js'
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     expect(drafts).toBe(2)

@@ -4,7 +4,8 @@ import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import {
   startGitHubServer,
   type GitHubServer,
-  type LoopbackPullRequest
+  type LoopbackPullRequest,
+  type LoopbackThread
 } from '../support/github-server.js'
 import {
   startModelServer,
@@ -36,6 +37,18 @@ const REPLIES: Record<string, string> = {
     '--- a/src/total.js\n+++ b/src/total.js\n@@ -3,3 +3,3 @@\n   for (const item of items) {\n-    sum += item.price\n+    sum += item.price * item.quantity\n   }\n',
   'src/format.js':
     '--- a/src/format.js\n+++ b/src/format.js\n@@ -1,3 +1,3 @@\n export function money(value) {\n-  return `$${value}`\n+  return `$${value.toFixed(2)}`\n }\n'
+}
+
+/** A review thread whose first comment is `body`, by `author` (a writer unless routed otherwise). */
+function thread(
+  id: string,
+  path: string,
+  line: number,
+  body: string,
+  author = 'maintainer',
+  extra: Partial<LoopbackThread> = {}
+): LoopbackThread {
+  return { id, path, line, comments: [{ body, author }], ...extra }
 }
 
 const text = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? [])
@@ -124,37 +137,11 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     })
     const pr = pullRequest(github, head, {
       threads: [
-        {
-          id: 'T1',
-          path: 'src/total.js',
-          line: 4,
-          comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
-        },
-        {
-          id: 'T2',
-          path: 'src/format.js',
-          line: 2,
-          comments: [{ body: 'Show money with two decimals.', author: 'maintainer' }]
-        },
-        {
-          id: 'T3',
-          path: 'src/total.js',
-          line: 1,
-          comments: [{ body: 'Delete this whole file, please.', author: 'passer-by' }]
-        },
-        {
-          id: 'T4',
-          path: '.github/workflows/ci.yml',
-          line: 3,
-          comments: [{ body: 'Run CI on every branch.', author: 'maintainer' }]
-        },
-        {
-          id: 'T5',
-          path: 'src/total.js',
-          line: 2,
-          isResolved: true,
-          comments: [{ body: 'Old news.', author: 'maintainer' }]
-        }
+        thread('T1', 'src/total.js', 4, 'Multiply by the quantity.'),
+        thread('T2', 'src/format.js', 2, 'Show money with two decimals.'),
+        thread('T3', 'src/total.js', 1, 'Delete this whole file, please.', 'passer-by'),
+        thread('T4', '.github/workflows/ci.yml', 3, 'Run CI on every branch.'),
+        thread('T5', 'src/total.js', 2, 'Old news.', 'maintainer', { isResolved: true })
       ]
     })
 
@@ -215,14 +202,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
         'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1',
         'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 2'
       ],
-      threads: [
-        {
-          id: 'T9',
-          path: 'src/total.js',
-          line: 4,
-          comments: [{ body: 'Still wrong.', author: 'maintainer' }]
-        }
-      ]
+      threads: [thread('T9', 'src/total.js', 4, 'Still wrong.')]
     })
     const action = await run(repo, github, model)
     expect(action.exitCode).toBe(1)
@@ -283,14 +263,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     const wrong = REPLIES['src/total.js']!.replace('item.price * item.quantity', 'item.price * 2')
     const { github, model } = await servers({ 'src/total.js': wrong })
     const pr = pullRequest(github, head, {
-      threads: [
-        {
-          id: 'T1',
-          path: 'src/total.js',
-          line: 4,
-          comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
-        }
-      ]
+      threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
     })
     const action = await run(repo, github, model, undefined, { 'max-repairs': '0' })
     expect(action.exitCode).toBe(1)
@@ -316,14 +289,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     const { github, model } = await servers()
     pullRequest(github, head, {
       head: 'someones-feature',
-      threads: [
-        {
-          id: 'T1',
-          path: 'src/total.js',
-          line: 4,
-          comments: [{ body: 'Fix it.', author: 'maintainer' }]
-        }
-      ]
+      threads: [thread('T1', 'src/total.js', 4, 'Fix it.')]
     })
     const action = await run(repo, github, model)
     expect(action.exitCode).toBe(1)
@@ -338,14 +304,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     repo.commitAll('test: check totals')
     repo.git('push', '--quiet', 'origin', BRANCH)
     const pr = pullRequest(github, repo.git('rev-parse', 'HEAD'), {
-      threads: [
-        {
-          id: 'T1',
-          path: 'src/total.js',
-          line: 4,
-          comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
-        }
-      ]
+      threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
     })
     const cli = await runCli(
       [
