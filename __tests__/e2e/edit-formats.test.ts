@@ -171,3 +171,53 @@ describe('the syntax gate through node dist/index.js', () => {
     expect(repo.gitOrigin('show', `${run.outputs.sha!}:src/total.js`)).toBe(AFTER.trimEnd())
   })
 })
+
+describe('replies cut at the output limit (finish_reason: length), through node dist/index.js', () => {
+  it('keeps a diff cut in its trailing context, and refuses one cut among its added lines', async () => {
+    // The bare diff, as a model that stopped at its limit leaves it: no closing fence.
+    const whole = REPLIES.udiff.slice(
+      REPLIES.udiff.indexOf('--- a/'),
+      REPLIES.udiff.lastIndexOf('\n```')
+    )
+    // Cut in the middle of a trailing context line ("  return sum").
+    const cutInContext = { content: `${whole}\n   return s`, finishReason: 'length' }
+    for (const [name, first, drafts] of [
+      ['cut in context', cutInContext, 1],
+      [
+        'cut among added lines',
+        {
+          content: whole.replace(/ \* item\.quantity\n {3}\}$/, ' * item.qu'),
+          finishReason: 'length'
+        },
+        2
+      ]
+    ] as const) {
+      const repo = createRepo({ files: { 'src/total.js': BEFORE }, prefix: 'cut-off' })
+      cleanups.push(() => repo.cleanup())
+      let draftsSeen = 0
+      const server = await startModelServer((request) => {
+        if (!draftText(request).includes('Current content of src/total.js'))
+          return 'fix(total): multiply each price by its quantity'
+        draftsSeen++
+        return draftsSeen === 1 ? first : REPLIES.udiff
+      })
+      cleanups.push(() => server.close())
+      const run = await runTotal(repo, server.url, 'udiff', {
+        issue: 33,
+        validation: "grep -q 'item.price \\* item.quantity' src/total.js"
+      })
+      expect(run.exitCode, `${name}: ${run.stdout}${run.stderr}`).toBe(0)
+      expect(draftsSeen, name).toBe(drafts)
+      expect(run.stdout, name).toContain("was cut off at the model's output limit")
+      expect(repo.gitOrigin('show', `${run.outputs.sha!}:src/total.js`), name).toBe(AFTER.trimEnd())
+      if (drafts === 2) {
+        const retry = draftText(
+          server.requests.filter((r) =>
+            draftText(r).includes('Current content of src/total.js')
+          )[1]!
+        )
+        expect(retry).toContain('cut off in the middle of hunk 1')
+      }
+    }
+  })
+})

@@ -12,6 +12,8 @@ import { PromptCache, type PromptCacheRule } from './prompt-cache.js'
 export interface ScriptedReply {
   /** Assistant message content (default ''). For a non-2xx status, the error message. */
   content?: string
+  /** The choice's finish_reason (default 'stop'); 'length' for a reply cut at the output limit. */
+  finishReason?: string
   /** HTTP status (default 200). Non-2xx sends an OpenAI-style error body unless `body` is given. */
   status?: number
   /** Extra response headers, e.g. `{ 'retry-after': '1' }`. */
@@ -284,7 +286,7 @@ function completion(request: RecordedRequest, reply: ScriptedReply) {
         index: 0,
         message: { role: 'assistant', content: reply.content ?? '', refusal: null },
         logprobs: null,
-        finish_reason: 'stop'
+        finish_reason: reply.finishReason ?? 'stop'
       }
     ],
     usage: usageOf(request, reply)
@@ -310,7 +312,7 @@ async function stream(
   for (const piece of splitContent(reply.content ?? '')) {
     chunks.push(choice({ content: piece }, null))
   }
-  chunks.push(choice({}, 'stop'))
+  chunks.push(choice({}, reply.finishReason ?? 'stop'))
   if (request.body?.stream_options?.include_usage) {
     chunks.push({ ...base, choices: [], usage: usageOf(request, reply) })
   }

@@ -331,6 +331,26 @@ describe('ModelClient against the scripted server', () => {
     expect(error.message).toContain('finish_reason: length')
   })
 
+  it('hands a draft a reply cut at the output limit, marked cut off, when asked to (streamed too)', async () => {
+    for (const stream of [false, true]) {
+      const server = await serve([
+        { content: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n c', finishReason: 'length' }
+      ])
+      const reply = await clientFor(server, { stream }).complete(ask, { acceptCutOff: true })
+      expect(reply).toMatchObject({ cutOff: true, finishReason: 'length' })
+      expect(reply.text).toContain('+b')
+      // Structured output is never taken half-written.
+      const structured = await serve([{ content: '{"path": "a.ts", "ed', finishReason: 'length' }])
+      const error = await failure(
+        clientFor(structured, { stream }).complete(ask, {
+          acceptCutOff: true,
+          responseFormat: { name: 'x', schema: z.object({ path: z.string() }) }
+        })
+      )
+      expect(error.message).toContain('finish_reason: length')
+    }
+  })
+
   it('counts usage with the tokenizer when the endpoint reports none', async () => {
     const server = await serve([{ body: completionBody({ content: 'hello world' }) }])
     const reply = await clientFor(server, { stream: false }).complete(ask)

@@ -81,9 +81,14 @@ export async function draftEdits(
     const completion = await ctx.model.complete(request.messages, {
       signal,
       label: request.path,
-      responseFormat: formatOf(request.path) === 'json-edits' ? JSON_EDITS_FORMAT : undefined
+      responseFormat: formatOf(request.path) === 'json-edits' ? JSON_EDITS_FORMAT : undefined,
+      acceptCutOff: true
     })
-    return { path: request.path, text: completion.text }
+    if (completion.cutOff)
+      ctx.logger.warn(
+        `The reply for ${request.path} was cut off at the model's output limit: only what of it is whole is used`
+      )
+    return { path: request.path, text: completion.text, cutOff: completion.cutOff === true }
   })
   ctx.log.replies(attempt, replies)
   const edits: FileEdit[] = []
@@ -95,7 +100,7 @@ export async function draftEdits(
       edits.push({ path: change.path, operation: change.operation, before, after: null })
       continue
     }
-    const reply = replies.find((r) => r.path === change.path)!.text
+    const { text: reply, cutOff } = replies.find((r) => r.path === change.path)!
     // A repair may leave a file as it is; so may a draft of a plan that says a file may need
     // nothing (a follow-up on a failed check plans every file of the pull request): such a file
     // is left out of the change while it is still as it was.
@@ -107,7 +112,8 @@ export async function draftEdits(
     }
     guardDiffReply(ctx.policy, reply)
     const drafted = editFromReply(formatOf(change.path), reply, change, latest, {
-      style: ctx.style
+      style: ctx.style,
+      cutOff
     })
     await assertStillParses([drafted])
     if (drafted.claimedPath) {

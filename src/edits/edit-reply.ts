@@ -10,6 +10,7 @@ import {
   applySearchReplace,
   parseAs,
   writtenIn,
+  type ParseHints,
   type ReplyFormat,
   type ReplyFormatOrAuto
 } from './formats/index.js'
@@ -40,6 +41,8 @@ export interface DraftedEdit {
 export interface ReplyOptions {
   /** Line endings and final newline for files the edit creates. */
   style?: Pick<StyleConfig, 'end_of_line' | 'insert_final_newline'>
+  /** The model said the reply stopped at its output limit: its end may be half-written. */
+  cutOff?: boolean
 }
 
 /**
@@ -74,7 +77,7 @@ export function editsFromReply(
   files: readonly PlannedFile[],
   options: ReplyOptions = {}
 ): DraftedEdit[] {
-  const instructions = parseReply(format, reply)
+  const instructions = parseReply(format, reply, { cutOff: options.cutOff === true })
   const routed = route(instructions, files)
   const contradicted = files.some((file) =>
     (routed.get(file.path) ?? []).some(
@@ -120,10 +123,14 @@ export function editsFromReply(
  * The reply read in its format. A reply that holds nothing in that format but is plainly written
  * in another one (the repair prompt, or a model's habit, can bring that about) is read in that.
  */
-function parseReply(format: ReplyFormatOrAuto, reply: string): FileInstruction[] {
+function parseReply(
+  format: ReplyFormatOrAuto,
+  reply: string,
+  hints: ParseHints
+): FileInstruction[] {
   const wanted = format === 'auto' ? detectFormat(reply) : format
   try {
-    return parseAs(wanted, reply)
+    return parseAs(wanted, reply, hints)
   } catch (error) {
     const rule = error instanceof InvalidDiffError ? error.details.rule : undefined
     const written = writtenIn(reply)
@@ -134,7 +141,7 @@ function parseReply(format: ReplyFormatOrAuto, reply: string): FileInstruction[]
     )
       throw error
     try {
-      return parseAs(written, reply)
+      return parseAs(written, reply, hints)
     } catch {
       throw error
     }

@@ -35,6 +35,11 @@ export interface CompleteOptions {
   label?: string
   /** The draft round; defaults to the budget's current one. */
   attempt?: number
+  /**
+   * Return a reply cut at the output limit (finish_reason: length) marked `cutOff`, instead of
+   * refusing it: a draft's applier keeps what of a cut diff is whole and refuses the rest.
+   */
+  acceptCutOff?: boolean
 }
 
 export interface Completion {
@@ -50,6 +55,8 @@ export interface Completion {
   durationMs: number
   retries: number
   finishReason: string
+  /** The reply stopped at the output limit (only with `acceptCutOff`). */
+  cutOff?: boolean
 }
 
 export interface ModelLog {
@@ -346,7 +353,9 @@ export class ModelClient {
     if (!reply.finishReason) {
       throw new IncompleteReply('the reply ended without a finish reason', reply.text.length)
     }
-    if (reply.finishReason === 'length' || reply.finishReason === 'content_filter') {
+    const cutOff =
+      reply.finishReason === 'length' && opts.acceptCutOff === true && !opts.responseFormat
+    if (!cutOff && (reply.finishReason === 'length' || reply.finishReason === 'content_filter')) {
       throw new ModelError(
         reply.finishReason === 'length'
           ? "The model reply was cut off at the model's output limit (finish_reason: length); the partial reply was discarded."
@@ -360,6 +369,7 @@ export class ModelClient {
     const format = opts.responseFormat
     return {
       text: reply.text,
+      ...(cutOff ? { cutOff } : {}),
       ...(format ? { parsed: parseStructured(reply.text, format) } : {}),
       promptTokens,
       cachedPromptTokens: reply.usage?.cached_prompt_tokens ?? 0,

@@ -10,5 +10,10 @@ export interface EditFormat<Name extends string = string> {
   /** Whether a reply is plainly written in this format: its own markers show. */
   marks(reply: string): boolean
   /** The reply read as instructions; throws a patch error (INVALID_DIFF) when it cannot be. */
-  parse(reply: string): FileInstruction[]
+  parse(reply: string, hints?: ParseHints): FileInstruction[]
+}
+
+export interface ParseHints {
+  /** The model said the reply stopped at its output limit (finish_reason: length). */
+  cutOff?: boolean
 }

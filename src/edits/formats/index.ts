@@ -1,5 +1,5 @@
 import type { FileInstruction } from '../types.js'
-import type { EditFormat } from './format.js'
+import type { EditFormat, ParseHints } from './format.js'
 import { jsonEdits } from './json-edits/index.js'
 import { searchReplace } from './search-replace/index.js'
 import { udiff } from './udiff/index.js'
@@ -24,11 +24,15 @@ export function writtenIn(reply: string): ReplyFormat | undefined {
   return BY_MARKERS.find((format) => format.marks(reply))?.name
 }
 
-export function parseAs(name: ReplyFormat, reply: string): FileInstruction[] {
-  return formatNamed(name).parse(reply)
+export function parseAs(
+  name: ReplyFormat,
+  reply: string,
+  hints: ParseHints = {}
+): FileInstruction[] {
+  return formatNamed(name).parse(reply, hints)
 }
 
-export type { EditFormat } from './format.js'
+export type { EditFormat, ParseHints } from './format.js'
 export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits/index.js'
 export type { JsonEdits } from './json-edits/index.js'
 export { applySearchReplace } from './search-replace/index.js'

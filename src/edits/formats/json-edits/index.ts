@@ -15,9 +15,9 @@ export const jsonEdits: EditFormat<'json-edits'> = {
       json !== undefined && unwrapToolCall(json, (o) => ('edits' in o ? true : undefined)) === true
     )
   },
-  parse: (reply) => {
+  parse: (reply, hints) => {
     const parsed = parseJsonEdits(reply)
-    if (parsed.kind === 'diff') return instructionsOfDiff(parsed.diff)
+    if (parsed.kind === 'diff') return instructionsOfDiff(parsed.diff, hints)
     return parsed.files.map(({ path, edits }) => ({ kind: 'json-edits', path, edits }))
   }
 }
