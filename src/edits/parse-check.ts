@@ -10,7 +10,13 @@ import { syntaxGate } from './syntax/index.js'
 export async function assertStillParses(edits: readonly DraftedEdit[]): Promise<void> {
   for (const { edit } of edits) {
     if (edit.after === null || edit.after === edit.before) continue
-    const problem = await syntaxGate().introducedError(edit.path, edit.before, edit.after)
+    // Line endings are git's business, not the grammar's: CRLF (or a mix) parses as LF.
+    const lf = (text: string) => text.replace(/\r\n/g, '\n')
+    const problem = await syntaxGate().introducedError(
+      edit.path,
+      edit.before === null ? null : lf(edit.before),
+      lf(edit.after)
+    )
     if (!problem) continue
     const lines = edit.after.split(/\r?\n/)
     const from = Math.max(0, problem.line - 3)
