@@ -2,7 +2,8 @@
  * Issue 12's attacks, through the bundled action with the sandbox really in use: validation
  * code that walks /proc for the action's secrets, leaves a setsid daemon behind, commits or
  * moves refs, rewrites git's config, index or stash, writes the runner's file commands, or
- * leaves files for the pull-request step. Each ends in a clean refusal or a harmless no-op.
+ * leaves files for the pull-request step, or tries to take root's powers back (remount, unmount,
+ * sudo). Each ends in a clean refusal or a harmless no-op.
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -64,6 +65,22 @@ describe.each(['bubblewrap', 'unshare'])('validation in the %s sandbox', (backen
     expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
     expect(readFileSync(join(repo.dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n')
     expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
+  })
+
+  it("cannot take root's powers back: no remount of .git, no unmount of the runner's files, no sudo", async () => {
+    const attack = [
+      'mount -o remount,rw .git 2>/dev/null; printf "[core]\\n\\tsshCommand = touch pwned\\n" >> .git/config 2>/dev/null',
+      'for m in $(awk \'$5 ~ /runner|_temp|file_commands/ {print $5}\' /proc/self/mountinfo); do umount "$m" 2>/dev/null; done',
+      'for f in $(find / -path "*_runner_file_commands/*" -type f 2>/dev/null); do echo NODE_OPTIONS=--require=/x >> "$f"; done',
+      'sudo -n sh -c "echo pwned >> /etc/hostname" 2>/dev/null',
+      'true'
+    ].join('; ')
+    const hostile = await run({ inputs: { 'validation-commands': attack } }, backend)
+    expect(hostile.result.metrics?.sandbox).toBe(backend)
+    expectCommitted(hostile)
+    expect(readFileSync(join(hostile.repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
+    expect(hostile.run.fileCommands).toEqual({ env: '', path: '' })
+    expect(readFileSync('/etc/hostname', 'utf8')).not.toContain('pwned')
   })
 })
 

@@ -2,10 +2,11 @@
  * The sandbox itself, with each Linux backend for real (bubblewrap, and util-linux unshare as
  * root): what a command inside can see, write and leave behind.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
+import { Sandbox, unshareSpec, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { runCommand, SecretMasker } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -109,6 +110,28 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
     expect(readFileSync(join(repo.dir, 'daemon.txt'), 'utf8')).toBe(stamp)
   })
 
+  it("keeps none of root's powers: no remount of .git, no unmount of what hides, no sudo", async () => {
+    writeFileSync(join(hidden, 'secret'), 'runner-secret')
+    const result = await run(
+      [
+        'grep CapEff /proc/self/status',
+        '(mount -o remount,rw .git 2>/dev/null && echo bad >> .git/config && echo remounted) || echo no-remount',
+        `(umount ${hidden} 2>/dev/null && echo unmounted) || echo no-umount`,
+        `cat ${hidden}/secret 2>/dev/null || echo still-hidden`,
+        '(sudo -n true 2>/dev/null && echo sudo-worked) || echo no-sudo'
+      ].join('; ')
+    )
+    expect(result.stdout).toContain('no-remount')
+    expect(result.stdout).toContain('no-umount')
+    expect(result.stdout).toContain('still-hidden')
+    expect(result.stdout).toContain('no-sudo')
+    expect(result.stdout).not.toContain('runner-secret')
+    // As root, only chown, dac_override and fowner (files of other owners in the work tree).
+    const effective = BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(result.stdout)![1]}`)
+    expect(effective & ~0b1011n).toBe(0n)
+    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).not.toContain('bad')
+  })
+
   it('sees the allowlisted environment only', async () => {
     const result = await run('env', { PATCHSMITH_ONLY_IF_LISTED: 'x' })
     expect(result.stdout).toContain('PATH=')
@@ -116,6 +139,83 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
     expect(existsSync(join(repo.dir, '.git'))).toBe(true)
   })
 })
+
+/*
+ * The GitHub-hosted runner's path: a user with passwordless sudo, for whom the mounts are made
+ * as root before the command drops back to that user. .ci/run creates such a user
+ * (patchsmith-sudo) on CI; elsewhere these tests say they were skipped and why.
+ */
+const SUDO_USER = 'patchsmith-sudo'
+const sudoUser = (() => {
+  if (process.getuid?.() !== 0 || !existsSync('/etc/sudoers.d/' + SUDO_USER)) return undefined
+  try {
+    const [uid, gid] = ['-u', '-g'].map((flag) =>
+      Number(execFileSync('id', [flag, SUDO_USER], { encoding: 'utf8' }).trim())
+    )
+    return { uid: uid!, gid: gid!, groups: [gid!] }
+  } catch {
+    return undefined
+  }
+})()
+
+describe.skipIf(!sudoUser)(
+  'the sudo-unshare sandbox, as a runner user with passwordless sudo',
+  () => {
+    it('runs the command as that user, jailed, and sudo inside cannot take root back', async () => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'sandbox-sudo' })
+      const hidden = join(repo.root, 'runner-temp')
+      const temp = join(repo.root, 'private-temp')
+      try {
+        mkdirSync(hidden)
+        mkdirSync(temp)
+        writeFileSync(join(hidden, 'secret'), 'runner-secret')
+        execFileSync('chown', ['-R', `${sudoUser!.uid}:${sudoUser!.gid}`, repo.root])
+        execFileSync('chmod', ['755', repo.root])
+        const programs = Object.fromEntries(
+          ['unshare', 'sudo', 'setpriv'].map((name) => [
+            name,
+            execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim()
+          ])
+        )
+        const command = [
+          'id -u',
+          'touch written-by-command && echo work-tree-writable',
+          '(echo bad >> .git/config 2>/dev/null && echo wrote-config) || echo config-read-only',
+          `cat ${hidden}/secret 2>/dev/null || echo still-hidden`,
+          'for p in /proc/[0-9]*; do echo "$p"; done | wc -l',
+          '(sudo -n true 2>/dev/null && echo sudo-worked) || echo no-sudo',
+          '(mount -o remount,rw .git 2>/dev/null && echo remounted) || echo no-remount'
+        ].join('; ')
+        const spec = unshareSpec(
+          programs,
+          { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [hidden] },
+          temp,
+          command,
+          repo.dir,
+          { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+          true,
+          sudoUser!
+        )
+        // As the runner user, who then asks sudo for the mounts, as Patchsmith would.
+        const out = execFileSync('runuser', ['-u', SUDO_USER, '--', spec.file, ...spec.args], {
+          cwd: repo.dir,
+          env: spec.env,
+          encoding: 'utf8'
+        }).split('\n')
+        expect(out[0]).toBe(String(sudoUser!.uid))
+        expect(out).toContain('work-tree-writable')
+        expect(out).toContain('config-read-only')
+        expect(out).toContain('still-hidden')
+        expect(Number(out[4])).toBeLessThanOrEqual(6)
+        expect(out).toContain('no-sudo')
+        expect(out).toContain('no-remount')
+        expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).not.toContain('bad')
+      } finally {
+        execFileSync('rm', ['-rf', repo.root])
+      }
+    })
+  }
+)
 
 describe('Sandbox.open', () => {
   it('reports why no backend works, and runs bare then', async () => {

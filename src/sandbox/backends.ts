@@ -19,6 +19,13 @@ export interface Programs {
 }
 
 /**
+ * What a command run as root keeps: writing files of other owners in the work tree (a container
+ * job's workspace belongs to the runner's user). Not mount, ptrace, setuid or
+ * dac_read_search (open_by_handle_at reaches past the mounts).
+ */
+const ROOT_KEEPS = ['dac_override', 'fowner', 'chown'] as const
+
+/**
  * bubblewrap: a new PID namespace (the command sees only its own processes, and all of them die
  * with it), a read-only root, a fresh /tmp, the hidden folders emptied, the work tree writable
  * and git's folders read-only again inside it. Later mounts win, so the order matters.
@@ -30,7 +37,13 @@ export function bubblewrapSpec(
   cwd: string,
   env: Record<string, string>
 ): SpawnSpec {
+  // As root (a self-hosted runner, a container), bubblewrap keeps every capability unless told:
+  // with them the command could remount .git writable or unmount what hides the runner's files.
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--new-session']
+  if (process.getuid?.() === 0) {
+    args.push('--cap-drop', 'ALL')
+    for (const cap of ROOT_KEEPS) args.push('--cap-add', `CAP_${cap.toUpperCase()}`)
+  }
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp')
   for (const folder of layout.hidden) args.push('--tmpfs', folder)
   args.push('--bind', layout.workTree, layout.workTree)
@@ -52,7 +65,9 @@ export function unshareSpec(
   command: string,
   cwd: string,
   env: Record<string, string>,
-  viaSudo: boolean
+  viaSudo: boolean,
+  /** Who the command runs as through sudo: the caller (this process's user) unless named. */
+  caller: Caller = currentCaller()
 ): SpawnSpec {
   const work = layout.workTree
   // With the work tree under /tmp, a tmpfs on /tmp would hide it: a private folder instead.
@@ -77,12 +92,20 @@ export function unshareSpec(
   )
   const fullEnv = { ...env, TMPDIR: temp }
   const run = ['/bin/sh', '-c', command]
+  // The mounts above need root; the command must not have its powers. No capabilities to regain
+  // (a bounding set of ROOT_KEEPS as root, empty otherwise), and no setuid program may raise
+  // them again (no_new_privs: a passwordless sudo inside the jail would otherwise undo it all).
+  const keeps = viaSudo ? '' : ROOT_KEEPS.map((cap) => `,+${cap}`).join('')
+  const powerless = [
+    programs.setpriv ?? 'setpriv',
+    '--no-new-privs',
+    `--bounding-set=-all${keeps}`,
+    '--inh-caps=-all'
+  ]
   if (viaSudo) {
-    const uid = process.getuid?.() ?? 0
-    const gid = process.getgid?.() ?? 0
-    const groups = process.getgroups?.() ?? []
+    const { uid, gid, groups } = caller
     const drop = [
-      programs.setpriv ?? 'setpriv',
+      ...powerless,
       `--reuid=${uid}`,
       `--regid=${gid}`,
       groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups',
@@ -91,7 +114,7 @@ export function unshareSpec(
     // sudo resets the environment: the allowlisted one is handed on explicitly.
     const envArgs = ['env', '-i', ...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`)]
     lines.push(`exec ${[...drop, ...envArgs, ...run].map(shellQuote).join(' ')}`)
-  } else lines.push(`exec ${run.map(shellQuote).join(' ')}`)
+  } else lines.push(`exec ${[...powerless, '--', ...run].map(shellQuote).join(' ')}`)
   const unshare = [
     programs.unshare ?? 'unshare',
     '--pid',
@@ -109,6 +132,20 @@ export function unshareSpec(
   return viaSudo
     ? { file: programs.sudo ?? 'sudo', args: ['-n', ...unshare], env: fullEnv }
     : { file: unshare[0]!, args: unshare.slice(1), env: fullEnv }
+}
+
+export interface Caller {
+  uid: number
+  gid: number
+  groups: number[]
+}
+
+function currentCaller(): Caller {
+  return {
+    uid: process.getuid?.() ?? 0,
+    gid: process.getgid?.() ?? 0,
+    groups: process.getgroups?.() ?? []
+  }
 }
 
 /** One shell word, single-quoted. */

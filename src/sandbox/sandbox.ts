@@ -128,7 +128,8 @@ function missingProgram(backend: BackendName, programs: Programs): string | unde
   const root = process.getuid?.() === 0
   const need = (program: keyof Programs) => (programs[program] ? undefined : `no ${program}`)
   if (backend === 'bubblewrap') return need('bwrap')
-  if (backend === 'unshare') return need('unshare') ?? (root ? undefined : 'not running as root')
+  if (backend === 'unshare')
+    return need('unshare') ?? need('setpriv') ?? (root ? undefined : 'not running as root')
   if (root) return 'not needed as root'
   return need('unshare') ?? need('sudo') ?? need('setpriv')
 }
