@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CommitResultSchema, type CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
@@ -10,11 +10,9 @@ import {
   type ReplyScript
 } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 async function server(script: ReplyScript) {
   const started = await startModelServer(script)

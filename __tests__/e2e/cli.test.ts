@@ -1,15 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, runProgram, secretFlag } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startProxyServer } from '../support/proxy-server.js'
 import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 async function typoSetup() {
   const repo = typoRepo()

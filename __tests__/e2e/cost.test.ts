@@ -3,18 +3,16 @@
  * (cached prompt tokens at the cached price); max-cost stops a run as max-total-tokens does.
  */
 import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { FILES, threeFileRun } from '../../bench/lib/three-file-run.js'
 import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import { PROMPT_CACHE_OPENAI, sharedPrefix } from '../support/prompt-cache.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { expectUntouched, TYPO_EXAMPLE, typoCliArgs, typoRepo, typoReplies } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 // USD per million input, cached input and output tokens.
 const PRICING = '2.50 1.25 10'

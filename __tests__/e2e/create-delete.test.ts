@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { createRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 describe('CREATE and DELETE operations', () => {
   it('creates one file and deletes another in the same commit, asking the model only for the new file', async () => {

@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
 /** Each edit format end to end: the bundled action asks in that format and commits the edit. */
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const BEFORE = [
   'export function total(items) {',

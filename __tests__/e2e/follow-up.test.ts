@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import {
   startGitHubServer,
@@ -13,13 +13,11 @@ import {
   type RecordedRequest
 } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
 /** Follow-ups on Patchsmith's own pull request, through node dist/index.js, against loopback GitHub. */
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const BRANCH = 'fix/12-totals-ignore-quantities'
 const TOTAL =

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, type ActionRun, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
@@ -17,11 +17,9 @@ import {
   TYPO_EXAMPLE,
   writeInputs
 } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const BRANCH = 'docs/42-fix-typo-readme'
 

@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
 import { createRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const TOKEN = 'ghs_feedbacktoken00000000000000000000'
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { largeSourceFile } from '../../bench/lib/fixtures.js'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { type ActionRun, runAction } from '../support/action-runner.js'
@@ -14,13 +14,11 @@ import {
 } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { expectUntouched, typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
 const CANARY = 'sk-canary-7f3a9c2e5b1d4068QZ'
 const BRANCH = 'docs/42-fix-typo-readme'
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 async function serve(script: ReplyScript): Promise<ModelServer> {
   const server = await startModelServer(script)

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
@@ -7,11 +7,9 @@ import { startGitHubServer } from '../support/github-server.js'
 import { lastUserMessage, startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { ACTION_OUTPUTS, expectUntouched, writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const CONFIG_JS = [
   'function parseConfig(text) {',

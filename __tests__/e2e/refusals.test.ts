@@ -1,17 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { type ActionRun } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer, type ModelServer, type ReplyScript } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { ACTION_OUTPUTS, expectUntouched, writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 interface Refusal {
   run: ActionRun

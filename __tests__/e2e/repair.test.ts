@@ -1,13 +1,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ReplyScript } from '../support/model-server.js'
 import { FRUIT_BRANCH, fruitRepo, fruitReplies, runOnFruit, swap, type FruitRun } from './fruit.js'
 import { expectUntouched } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const BRANCH = FRUIT_BRANCH
 

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseRunConfig } from '../../src/config.js'
 import { loadAgentInput } from '../../src/inputs/index.js'
 import {
@@ -14,11 +14,9 @@ import { collectArtifactFiles } from '../../src/report/index.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { typoRepo, TYPO_EXAMPLE } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'patchsmith-rerun-'))

@@ -1,6 +1,6 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { LastAttemptSchema, type LastAttempt } from '../../src/contract/index.js'
 import { lastUserMessage } from '../support/model-server.js'
 import type { TestRepo } from '../support/repo.js'
@@ -13,11 +13,9 @@ import {
   swap
 } from './fruit.js'
 import { expectUntouched } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 function repo(): TestRepo {
   const made = fruitRepo()

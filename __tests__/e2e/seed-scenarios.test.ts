@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction } from '../support/action-runner.js'
 import { startGitHubServer } from '../support/github-server.js'
@@ -15,11 +15,9 @@ import {
   TYPO_EXAMPLE,
   writeInputs
 } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 async function modelServer(script: Parameters<typeof startModelServer>[0]): Promise<ModelServer> {
   const server = await startModelServer(script)

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput, Commit } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
@@ -12,11 +12,9 @@ import {
 } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { COMMIT_SUBJECT } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const BRANCH = 'feat/7-greetings'
 const ISSUE = { number: 7, title: 'Greeting helpers', body: 'We need a few string helpers.' }

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const ISSUE = { number: 42, title: 'Fix typo in README', body: "Line 15: 'teh' should be 'the'" }
 

@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 describe('T55: Commit[] output integrity', () => {
   it('keeps a commit message holding a delimiter-like word, quotes and brackets intact in the commits output', async () => {

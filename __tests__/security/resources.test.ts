@@ -1,15 +1,13 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 /** Live (not zombie) processes whose command line holds `marker`. */
 function survivors(marker: string): string[] {

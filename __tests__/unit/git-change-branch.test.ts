@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ChangeBranch,
   FALLBACK_IDENTITY,
@@ -14,11 +14,9 @@ import {
 import { listenOnLoopback } from '../support/http.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { failure } from '../support/errors.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const BRANCH = 'fix/3-greeting'
 const FILES = { 'src/greet.txt': 'hello\n', 'README.md': '# Demo\n', 'notes.txt': 'mine\n' }

@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import MarkdownIt from 'markdown-it'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { AgentError, CodeAgentOutput, Commit } from '../../src/contract/index.js'
 import {
   actionOutputs,
@@ -24,11 +24,9 @@ import {
   type IssueFeedbackOptions
 } from '../../src/report/index.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
+const cleanups = cleanupAfterEach()
 
 const markdown = new MarkdownIt({ html: true })
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number]
