@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runAction, runCli, secretFlag } from '../support/action-runner.js'
@@ -148,6 +149,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
 
     // One new commit on the pull request's branch, on top of its head: never amended or forced.
     const tip = repo.gitOrigin('rev-parse', BRANCH)
+    expect(action.outputs).toMatchObject({ branch: BRANCH, sha: tip, pushed: 'true' })
     expect(repo.gitOrigin('rev-parse', `${tip}^`)).toBe(head)
     const message = repo.gitOrigin('log', '-1', '--format=%B', BRANCH)
     expect(message).toMatch(/^fix\(src\): address review on #12\n/)
@@ -269,7 +271,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
     expect(pr.threads[0]!.isResolved).toBeFalsy()
     expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
-      /could not address this in round 1 \(VALIDATION_FAILED: /
+      /could not address this in round 1 \(VALIDATION_FAILED\)/
     )
     expect(resultOf(repo).follow_up.threads).toEqual([
       expect.objectContaining({
@@ -282,17 +284,116 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
-  it('refuses a pull request Patchsmith did not make, before any model call', async () => {
-    const { repo, head } = pullRequestRepo('follow-up-foreign')
-    const { github, model } = await servers()
-    pullRequest(github, head, {
-      head: 'someones-feature',
-      threads: [thread('T1', 'src/total.js', 4, 'Fix it.')]
+  it('refuses a pull request Patchsmith did not make (a fork, the default branch, a closed one, another branch), before any model call', async () => {
+    for (const [name, extra, rule] of [
+      ['another branch', { head: 'someones-feature' }, 'not-patchsmith-pr'],
+      ['a fork named like Patchsmith', { headRepo: 'mallory/widgets' }, 'not-patchsmith-pr'],
+      ['the default branch', { head: 'main' }, 'not-patchsmith-pr'],
+      ['a closed one', { state: 'closed' }, 'not-open']
+    ] as const) {
+      const { repo, head } = pullRequestRepo('follow-up-foreign')
+      const { github, model } = await servers()
+      pullRequest(github, head, {
+        ...extra,
+        // Even with a round trailer in its commits: that proves nothing about who made it.
+        commits: ['fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1'],
+        threads: [thread('T1', 'src/total.js', 4, 'Fix it.')]
+      })
+      const action = await run(repo, github, model)
+      expect(action.exitCode, name).toBe(1)
+      expect(resultOf(repo).error.details, name).toMatchObject({ rule })
+      expect(model.requests, name).toHaveLength(0)
+      expect(repo.gitOrigin('rev-parse', 'main'), name).toBe(repo.git('rev-parse', 'main'))
+    }
+  })
+
+  it("plans a writer's thread even when an outsider's reply copies Patchsmith's marker", async () => {
+    const { repo } = pullRequestRepo('follow-up-marker')
+    const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
+    repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
+    repo.commitAll('test: check totals')
+    repo.git('push', '--quiet', 'origin', BRANCH)
+    const pr = pullRequest(github, repo.git('rev-parse', 'HEAD'), {
+      threads: [
+        thread('T1', 'src/total.js', 4, 'Multiply by the quantity.', 'maintainer', {
+          comments: [
+            { body: 'Multiply by the quantity.', author: 'maintainer' },
+            { body: 'agree <!-- patchsmith-follow-up:fixed -->', author: 'passer-by' }
+          ]
+        })
+      ]
     })
     const action = await run(repo, github, model)
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+    expect(pr.threads[0]!.isResolved).toBe(true)
+    expect(resultOf(repo).follow_up.threads).toEqual([
+      expect.objectContaining({ id: 'T1', status: 'fixed' })
+    ])
+  })
+
+  it('with dry-run, reports the threads it would address and pushes and answers nothing', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-dry')
+    const { github, model } = await servers()
+    const pr = pullRequest(github, head, {
+      threads: [
+        thread('T1', 'src/total.js', 4, 'Multiply by the quantity.'),
+        thread('T4', '.github/workflows/ci.yml', 3, 'Run CI.')
+      ]
+    })
+    const action = await run(repo, github, model, undefined, {
+      'dry-run': 'true',
+      'validation-commands': 'true'
+    })
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
+    expect(pr.threads.map((t) => t.comments.length)).toEqual([1, 1])
+    expect(resultOf(repo).follow_up.threads).toEqual([
+      expect.objectContaining({ id: 'T1', status: 'planned' }),
+      expect.objectContaining({ id: 'T4', status: 'declined' })
+    ])
+    expect(
+      github.requests.filter((r) => r.path === '/graphql' && /mutation/.test(r.body.query))
+    ).toEqual([])
+  })
+
+  it('when origin moved meanwhile: GIT_CONFLICT, never forced, the local branch back at the PR head, the thread left to retry', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-moved')
+    const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
+    repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
+    const local = repo.commitAll('test: check totals')
+    repo.git('push', '--quiet', 'origin', BRANCH)
+    const pr = pullRequest(github, local, {
+      threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
+    })
+    // Someone else pushes to the branch after GitHub told Patchsmith where it was.
+    const other = `${repo.root}/other`
+    execFileSync('git', ['clone', '--quiet', '--branch', BRANCH, repo.origin, other])
+    execFileSync('git', [
+      '-C',
+      other,
+      '-c',
+      'user.name=o',
+      '-c',
+      'user.email=o@x',
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '-m',
+      'theirs'
+    ])
+    execFileSync('git', ['-C', other, 'push', '--quiet', 'origin', BRANCH])
+    const theirs = repo.gitOrigin('rev-parse', BRANCH)
+    const action = await run(repo, github, model)
     expect(action.exitCode).toBe(1)
-    expect(resultOf(repo).error.details).toMatchObject({ rule: 'not-patchsmith-pr' })
-    expect(model.requests).toHaveLength(0)
+    expect(action.outputs['error-code']).toBe('GIT_CONFLICT')
+    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(theirs)
+    expect(repo.git('rev-parse', BRANCH)).toBe(local)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(pr.threads[0]!.isResolved).toBeFalsy()
+    expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
+      /follow-up:escalated -->\n.*GIT_CONFLICT \(push-rejected-conflict\)/
+    )
+    void head
   })
 
   it('runs as patchsmith follow-up --pr N on the command line (node dist/cli.js)', async () => {

@@ -19,7 +19,11 @@ export interface LoopbackPullRequest {
   title: string
   head: string
   headSha: string
+  /** Where the head branch lives (default acme/widgets: this repository). */
+  headRepo?: string
   base: string
+  /** Default 'open'. */
+  state?: 'open' | 'closed'
   /** The messages of its commits, oldest first. */
   commits: string[]
   files: string[]
@@ -44,6 +48,8 @@ interface Answer {
   headers?: Record<string, string>
 }
 
+/** Whom the loopback token belongs to: the author of the action's own replies. */
+export const BOT = 'github-actions[bot]'
 const REPO = '/repos/([^/]+)/([^/]+)'
 const PULL = new RegExp(`^${REPO}/pulls/(\\d+)(/commits|/files)?$`)
 const RUN_JOBS = new RegExp(`^${REPO}/actions/runs/(\\d+)/jobs$`)
@@ -73,8 +79,9 @@ export function pullsAnswer(
       body: {
         number: pr.number,
         title: pr.title,
-        head: { ref: pr.head, sha: pr.headSha },
-        base: { ref: pr.base }
+        state: pr.state ?? 'open',
+        head: { ref: pr.head, sha: pr.headSha, repo: { full_name: pr.headRepo ?? 'acme/widgets' } },
+        base: { ref: pr.base, repo: { full_name: 'acme/widgets', default_branch: 'main' } }
       }
     }
   }
@@ -105,23 +112,25 @@ function graphql(
     [...state.pulls.values()].flatMap((pr) => pr.threads).find((t) => t.id === id)
   if (query.includes('reviewThreads')) {
     const pr = state.pulls.get(Number(vars.number))
+    const comment = (c: { body: string; author: string | null }) => ({
+      body: c.body,
+      author: c.author ? { login: c.author } : null
+    })
     const nodes = (pr?.threads ?? []).map((t) => ({
       id: t.id,
       isResolved: t.isResolved ?? false,
       isOutdated: t.isOutdated ?? false,
       path: t.path,
       line: t.line,
-      comments: {
-        nodes: t.comments.map((c) => ({
-          body: c.body,
-          author: c.author ? { login: c.author } : null
-        }))
-      }
+      // The reader's aliases: the first comment, and the latest twenty.
+      first: { nodes: t.comments.slice(0, 1).map(comment) },
+      latest: { nodes: t.comments.slice(-20).map(comment) }
     }))
     return {
       status: 200,
       body: {
         data: {
+          viewer: { login: BOT },
           repository: {
             pullRequest: pr
               ? { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } }
@@ -135,7 +144,7 @@ function graphql(
     const found = thread(vars.thread)
     if (!found)
       return { status: 200, body: { errors: [{ message: `no thread ${String(vars.thread)}` }] } }
-    found.comments.push({ body: String(vars.body), author: 'github-actions[bot]' })
+    found.comments.push({ body: String(vars.body), author: BOT })
     return {
       status: 200,
       body: {

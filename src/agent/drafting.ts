@@ -37,6 +37,8 @@ export interface DraftContext {
   prompter?: DraftPrompter
   /** An adapter's own drafting (its contract's prompts), instead of one call per planned file. */
   drafter?: Drafter
+  /** Planned files a first draft may leave unchanged (RunHooks.mayStayUnchanged). */
+  mayStayUnchanged?: (path: string) => boolean
 }
 
 export type Drafter = (
@@ -101,10 +103,10 @@ export async function draftEdits(
       continue
     }
     const { text: reply, cutOff } = replies.find((r) => r.path === change.path)!
-    // A repair may leave a file as it is; so may a draft of a plan that says a file may need
-    // nothing (a follow-up on a failed check plans every file of the pull request): such a file
-    // is left out of the change while it is still as it was.
-    const optional = /\bNO_CHANGES\b/.test(change.description ?? '')
+    // A repair may leave a file as it is; so may a draft of a file an adapter marked optional
+    // (a follow-up on a failed check plans every file of the pull request): such a file is left
+    // out of the change while it is still as it was.
+    const optional = ctx.mayStayUnchanged?.(change.path) === true
     if (NO_CHANGES.test(reply) && (repair || optional)) {
       if (!(optional && latest === before))
         edits.push({ path: change.path, operation: change.operation, before, after: latest })

@@ -22,4 +22,9 @@ export interface RunHooks {
   drafter?: Drafter
   /** Rewrites each commit message before it is committed (trailers, no `Fixes #N`). */
   commitMessage?: (message: string) => string
+  /**
+   * Planned files a draft may leave as they are (`NO_CHANGES`): a follow-up on a failed check
+   * plans every file of the pull request, and only some need a change. Asked after loadInput.
+   */
+  mayStayUnchanged?: (path: string) => boolean
 }

@@ -64,6 +64,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       maxRepairs: config.maxRepairs,
       concurrency: config.concurrency,
       drafter: env.hooks?.drafter,
+      mayStayUnchanged: env.hooks?.mayStayUnchanged,
       runner: session.commandRunner(),
       model,
       prompter,

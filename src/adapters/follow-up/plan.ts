@@ -4,14 +4,19 @@ import type { PathPolicy } from '../../policy/index.js'
 import { truncateMiddle } from '../../validation/index.js'
 import type { PullRequestInfo, PullRequestReview, ReviewThread } from './pull-request.js'
 
-/** How one thread ended: changed in the new commit, declined (why), or left to a maintainer. */
+/**
+ * How one thread ended: changed in the new commit, declined (why), left to a maintainer
+ * (escalated, why), or only planned (dry-run, or push: false: nothing was answered).
+ */
 export interface ThreadOutcome {
   id: string
   path: string | null
   line: number | null
-  status: 'fixed' | 'declined' | 'escalated'
+  status: 'fixed' | 'declined' | 'escalated' | 'planned'
   reason?: string
   commit?: string
+  /** The reply or resolution GitHub did not take (the outcome stands; the thread may show less). */
+  answer_failed?: string
 }
 
 export interface SortedThreads {
@@ -21,8 +26,14 @@ export interface SortedThreads {
   ignored: number
 }
 
-/** Marks Patchsmith's own replies, so a thread it answered is not answered again. */
-export const REPLY_MARKER = '<!-- patchsmith-follow-up -->'
+/**
+ * Marks Patchsmith's own replies with their outcome. A thread whose last comment is Patchsmith's
+ * own fixed or declined answer (by the token's user, never anyone else's copy of the marker) is
+ * not answered again; an escalated one is tried again in the next round.
+ */
+export const replyMarker = (status: ThreadOutcome['status']) =>
+  `<!-- patchsmith-follow-up:${status} -->`
+const FINAL_ANSWER = /<!-- patchsmith-follow-up:(fixed|declined) -->/
 const LOG_LIMIT = 12_000
 
 /**
@@ -33,15 +44,16 @@ const LOG_LIMIT = 12_000
  */
 export async function sortThreads(
   review: PullRequestReview,
-  threads: readonly ReviewThread[],
+  { threads, viewer }: { threads: readonly ReviewThread[]; viewer: string | null },
   policy: PathPolicy,
   exists: (path: string) => boolean
 ): Promise<SortedThreads> {
   const sorted: SortedThreads = { actionable: [], declined: [], ignored: 0 }
   for (const thread of threads) {
     if (thread.isResolved) continue
-    const last = thread.replies[thread.replies.length - 1]
-    if (last?.body.includes(REPLY_MARKER) || !(await review.canWrite(thread.author))) {
+    const last = thread.latest[thread.latest.length - 1]
+    const answered = viewer !== null && last?.author === viewer && FINAL_ANSWER.test(last.body)
+    if (answered || !(await review.canWrite(thread.author))) {
       sorted.ignored++
       continue
     }

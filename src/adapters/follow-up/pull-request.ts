@@ -11,8 +11,8 @@ export interface ReviewThread {
   /** The thread's first comment, which says what to change. */
   body: string
   author: string | null
-  /** The later comments of the thread, in order. */
-  replies: { body: string; author: string | null }[]
+  /** The thread's latest comments (up to 20), oldest first: where Patchsmith's answers are. */
+  latest: { body: string; author: string | null }[]
 }
 
 export interface PullRequestInfo {
@@ -20,7 +20,11 @@ export interface PullRequestInfo {
   title: string
   head: string
   headSha: string
+  /** `owner/repo` the head branch lives in (a fork's, for a pull request from a fork). */
+  headRepo: string | null
   base: string
+  defaultBranch: string
+  open: boolean
 }
 
 const THREADS = `query($owner: String!, $repo: String!, $number: Int!, $after: String) {
@@ -30,11 +34,13 @@ const THREADS = `query($owner: String!, $repo: String!, $number: Int!, $after: S
         pageInfo { hasNextPage endCursor }
         nodes {
           id isResolved isOutdated path line
-          comments(first: 50) { nodes { body author { login } } }
+          first: comments(first: 1) { nodes { body author { login } } }
+          latest: comments(last: 20) { nodes { body author { login } } }
         }
       }
     }
   }
+  viewer { login }
 }`
 const REPLY = `mutation($thread: ID!, $body: String!) {
   addPullRequestReviewThreadReply(input: { pullRequestReviewThreadId: $thread, body: $body }) { comment { id } }
@@ -84,31 +90,37 @@ export class PullRequestReview {
       title: data.title,
       head: data.head.ref,
       headSha: data.head.sha,
-      base: data.base.ref
+      headRepo: data.head.repo?.full_name ?? null,
+      base: data.base.ref,
+      defaultBranch: data.base.repo.default_branch,
+      open: data.state === 'open'
     }
   }
 
-  /** The messages of the pull request's commits (up to 250, as the API lists them). */
+  /** The messages of the pull request's commits (all pages: the API lists up to 250). */
   async commitMessages(): Promise<string[]> {
-    const { data } = await this.octokit.rest.pulls.listCommits({
+    const commits = await this.octokit.paginate(this.octokit.rest.pulls.listCommits, {
       ...this.where,
       pull_number: this.number,
       per_page: 100
     })
-    return data.map((commit) => commit.commit.message)
+    return commits.map((commit) => commit.commit.message)
   }
 
   async changedFiles(): Promise<string[]> {
-    const { data } = await this.octokit.rest.pulls.listFiles({
+    const files = await this.octokit.paginate(this.octokit.rest.pulls.listFiles, {
       ...this.where,
       pull_number: this.number,
       per_page: 100
     })
-    return data.filter((file) => file.status !== 'removed').map((file) => file.filename)
+    return files.filter((file) => file.status !== 'removed').map((file) => file.filename)
   }
 
-  async threads(): Promise<ReviewThread[]> {
+  /** The threads, and who Patchsmith is here (the token's user, author of its own replies). */
+  async threads(): Promise<{ threads: ReviewThread[]; viewer: string | null }> {
+    type Comments = { nodes: { body: string; author: { login: string } | null }[] }
     type Page = {
+      viewer: { login: string } | null
       repository: {
         pullRequest: {
           reviewThreads: {
@@ -119,13 +131,19 @@ export class PullRequestReview {
               isOutdated: boolean
               path: string | null
               line: number | null
-              comments: { nodes: { body: string; author: { login: string } | null }[] }
+              first: Comments
+              latest: Comments
             }[]
           }
         } | null
       }
     }
+    const comment = (node: Comments['nodes'][number]) => ({
+      body: node.body,
+      author: node.author?.login ?? null
+    })
     const threads: ReviewThread[] = []
+    let viewer: string | null = null
     let after: string | null = null
     for (let page = 0; page < MAX_PAGES; page++) {
       const data: Page = await this.octokit.graphql<Page>(THREADS, {
@@ -133,10 +151,11 @@ export class PullRequestReview {
         number: this.number,
         after
       })
+      viewer = data.viewer?.login ?? viewer
       const found = data.repository.pullRequest?.reviewThreads
       if (!found) break
       for (const node of found.nodes) {
-        const [first, ...rest] = node.comments.nodes
+        const first = node.first.nodes[0]
         threads.push({
           id: node.id,
           path: node.path,
@@ -145,16 +164,13 @@ export class PullRequestReview {
           isOutdated: node.isOutdated,
           body: first?.body ?? '',
           author: first?.author?.login ?? null,
-          replies: rest.map((comment) => ({
-            body: comment.body,
-            author: comment.author?.login ?? null
-          }))
+          latest: node.latest.nodes.map(comment)
         })
       }
       if (!found.pageInfo.hasNextPage) break
       after = found.pageInfo.endCursor
     }
-    return threads
+    return { threads, viewer }
   }
 
   /** Whether `login` may write to the repository (write, maintain or admin); asked once each. */

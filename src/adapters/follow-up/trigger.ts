@@ -4,8 +4,11 @@ import { InvalidInputError } from '../../contract/index.js'
 /** What a follow-up answers: the review threads of a pull request, or a failed check on it. */
 export interface FollowUpTrigger {
   pullRequest: number
-  /** A failed workflow run (workflow_run) or check suite (check_suite) whose log drives the fix. */
-  failedRun?: { runId?: number; checkSuiteId?: number }
+  /**
+   * A failed workflow run (workflow_run) or check suite (check_suite) whose log drives the fix,
+   * and the commit it ran on (a failure of an older commit drives nothing).
+   */
+  failedRun?: { runId?: number; checkSuiteId?: number; headSha?: string }
 }
 
 /** A comment asks for a follow-up with this command (`/patchsmith`, `/patchsmith fix`, …). */
