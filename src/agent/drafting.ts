@@ -71,7 +71,8 @@ export async function draftEdits(
   if (ctx.drafter) return ctx.drafter(ctx, attempt, current, repair)
   const changes = ctx.input.fix_plan.file_changes
   const asked = changes.filter((change) => change.operation !== 'DELETE')
-  const formatOf = (path: string) => ctx.formatFor?.(current.get(path) ?? null) ?? ctx.format
+  // Chosen on the file as the run found it, so a file keeps its format through the repairs.
+  const formatOf = (path: string) => ctx.formatFor?.(ctx.base.get(path) ?? null) ?? ctx.format
   const requests = await Promise.all(
     asked.map(async (change) => ({
       path: change.path,

@@ -9,16 +9,14 @@ import {
   applyJsonEdits,
   applySearchReplace,
   parseAs,
+  repairedHunks,
   writtenIn,
   type ParseHints,
   type ReplyFormat,
   type ReplyFormatOrAuto
 } from './formats/index.js'
 import { patchError } from './patch-error.js'
-import { withoutMadeChanges } from './formats/udiff/already-present.js'
 import { checkAddedText, checkNotTruncated } from './added-text.js'
-import { changingHunks, settleCutTail } from './formats/udiff/cut-tail.js'
-import { refitHunk } from './formats/udiff/refit.js'
 import { contentOf, splitText } from './text-file.js'
 import type { FileEdit, FileInstruction, HunkPlacement, Placement } from './types.js'
 
@@ -221,13 +219,7 @@ function applyInstructions(
   const hunks = instructions.flatMap((i) => {
     if (i.kind !== 'hunks') return []
     checkHunkEvidence(file, i.patch, claimed)
-    const fileLines = splitText(content).lines
-    const settled = changingHunks(
-      file.path,
-      settleCutTail(file.path, i.patch, fileLines),
-      fileLines
-    )
-    return withoutMadeChanges(settled, fileLines).map((hunk) => refitHunk(hunk, fileLines))
+    return repairedHunks(file.path, i.patch, splitText(content).lines)
   })
   if (instructions.some((i) => i.kind === 'hunks')) {
     const applied = applyHunks(file.path, content, hunks, {

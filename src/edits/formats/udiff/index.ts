@@ -1,9 +1,27 @@
-import type { FileInstruction } from '../../types.js'
+import type { FileInstruction, FilePatch, Hunk } from '../../types.js'
+import { withoutMadeChanges } from './already-present.js'
+import { changingHunks, settleCutTail } from './cut-tail.js'
+import { refitHunk } from './refit.js'
 import type { EditFormat, ParseHints } from '../format.js'
 import { readDiffReply } from './extract.js'
 import { parseUnifiedDiff } from './parse.js'
 
 export { extractDiff, readDiffReply, SEND_UDIFF } from './extract.js'
+
+/**
+ * A file's hunks as they can be placed: what a cut-off reply left unfinished settled, hunks
+ * with no change dropped (when their lines are in the file), changes already made skipped, and
+ * each hunk refitted to the file where real-reply damage explains the difference. Each step
+ * refuses what it cannot settle safely (see its file).
+ */
+export function repairedHunks(
+  path: string,
+  patch: FilePatch,
+  fileLines: readonly string[]
+): Hunk[] {
+  const changing = changingHunks(path, settleCutTail(path, patch, fileLines), fileLines)
+  return withoutMadeChanges(changing, fileLines).map((hunk) => refitHunk(hunk, fileLines))
+}
 export { parseUnifiedDiff } from './parse.js'
 
 /** Unified diffs, git-style or plain, bare or wrapped in fences, tags or `{"diff": …}`. */
