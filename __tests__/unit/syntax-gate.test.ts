@@ -344,6 +344,18 @@ describe('syntax gate', () => {
     expect(gate.languageOf('src/App.TSX')).toBe('tsx')
   })
 
+  it('leaves JSON with comments and trailing commas (tsconfig, editor settings) to its tools', async () => {
+    const jsonc = '{\n  // strict\n  "strict": true,\n}\n'
+    for (const path of [
+      'tsconfig.json',
+      'packages/a/tsconfig.build.json',
+      'jsconfig.json',
+      '.vscode/settings.json'
+    ])
+      expect(await gate.introducedError(path, '{}\n', jsonc), path).toBeNull()
+    expect(await gate.introducedError('package.json', '{}\n', jsonc)).not.toBeNull()
+  })
+
   it('passes a file that was already broken, and one left as it was', async () => {
     const broken = 'function f( {\n'
     expect(await gate.introducedError('a.js', broken, broken + 'const x = [\n')).toBeNull()

@@ -72,8 +72,13 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
   '.yaml': 'yaml'
 }
 
+// JSON with comments and trailing commas (tsconfig, jsconfig, editor settings): not JSON's grammar.
+const JSONC =
+  /(^|\/)((ts|js)config[^/]*\.json|\.vscode\/[^/]+\.json|\.devcontainer(\/[^/]+)?\.json)$/i
+
 /** The language of a path by its extension (case-insensitive), or null. */
 export function languageOfPath(path: string): string | null {
+  if (JSONC.test(path)) return null
   const ext = extname(path).toLowerCase()
   return Object.hasOwn(EXTENSIONS, ext) ? EXTENSIONS[ext] : null
 }
