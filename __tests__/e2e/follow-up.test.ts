@@ -223,7 +223,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
   })
 
   it('lets a failed check log drive the fix (workflow_run event)', async () => {
-    const { repo, head } = pullRequestRepo('follow-up-check')
+    const { repo } = pullRequestRepo('follow-up-check')
     const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
     // Only total.js is wrong here; the check's log says so.
     repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
@@ -254,7 +254,6 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     )
     expect(text(draft!)).toContain('Error: total ignores quantity')
     expect(text(draft!)).not.toContain('\\u001b[31m')
-    void head
   })
 
   it('escalates the threads when validation fails: replies why, resolves nothing, pushes nothing', async () => {
@@ -357,7 +356,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
   })
 
   it('when origin moved meanwhile: GIT_CONFLICT, never forced, the local branch back at the PR head, the thread left to retry', async () => {
-    const { repo, head } = pullRequestRepo('follow-up-moved')
+    const { repo } = pullRequestRepo('follow-up-moved')
     const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
     repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
     const local = repo.commitAll('test: check totals')
@@ -393,11 +392,10 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
       /follow-up:escalated -->\n.*GIT_CONFLICT \(push-rejected-conflict\)/
     )
-    void head
   })
 
   it('runs as patchsmith follow-up --pr N on the command line (node dist/cli.js)', async () => {
-    const { repo, head } = pullRequestRepo('follow-up-cli')
+    const { repo } = pullRequestRepo('follow-up-cli')
     const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
     repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
     repo.commitAll('test: check totals')
@@ -431,6 +429,5 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.gitOrigin('log', '-1', '--format=%s', BRANCH)).toBe(
       'fix(src): address review on #12'
     )
-    void head
   })
 })

@@ -49,7 +49,7 @@ interface Answer {
 }
 
 /** Whom the loopback token belongs to: the author of the action's own replies. */
-export const BOT = 'github-actions[bot]'
+const BOT = 'github-actions[bot]'
 const REPO = '/repos/([^/]+)/([^/]+)'
 const PULL = new RegExp(`^${REPO}/pulls/(\\d+)(/commits|/files)?$`)
 const RUN_JOBS = new RegExp(`^${REPO}/actions/runs/(\\d+)/jobs$`)

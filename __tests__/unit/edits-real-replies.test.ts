@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
+import { thrown } from '../support/errors.js'
 import { assertStillParses, editFromReply, editsFromReply } from '../../src/edits/index.js'
 
 /**
@@ -38,13 +39,9 @@ const change: FileChange = { path: 'store.py', operation: 'MODIFY' }
 const apply = (reply: string, content = PY) =>
   editFromReply('udiff', reply, change, content).edit.after
 const rule = (reply: string, content = PY) => {
-  try {
-    apply(reply, content)
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidDiffError)
-    return String((error as InvalidDiffError).details.rule)
-  }
-  throw new Error('expected INVALID_DIFF')
+  const error = thrown(() => apply(reply, content))
+  expect(error).toBeInstanceOf(InvalidDiffError)
+  return String((error as InvalidDiffError).details.rule)
 }
 const HEAD = '--- a/store.py\n+++ b/store.py\n'
 

@@ -17,8 +17,7 @@ import { failedCheckInput, reviewInput, sortThreads, type ThreadOutcome } from '
 import { PullRequestReview, type PullRequestInfo, type ReviewThread } from './pull-request.js'
 import { followUpTrigger } from './trigger.js'
 
-export { followUpTrigger, COMMAND } from './trigger.js'
-export { ROUND_TRAILER } from './guards.js'
+export { followUpTrigger } from './trigger.js'
 export type { ThreadOutcome } from './plan.js'
 
 export interface FollowUpReport {

@@ -12,7 +12,7 @@ export interface FollowUpTrigger {
 }
 
 /** A comment asks for a follow-up with this command (`/patchsmith`, `/patchsmith fix`, …). */
-export const COMMAND = /^\s*\/patchsmith\b/m
+const COMMAND = /^\s*\/patchsmith\b/m
 
 type Payload = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -15,7 +15,7 @@ export type ReplyFormat = (typeof FORMATS)[number]['name']
 export type ReplyFormatOrAuto = ReplyFormat | 'auto'
 export const REPLY_FORMATS: readonly ReplyFormat[] = FORMATS.map((format) => format.name)
 
-export function formatNamed(name: ReplyFormat): EditFormat<ReplyFormat> {
+function formatNamed(name: ReplyFormat): EditFormat<ReplyFormat> {
   return FORMATS.find((format) => format.name === name)!
 }
 

@@ -6,7 +6,7 @@ import type { EditFormat, ParseHints } from '../format.js'
 import { readDiffReply } from './extract.js'
 import { parseUnifiedDiff } from './parse.js'
 
-export { extractDiff, readDiffReply, SEND_UDIFF } from './extract.js'
+export { extractDiff } from './extract.js'
 
 /**
  * A file's hunks as they can be placed: what a cut-off reply left unfinished settled, hunks
