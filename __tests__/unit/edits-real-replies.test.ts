@@ -125,6 +125,13 @@ describe('a change that is already there', () => {
     expect(after).toContain('f.read().strip()')
   })
 
+  it('names a hunk after a skipped one by its number in the reply', () => {
+    const reply = `${HEAD}@@ -1,2 +1,2 @@\n import os\n+import sys\n \n@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.readall()\n+        data = f.read().strip()\n     return data\n`
+    const error = thrown(() => apply(reply)) as InvalidDiffError
+    expect(error.details).toMatchObject({ rule: 'removed-line-missing', hunk: 2 })
+    expect(error.message).toContain('Hunk 2')
+  })
+
   it('still refuses when the new side is there twice', () => {
     const twice = PY + text('', 'def load(path):', '    with open(path) as f:')
     const reply = `${HEAD}@@ -5,2 +5,2 @@\n-def loaded(path):\n+def load(path):\n     with open(path) as f:\n`
@@ -182,6 +189,38 @@ describe('leading context copied from elsewhere', () => {
       )
     const reply = `${HEAD}@@ -11,4 +11,4 @@\n def store(path, data):\n     with open(path, "w") as f:\n-        f.write(data)\n+        f.write(data.encode())\n     return len(data)\n`
     expect(['hunk-not-found', 'ambiguous-hunk']).toContain(rule(reply, twice))
+  })
+})
+
+describe('trailing context made up', () => {
+  const hunk = (trailing: string, header = '@@ -5,4 +5,4 @@') =>
+    `${HEAD}${header}\n def load(path):\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n${trailing}`
+
+  it('places the hunk by its leading context and removed lines when they match once', () => {
+    const after = apply(hunk('     return data.upper()\n'))
+    expect(after).toContain('        data = f.read().strip()\n    return data\n')
+    expect(after).not.toContain('upper')
+  })
+
+  it('refuses when the leading context and removed lines match more than once', () => {
+    const twice =
+      PY + text('', 'def load(path):', '    with open(path) as f:', '        data = f.read()')
+    expect(['hunk-not-found', 'ambiguous-hunk']).toContain(
+      rule(hunk('     return data.upper()\n'), twice)
+    )
+  })
+
+  it('refuses when a line is added after the context that does not fit: its place came from it', () => {
+    expect(rule(hunk('     return data.upper()\n+    # read\n'))).toBe('hunk-not-found')
+  })
+
+  it('leaves a copy slip in the context to the locator, which wants line numbers for it', () => {
+    const slip = (header: string) =>
+      `${HEAD}${header}\n def save(path, data):\n     with open(path, "w") as f:\n-        f.write(data)\n+        f.write(data.encode())\n     return len(dat)\n`
+    expect(apply(slip('@@ -11,4 +11,4 @@'))).toContain(
+      'f.write(data.encode())\n    return len(data)\n'
+    )
+    expect(rule(slip('@@'))).toBe('too-much-damage')
   })
 })
 

@@ -50,7 +50,7 @@ export function applyHunks(
   let endHunk: Hunk | undefined
   const starts = placeAll(path, index, hunks, options.numbersContradicted === true)
   hunks.forEach((given, i) => {
-    const number = i + 1
+    const number = given.number ?? i + 1
     const { at, ...placement } = starts[i]!
     const hunk = shiftedToFile(given, file.lines, at)
     located.push(placement)
@@ -129,7 +129,7 @@ function placeAll(
     }
   }
   const place = (hunk: Hunk, i: number, hintTrust: HintTrust) => {
-    const number = i + 1
+    const number = hunk.number ?? i + 1
     const old = hunk.lines.filter((line) => line.kind !== '+')
     if (old.length === 0) {
       const at = placeWithoutContext(path, n, hunk, number, hintTrust)

@@ -216,10 +216,15 @@ function applyInstructions(
   let content = file.content ?? ''
   const located: HunkPlacement[] = []
   // All hunks for the file, even from several sections, are placed in the original together.
+  let numbered = 0
   const hunks = instructions.flatMap((i) => {
     if (i.kind !== 'hunks') return []
     checkHunkEvidence(file, i.patch, claimed)
-    return repairedHunks(file.path, i.patch, splitText(content).lines)
+    const patch = {
+      ...i.patch,
+      hunks: i.patch.hunks.map((hunk) => ({ ...hunk, number: ++numbered }))
+    }
+    return repairedHunks(file.path, patch, splitText(content).lines)
   })
   if (instructions.some((i) => i.kind === 'hunks')) {
     const applied = applyHunks(file.path, content, hunks, {

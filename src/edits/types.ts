@@ -25,6 +25,8 @@ export interface Hunk {
   oldStart: number | null
   /** The header's old-side line count (null when absent); only widens the hint. */
   oldCount?: number | null
+  /** Its place among the file's hunks in the reply, for messages (repairs may drop hunks). */
+  number?: number
   lines: DiffLine[]
 }
 

@@ -21,7 +21,7 @@ export function settleCutTail(
 ): Hunk[] {
   if (!patch.cutOff || patch.hunks.length === 0) return patch.hunks
   const hunks = [...patch.hunks]
-  const number = hunks.length
+  const number = hunks[hunks.length - 1]!.number ?? hunks.length
   const last = hunks[number - 1]!
   const lines = [...last.lines]
   const fileLoose = fileLines.map(looseKey)
@@ -64,8 +64,8 @@ export function changingHunks(
     )
       return
     throw patchError(
-      `Hunk ${index + 1} for ${path} changes nothing: every hunk needs "+" or "-" lines.`,
-      { kind: 'empty-hunk', file: path, hunk: index + 1 }
+      `Hunk ${hunk.number ?? index + 1} for ${path} changes nothing: every hunk needs "+" or "-" lines.`,
+      { kind: 'empty-hunk', file: path, hunk: hunk.number ?? index + 1 }
     )
   })
   const changing = hunks.filter(changes)

@@ -19,8 +19,14 @@ export function repairedHunks(
   patch: FilePatch,
   fileLines: readonly string[]
 ): Hunk[] {
-  const changing = changingHunks(path, settleCutTail(path, patch, fileLines), fileLines)
-  return withoutMadeChanges(changing, fileLines).map((hunk) => refitHunk(hunk, fileLines))
+  const settled = settleCutTail(path, patch, fileLines)
+  // The reply stopped inside its last hunk: that hunk's last line may be half of a made-up one.
+  const mayBeCut = patch.cutOff === 'in-hunk'
+  const lastHunk = settled[settled.length - 1]
+  const changing = changingHunks(path, settled, fileLines)
+  return withoutMadeChanges(changing, fileLines).map((hunk) =>
+    refitHunk(hunk, fileLines, { endMayBeCut: mayBeCut && hunk === lastHunk })
+  )
 }
 export { parseUnifiedDiff } from './parse.js'
 

@@ -1,4 +1,4 @@
-import { looseKey } from '../../line-match.js'
+import { isTypo, looseKey } from '../../line-match.js'
 import type { DiffLine, Hunk } from '../../types.js'
 import { occurrences } from './occurrences.js'
 
@@ -10,16 +10,29 @@ import { occurrences } from './occurrences.js'
  * - Blank lines came and went: the old side's non-blank lines are together in one place of the
  *   file, with runs of blank lines of other lengths between them. The runs take the file's
  *   lengths; added lines keep their order among them.
- * - The leading context was copied from elsewhere: the removed lines and the trailing context
- *   are together in one place. The leading context is dropped.
+ * - The context on one side of the change was copied from elsewhere (or made up): the removed
+ *   lines and the context on the other side are together in one place. The context that does
+ *   not fit is dropped; the removed lines place the change.
  *
  * Whitespace inside lines is left to the locator, which matches loosely and reports it.
  */
-export function refitHunk(hunk: Hunk, fileLines: readonly string[]): Hunk {
+export function refitHunk(
+  hunk: Hunk,
+  fileLines: readonly string[],
+  { endMayBeCut = false } = {}
+): Hunk {
   const file = fileLines.map(looseKey)
   const old = hunk.lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
   if (old.length === 0 || occurrences(old, file).length > 0) return hunk
-  return stretchBlankRuns(hunk, file) ?? anchorOnRemoved(hunk, file) ?? hunk
+  // A reply that may stop inside this hunk may end in half a line: that is no context made up.
+  const end = looseKey(hunk.lines[hunk.lines.length - 1]!.text)
+  const trailingMayGo = !endMayBeCut || file.includes(end)
+  return (
+    stretchBlankRuns(hunk, file) ??
+    anchorOnRemoved(hunk, file, 'trailing') ??
+    (trailingMayGo ? anchorOnRemoved(hunk, file, 'leading') : undefined) ??
+    hunk
+  )
 }
 
 const isBlankOld = (line: DiffLine) => line.kind !== '+' && looseKey(line.text) === ''
@@ -65,18 +78,29 @@ function stretchBlankRuns(hunk: Hunk, file: readonly string[]): Hunk | undefined
   return { ...hunk, lines }
 }
 
-function anchorOnRemoved(hunk: Hunk, file: readonly string[]): Hunk | undefined {
-  const first = hunk.lines.findIndex((line) => line.kind === '-')
-  if (first < 0) return undefined
+/**
+ * The hunk without its context on one side, when the rest (removed lines included) matches
+ * exactly one place. Only the context beyond the outermost change goes: a line added among that
+ * context has its place from it, and a hunk that needs it is not refitted.
+ */
+function anchorOnRemoved(hunk: Hunk, file: readonly string[], keep: 'leading' | 'trailing') {
+  if (!hunk.lines.some((line) => line.kind === '-')) return undefined
+  const first = hunk.lines.findIndex((line) => line.kind !== ' ')
   let last = hunk.lines.length - 1
-  while (hunk.lines[last]!.kind !== '-') last--
-  const trailing = hunk.lines.slice(last + 1).filter((line) => line.kind === ' ')
-  if (!trailing.some((line) => looseKey(line.text) !== '')) return undefined
-  const lines = [
-    ...hunk.lines.slice(0, first).filter((line) => line.kind === '+'),
-    ...hunk.lines.slice(first)
-  ]
+  while (hunk.lines[last]!.kind === ' ') last--
+  const kept = keep === 'trailing' ? hunk.lines.slice(last + 1) : hunk.lines.slice(0, first)
+  if (!kept.some((line) => looseKey(line.text) !== '')) return undefined
+  const lines = keep === 'trailing' ? hunk.lines.slice(first) : hunk.lines.slice(0, last + 1)
   const old = lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
   if (old.filter((key) => /[\p{L}\p{N}_]{2}/u.test(key)).length < 2) return undefined
-  return occurrences(old, file).length === 1 ? { ...hunk, lines } : undefined
+  const found = occurrences(old, file)
+  if (found.length !== 1) return undefined
+  // A dropped line that is a copy slip of the file's line in its place is no invented context:
+  // that hunk is the locator's to judge, by its rules for typos.
+  const dropped = (keep === 'trailing' ? hunk.lines.slice(0, first) : hunk.lines.slice(last + 1))
+    .filter((line) => line.kind === ' ')
+    .map((line) => looseKey(line.text))
+  const from = keep === 'trailing' ? found[0]! - dropped.length : found[0]! + old.length
+  const slip = dropped.some((key, k) => key !== file[from + k] && isTypo(key, file[from + k] ?? ''))
+  return slip ? undefined : { ...hunk, lines }
 }
