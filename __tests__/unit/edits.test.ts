@@ -5,6 +5,7 @@ import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
 import {
   applyHunks,
   editFromReply,
+  editsFromReply,
   extractDiff,
   parseUnifiedDiff,
   renderDiff,
@@ -265,7 +266,11 @@ describe('parseUnifiedDiff', () => {
     ]
       .filter((line) => line !== '')
       .join('\n')
-    const error = diffError(() => parseUnifiedDiff(diff))
+    // Recorded for the path policy, which sees it first; applying the reply refuses it too.
+    const [patch] = parseUnifiedDiff(diff)
+    expect(patch!.asks?.[0]?.line).toBe(2)
+    const a = { path: 'a.txt', operation: 'MODIFY' as const, content: 'a\n' }
+    const error = diffError(() => editsFromReply('udiff', diff, [a]))
     expect(['unsupported-header', 'unsupported-mode']).toContain(error.details.rule)
     expect(error.details.line).toBe(2)
   })
@@ -284,9 +289,12 @@ describe('parseUnifiedDiff', () => {
   })
 
   it('refuses an executable new file (new file mode 100755)', () => {
+    const x = { path: 'x', operation: 'CREATE' as const, content: null }
     const error = diffError(() =>
-      parseUnifiedDiff(
-        'diff --git a/x b/x\nnew file mode 100755\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+#!/bin/sh\n'
+      editsFromReply(
+        'udiff',
+        'diff --git a/x b/x\nnew file mode 100755\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+#!/bin/sh\n',
+        [x]
       )
     )
     expect(error.details.rule).toBe('unsupported-mode')

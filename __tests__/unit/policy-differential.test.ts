@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { guardDiffText, PathPolicy, symlinkOnTheWay, diffPaths } from '../../src/policy/index.js'
+import { readReply } from '../../src/edits/index.js'
+import { guardReplyClaims, PathPolicy, symlinkOnTheWay, diffPaths } from '../../src/policy/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 
 /**
@@ -179,8 +180,10 @@ function gitRefuses(patch: string): boolean {
 
 function policyRefuses(patch: string): boolean {
   try {
-    const sections = guardDiffText(patch, policy)
-    return diffPaths(sections).some((path) => symlinkOnTheWay(repo.dir, path) !== undefined)
+    // As the agent does: the reply read once by its format, then its claims judged.
+    const { claims } = readReply('udiff', patch)
+    guardReplyClaims(claims, policy)
+    return diffPaths(claims.sections).some((path) => symlinkOnTheWay(repo.dir, path) !== undefined)
   } catch {
     return true
   }

@@ -1,10 +1,9 @@
 import type { EditFormat } from '../config.js'
 import type { CodeAgentInput, FileChange, StyleConfig } from '../contract/index.js'
 import {
-  detectFormat,
   assertStillParses,
-  editFromReply,
-  extractDiff,
+  editFromRead,
+  readReply,
   JsonEditsSchema,
   type FileEdit,
   type Placement
@@ -16,7 +15,7 @@ import {
   type ModelClient,
   type RepairContext
 } from '../model/index.js'
-import { guardDiffText, type PathPolicy } from '../policy/index.js'
+import { guardReplyClaims, type PathPolicy } from '../policy/index.js'
 import type { AttemptLog } from '../report/index.js'
 import { mapConcurrent } from './concurrency.js'
 import type { Logger } from './logger.js'
@@ -113,14 +112,14 @@ export async function draftEdits(
         edits.push({ path: change.path, operation: change.operation, before, after: latest })
       continue
     }
-    guardDiffReply(ctx.policy, reply)
-    const drafted = editFromReply(formatOf(change.path), reply, change, latest, {
-      style: ctx.style,
-      cutOff
-    })
+    const read = readReply(formatOf(change.path), reply, { cutOff })
+    // What the reply names and asks is judged before it meets the file: a name the policy
+    // refuses, or a header asking for a mode, a link, a copy or a binary, is hostile, not
+    // damaged (SECURITY_VIOLATION, no repair). Every draft call is for one planned file.
+    guardReplyClaims(read.claims, ctx.policy, { oneFile: true })
+    const drafted = editFromRead(read, change, latest, { style: ctx.style, cutOff })
     await assertStillParses([drafted])
     if (drafted.claimedPath) {
-      ctx.policy.assertAllowed([drafted.claimedPath], 'reply')
       ctx.logger.warn(
         `The reply for ${change.path} named ${drafted.claimedPath}; applied to ${change.path}`
       )
@@ -169,25 +168,4 @@ function changedElsewhere(
     if (other !== path && content !== base.get(other)) others[other] = content
   }
   return others
-}
-
-/**
- * A diff that asks for what no text edit may do (modes, symlinks, copies, binaries) or names a
- * path the policy refuses is hostile, not damaged: SECURITY_VIOLATION, with no repair.
- */
-function guardDiffReply(policy: PathPolicy, reply: string): void {
-  if (detectFormat(reply) !== 'udiff') return
-  const text = diffText(reply)
-  // Every draft call is for one planned file: the reply lands on it whatever its headers say.
-  if (text) guardDiffText(text, policy, { oneFile: true })
-}
-
-/** The diff in a reply; for a reply of headers only (a copy, a mode change), from its first one. */
-function diffText(reply: string): string | undefined {
-  try {
-    return extractDiff(reply)
-  } catch {
-    const start = reply.search(/^diff --git /m)
-    return start >= 0 ? reply.slice(start) : undefined
-  }
 }

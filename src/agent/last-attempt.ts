@@ -9,8 +9,8 @@ import {
   type LastAttempt,
   type ValidationResult
 } from '../contract/index.js'
-import { editsFromReply, type FileEdit } from '../edits/index.js'
-import { guardDiffText, type PathPolicy } from '../policy/index.js'
+import { editsFromReply, readReply, type FileEdit } from '../edits/index.js'
+import { guardReplyClaims, type PathPolicy } from '../policy/index.js'
 
 /** What the attempt loop has paid for so far: the last diff that applied, and its validation. */
 export class AttemptProgress {
@@ -129,7 +129,7 @@ export function resumedEdits(
   base: ReadonlyMap<string, string | null>,
   policy: PathPolicy
 ): FileEdit[] {
-  guardDiffText(point.diff, policy)
+  guardReplyClaims(readReply('udiff', point.diff).claims, policy)
   const sections = point.diff.split(/^(?=diff --git )/m).filter((part) => part.trim() !== '')
   const changes = input.fix_plan.file_changes
   const deleted = changes.filter((change) => change.operation === 'DELETE')

@@ -18,7 +18,7 @@ import {
 import { patchError } from './patch-error.js'
 import { checkAddedText, checkNotTruncated } from './added-text.js'
 import { contentOf, splitText } from './text-file.js'
-import type { FileEdit, FileInstruction, HunkPlacement, Placement } from './types.js'
+import type { FileEdit, FileInstruction, HunkPlacement, Placement, ReplyClaims } from './types.js'
 
 /** A file the reply may edit: its planned operation and its contents now (null: absent). */
 export interface PlannedFile {
@@ -55,12 +55,51 @@ export function editFromReply(
   current: string | null,
   options: ReplyOptions = {}
 ): DraftedEdit {
-  return editsFromReply(
-    format,
-    reply,
+  return editFromRead(readReply(format, reply, options), change, current, options)
+}
+
+/** `editFromReply` on a reply already read (and its claims judged by the path policy). */
+export function editFromRead(
+  read: ReadReply,
+  change: FileChange,
+  current: string | null,
+  options: ReplyOptions = {}
+): DraftedEdit {
+  return editsFromRead(
+    read,
     [{ path: change.path, operation: change.operation, content: current }],
     options
   )[0]!
+}
+
+/** A reply read in its format, before it meets any file. */
+export interface ReadReply {
+  instructions: FileInstruction[]
+  /** What it names and asks beyond its content, for the path policy. */
+  claims: ReplyClaims
+}
+
+/**
+ * Reads a reply once: the instructions it gives and the claims they make. Headers that ask what
+ * no text edit may do are recorded as claims, not thrown, so the path policy can refuse them as
+ * what they are; applying the reply refuses them too (editsFromRead).
+ */
+export function readReply(
+  format: ReplyFormatOrAuto,
+  reply: string,
+  options: Pick<ReplyOptions, 'cutOff'> = {}
+): ReadReply {
+  const instructions = parseReply(format, reply, { cutOff: options.cutOff === true })
+  const claims: ReplyClaims = { sections: [], paths: [], asks: [] }
+  for (const instruction of instructions) {
+    if (instruction.kind !== 'hunks') {
+      if (instruction.path !== null) claims.paths.push(instruction.path)
+      continue
+    }
+    claims.sections.push(instruction.patch.names ?? {})
+    claims.asks.push(...(instruction.patch.asks ?? []))
+  }
+  return { instructions, claims }
 }
 
 /**
@@ -75,7 +114,17 @@ export function editsFromReply(
   files: readonly PlannedFile[],
   options: ReplyOptions = {}
 ): DraftedEdit[] {
-  const instructions = parseReply(format, reply, { cutOff: options.cutOff === true })
+  return editsFromRead(readReply(format, reply, options), files, options)
+}
+
+/** `editsFromReply` on a reply already read (and its claims judged by the path policy). */
+export function editsFromRead(
+  { instructions, claims }: ReadReply,
+  files: readonly PlannedFile[],
+  options: ReplyOptions = {}
+): DraftedEdit[] {
+  const ask = claims.asks[0]
+  if (ask) throw patchError(ask.message, { kind: ask.kind, line: ask.line })
   const routed = route(instructions, files)
   const contradicted = files.some((file) =>
     (routed.get(file.path) ?? []).some(

@@ -1,7 +1,14 @@
-export { detectFormat, editFromReply, editsFromReply } from './edit-reply.js'
+export {
+  detectFormat,
+  editFromRead,
+  editFromReply,
+  editsFromRead,
+  editsFromReply,
+  readReply
+} from './edit-reply.js'
 export { REPLY_FORMATS } from './formats/index.js'
 export type { EditFormat, ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
-export type { DraftedEdit, PlannedFile, ReplyOptions } from './edit-reply.js'
+export type { DraftedEdit, PlannedFile, ReadReply, ReplyOptions } from './edit-reply.js'
 export { chooseEditFormat, resolveEditFormat, WHOLE_FILE_MAX_LINES } from './choose-format.js'
 export { JsonEditsSchema, JsonLineEditSchema } from './formats/index.js'
 export type { JsonEdits } from './formats/index.js'
@@ -10,4 +17,13 @@ export { extractDiff, parseUnifiedDiff } from './formats/index.js'
 export { applyHunks } from './apply-hunks.js'
 export { assertStillParses } from './parse-check.js'
 export type { PatchError, PatchErrorKind } from './patch-error.js'
-export type { FileEdit, FilePatch, Hunk, HunkPlacement, Placement } from './types.js'
+export type {
+  FileEdit,
+  FilePatch,
+  HeaderAsk,
+  HeaderNames,
+  Hunk,
+  HunkPlacement,
+  Placement,
+  ReplyClaims
+} from './types.js'

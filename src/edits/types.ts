@@ -42,6 +42,10 @@ export interface FilePatch {
   created: boolean
   /** Whether its `diff --git`, `---` and `+++` names disagree with each other. */
   namesDisagree?: boolean
+  /** Its names as the headers write them, for the path policy. */
+  names?: HeaderNames
+  /** What its headers ask that no text edit may do; such a section is never applied. */
+  asks?: HeaderAsk[]
   /**
    * Where the reply ended, for the file whose hunk it ended in: cut off inside that hunk (its last
    * line may be half-written), cut off as the next hunk's header began, or with no sign either
@@ -87,4 +91,32 @@ export interface LineEdit {
   end: number
   oldText?: string
   newText: string
+}
+
+/** One diff section's names as written: prefixes kept, timestamps dropped, null for /dev/null. */
+export interface HeaderNames {
+  /** The two names of `diff --git a/<x> b/<y>`, when the section has that line. */
+  git?: { old: string; new: string }
+  old?: string | null
+  new?: string | null
+}
+
+/** A header asking for what no text edit may do, with the policy rule that refuses it. */
+export interface HeaderAsk {
+  rule: 'patch-mode' | 'patch-binary' | 'patch-copy-rename' | 'patch-parse'
+  kind: 'unsupported-header' | 'unsupported-mode' | 'quoted-path' | 'path-mismatch'
+  /** 1-based line of the diff. */
+  line: number
+  message: string
+}
+
+/**
+ * Everything a reply claims beyond its content, read once by the format that parsed it: the
+ * names its diff headers give and what they ask, and the paths other formats name. The path
+ * policy judges these before the reply meets a file.
+ */
+export interface ReplyClaims {
+  sections: HeaderNames[]
+  paths: string[]
+  asks: HeaderAsk[]
 }

@@ -8,8 +8,8 @@ export {
 export type { PathViolation, PathPolicyOptions } from './path-policy.js'
 export { PROTECTED_GROUPS, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
 export { assertCommandsAllowed } from './command-policy.js'
-export { assertDiffGrammar, diffPaths, guardDiffText } from './diff-grammar.js'
-export type { DiffSection, GrammarOptions } from './diff-grammar.js'
+export { diffPaths, guardReplyClaims } from './reply-claims.js'
+export type { ClaimOptions } from './reply-claims.js'
 export { assertRepoPaths, ignoredPaths, symlinkOnTheWay } from './repo-paths.js'
 export type { GitRunner } from './repo-paths.js'
 export {

@@ -1,5 +1,6 @@
 import { clip, patchError } from '../../patch-error.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
+import { ASKING_HEADER } from './parse.js'
 
 const FENCE = /^(```|~~~)/
 // A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
@@ -150,7 +151,8 @@ function lastDiffLine(lines: readonly string[], first: number, lastStart: number
   let inHunk = false
   for (let i = first; i < lines.length; i++) {
     const line = lines[i]!
-    if (HEADER.test(line)) {
+    // A header asking for a mode, a copy or a binary is kept, for the policy to refuse.
+    if (HEADER.test(line) || ASKING_HEADER.test(line)) {
       // A hunk header may come glued onto a file header: "+++ b/x.c @@ -1,3 +1,4 @@".
       inHunk = line.startsWith('@@') || /^(---|\+\+\+) .*@@ -\d/.test(line)
       last = i

@@ -4,7 +4,7 @@ import { changingHunks, settleCutTail } from './cut-tail.js'
 import { refitHunk } from './refit.js'
 import type { EditFormat, ParseHints } from '../format.js'
 import { readDiffReply } from './extract.js'
-import { parseUnifiedDiff } from './parse.js'
+import { ASKING_HEADER, parseUnifiedDiff } from './parse.js'
 
 export { extractDiff } from './extract.js'
 
@@ -38,10 +38,36 @@ export const udiff: EditFormat<'udiff'> = {
 }
 
 export function instructionsOfDiff(reply: string, hints: ParseHints = {}): FileInstruction[] {
-  const { diff, cutOff } = readDiffReply(reply)
-  return parseUnifiedDiff(diff, { cutOff: cutOff || hints.cutOff === true }).map((patch) =>
+  let patches
+  try {
+    const { diff, cutOff } = readDiffReply(reply)
+    patches = parseUnifiedDiff(diff, { cutOff: cutOff || hints.cutOff === true })
+  } catch (error) {
+    patches = headersAlone(reply)
+    if (!patches) throw error
+  }
+  return patches.map((patch) =>
     patch.headed && patch.newPath === null && patch.oldPath !== null
       ? { kind: 'hunks', path: patch.oldPath, patch, deletes: true }
       : { kind: 'hunks', path: patch.newPath ?? patch.oldPath, patch }
   )
+}
+
+/**
+ * A reply of headers alone (a copy, a rename, a mode change) holds no diff to extract, but what
+ * it asks must still reach the policy: its sections from the first such header on, when they ask
+ * something; undefined otherwise.
+ */
+function headersAlone(reply: string): FilePatch[] | undefined {
+  const lines = reply.replace(/\r\n/g, '\n').split('\n')
+  const first = lines.findIndex(
+    (line) => ASKING_HEADER.test(line) || line.startsWith('diff --git ')
+  )
+  if (first < 0) return undefined
+  try {
+    const patches = parseUnifiedDiff(lines.slice(first).join('\n'))
+    return patches.some((patch) => patch.asks) ? patches : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -1,13 +1,26 @@
 import { clip, patchError } from '../../patch-error.js'
-import type { DiffLine, FilePatch, Hunk } from '../../types.js'
+import type { DiffLine, FilePatch, HeaderAsk, Hunk } from '../../types.js'
 
 // Headers asking for things no text edit may do: modes, symlinks, copies, renames, binaries.
-const REFUSED_HEADER =
-  /^(old mode |new mode |copy from |copy to |rename from |rename to |similarity index |dissimilarity index |GIT binary patch|Binary files )/
+const REFUSED_HEADERS: ReadonlyArray<[RegExp, HeaderAsk['rule']]> = [
+  [/^(old mode|new mode)( |$)/, 'patch-mode'],
+  [
+    /^(copy from|copy to|rename from|rename to|similarity index|dissimilarity index)( |$)/,
+    'patch-copy-rename'
+  ],
+  [/^(GIT binary patch|Binary files )/, 'patch-binary']
+]
+/** A header line that asks what no text edit may do (a mode, a copy or rename, a binary). */
+export const ASKING_HEADER =
+  /^(old mode|new mode|copy from|copy to|rename from|rename to|similarity index|dissimilarity index|GIT binary patch|Binary files )/
+const FILE_MODE = /^(new|deleted) file mode (\d+)\s*$/
+const INDEX = /^index [0-9a-f]+\.\.[0-9a-f]+( (\d+))?\s*$/
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/
 
 interface Section extends FilePatch {
   gitNames?: { old: string; new: string }
+  names: NonNullable<FilePatch['names']>
+  asks: HeaderAsk[]
 }
 
 /**
@@ -35,11 +48,16 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       prefixed: false,
       headed: false,
       created: false,
-      hunks: []
+      hunks: [],
+      names: {},
+      asks: []
     }
     sections.push(section)
     return section
   }
+  // What a header asks is recorded, not thrown: the policy sees it first (SECURITY_VIOLATION).
+  const ask = (rule: HeaderAsk['rule'], kind: HeaderAsk['kind'], line: number, message: string) =>
+    (section ?? startSection()).asks.push({ rule, kind, line, message })
   const endHunk = () => {
     // Blank lines with no leading space at the end of a hunk are the reply's own spacing.
     if (hunk) hunk.lines.splice(hunk.lines.length - hunk.looseBlanks, hunk.looseBlanks)
@@ -65,33 +83,53 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       }
       endHunk()
     }
-    if (REFUSED_HEADER.test(line)) {
-      throw patchError(
-        `The diff asks for "${clip(line)}" (line ${i + 1}): only text changes are accepted, with no mode changes, copies, renames or binary patches.`,
-        { kind: 'unsupported-header', line: i + 1 }
+    const at = i + 1
+    const refused = REFUSED_HEADERS.find(([pattern]) => pattern.test(line))
+    if (refused) {
+      ask(
+        refused[1],
+        'unsupported-header',
+        at,
+        `The diff asks for "${clip(line)}" (line ${at}): only text changes are accepted, with no mode changes, copies, renames or binary patches.`
       )
+      continue
     }
-    const mode = /^(new|deleted) file mode (\d+)/.exec(line)
+    const mode = FILE_MODE.exec(line)
     if (mode?.[1] === 'new' && section) section.created = true
     if (mode && mode[2] !== '100644' && !(mode[1] === 'deleted' && mode[2] === '100755')) {
-      throw patchError(
-        `The diff asks for file mode ${mode[2]} (line ${i + 1}): only regular files (100644) may be created or edited.`,
-        { kind: 'unsupported-mode', line: i + 1 }
+      ask(
+        'patch-mode',
+        'unsupported-mode',
+        at,
+        `The diff asks for file mode ${mode[2]} (line ${at}): only regular files (100644) may be created or edited.`
       )
     }
-    if (line.startsWith('diff --git ')) {
-      startSection().gitNames = gitNames(line, i + 1)
+    if (line.startsWith('index ')) checkIndex(line, at, ask)
+    if (line.startsWith('diff ')) {
+      const target = startSection()
+      const names = gitNames(line, at, ask)
+      if (names) target.gitNames = names
+      target.names.git = names && { old: `a/${names.old}`, new: `b/${names.new}` }
     } else if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
       const target =
         section && section.hunks.length === 0 && !section.headed ? section : startSection()
-      const oldName = headerName(lines[i]!.slice(4), i + 1)
-      const newName = headerName(lines[i + 1]!.slice(4), i + 2)
+      const oldName = headerName(lines[i]!.slice(4), at, ask)
+      const newName = headerName(lines[i + 1]!.slice(4), at + 1, ask)
       target.headed = true
+      target.names.old = oldName
+      target.names.new = newName
       target.oldPath = stripPrefix(oldName, 'a/')
       target.newPath = stripPrefix(newName, 'b/')
       target.prefixed = hasPrefix(oldName, 'a/') && hasPrefix(newName, 'b/')
-      checkNames(target, i + 1)
+      checkNames(target, at, ask)
       i++
+    } else if (/^(\+\+\+|---) /.test(line)) {
+      ask(
+        'patch-parse',
+        'unsupported-header',
+        at,
+        `Line ${at} ("${clip(line)}") is a file header out of place: each "---" line is followed by its "+++" line.`
+      )
     } else if (line.startsWith('@@')) {
       const target = section ?? startSection()
       const numbers = HUNK_HEADER.exec(line)
@@ -113,7 +151,7 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
     }
   }
   const patches = sections.filter(
-    (patch) => patch.hunks.length > 0 || patch.headed || patch.created
+    (patch) => patch.hunks.length > 0 || patch.headed || patch.created || patch.asks.length > 0
   )
   // What follows the last hunk line is only what the cut left: the last file ends in a hunk.
   const last = patches[patches.length - 1]
@@ -121,7 +159,9 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
   // A reply that ends in a hunk with no change in it stopped before the change was written.
   if (!cutOff && lastHunk && lastHunk.lines.every((line) => line.kind === ' ')) cutOff = 'in-hunk'
   if (last && lastHunk) last.cutOff = cutOff ?? 'maybe'
-  if (patches.length === 0 || patches.some((patch) => patch.hunks.length === 0 && !patch.created)) {
+  const hunkless = (patch: Section) =>
+    patch.hunks.length === 0 && !patch.created && patch.asks.length === 0
+  if (patches.length === 0 || patches.some(hunkless)) {
     throw patchError(
       'The diff has no hunks: send at least one "@@ -<line>,<count> +<line>,<count> @@" hunk with the lines to change.',
       { kind: 'no-hunks' }
@@ -136,13 +176,17 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       created,
       hunks,
       cutOff: cut,
-      namesDisagree: disagree
+      namesDisagree: disagree,
+      names,
+      asks
     }) => ({
       oldPath,
       newPath,
       prefixed,
       headed,
       created,
+      names,
+      ...(asks.length > 0 ? { asks } : {}),
       ...(disagree ? { namesDisagree: true } : {}),
       ...(cut ? { cutOff: cut } : {}),
       hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({
@@ -185,14 +229,19 @@ function isFileHeader(lines: readonly string[], i: number): boolean {
   )
 }
 
-/** A header name as written (timestamps dropped); null for /dev/null. Quoted names are refused. */
-function headerName(raw: string, line: number): string | null {
+type Ask = (rule: HeaderAsk['rule'], kind: HeaderAsk['kind'], line: number, message: string) => void
+
+/**
+ * A header name as written: timestamps and trailing blanks dropped, prefix kept; null for
+ * /dev/null. A quoted (C-escaped) name is an ask: git would unescape it into another path.
+ */
+function headerName(raw: string, line: number, ask: Ask): string | null {
   // GNU diff's timestamps follow a tab, or spaces when a model retyped them.
   const name = raw
     .split('\t')[0]!
     .replace(/\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d.*$/, '')
     .trim()
-  if (name.startsWith('"')) throw quoted(name, line)
+  if (name.startsWith('"')) quoted(name, line, ask)
   return name === '/dev/null' ? null : name
 }
 
@@ -200,37 +249,85 @@ const hasPrefix = (name: string | null, prefix: string) => name === null || name
 const stripPrefix = (name: string | null, prefix: string) =>
   name !== null && name.startsWith(prefix) ? name.slice(prefix.length) : name
 
-function gitNames(line: string, at: number): { old: string; new: string } | undefined {
-  const rest = line.slice('diff --git '.length).trim()
-  if (rest.startsWith('"') || rest.includes(' "')) throw quoted(rest, at)
-  const match = /^a\/(.+) b\/(.+)$/.exec(rest)
-  return match ? { old: match[1]!, new: match[2]! } : undefined
+/**
+ * The two names of `diff --git a/<path> b/<path>`. They must be the same (no renames), so the
+ * line splits in the middle, which also reads names holding spaces; anything else is an ask.
+ */
+function gitNames(line: string, at: number, ask: Ask): { old: string; new: string } | undefined {
+  const rest = line.slice('diff --git '.length)
+  if (line.startsWith('diff --git ') && rest.includes('"')) {
+    quoted(rest, at, ask)
+    return undefined
+  }
+  const half = (rest.length - 5) / 2
+  const old = rest.slice(0, half + 2)
+  const name = rest.slice(half + 3)
+  if (
+    line.startsWith('diff --git ') &&
+    Number.isInteger(half) &&
+    old.startsWith('a/') &&
+    name.startsWith('b/') &&
+    old.slice(2) === name.slice(2)
+  )
+    return { old: old.slice(2), new: name.slice(2) }
+  ask(
+    'patch-parse',
+    'path-mismatch',
+    at,
+    `Line ${at} ("${clip(line)}") is not a plain "diff --git a/<path> b/<path>" line naming one path twice; renames are not accepted.`
+  )
+  return undefined
+}
+
+/** `index <hash>..<hash> [<mode>]`: a mode other than a regular file's is an ask. */
+function checkIndex(line: string, at: number, ask: Ask): void {
+  const index = INDEX.exec(line)
+  if (!index) {
+    ask(
+      'patch-parse',
+      'unsupported-header',
+      at,
+      `Line ${at} ("${clip(line)}") is not a valid index line.`
+    )
+  } else if (index[2] && index[2] !== '100644' && index[2] !== '100755') {
+    ask(
+      'patch-mode',
+      'unsupported-mode',
+      at,
+      `The diff names file mode ${index[2]} (line ${at}): only regular files (100644) may be created or edited.`
+    )
+  }
 }
 
 /**
  * The names of one section must agree with its `diff --git` line (git would follow `---`/`+++`
- * over it: a hostile shape, refused). `---` and `+++` alone may disagree: models write
+ * over it: a hostile shape, an ask). `---` and `+++` alone may disagree: models write
  * `--- before.c` / `+++ patched_before.c`, which in a call for one file says nothing, since the
- * reply lands on the planned file; a reply for several files is refused (edit-reply.ts).
+ * reply lands on the planned file; a reply for several files is refused (edit-reply.ts), and the
+ * policy refuses it outside a one-file call.
  */
-function checkNames(section: Section, line: number): void {
+function checkNames(section: Section, line: number, ask: Ask): void {
   const { oldPath, newPath, gitNames: git } = section
   if (
     git !== undefined &&
     ((oldPath !== null && oldPath !== git.old) || (newPath !== null && newPath !== git.new))
   ) {
-    throw patchError(
+    ask(
+      'patch-parse',
+      'path-mismatch',
+      line,
       `The file names in the diff headers disagree (line ${line}: ${[git.old, oldPath, newPath].filter(Boolean).join(' / ')}). ` +
-        'Name the one file you change the same way in "diff --git", "---" and "+++"; renames are not accepted.',
-      { kind: 'path-mismatch', line }
+        'Name the one file you change the same way in "diff --git", "---" and "+++"; renames are not accepted.'
     )
   }
   if (oldPath !== null && newPath !== null && oldPath !== newPath) section.namesDisagree = true
 }
 
-function quoted(name: string, line: number) {
-  return patchError(
-    `The diff names a quoted path (${clip(name)}, line ${line}); write plain paths such as "--- a/src/file.ts".`,
-    { kind: 'quoted-path', line }
+function quoted(name: string, line: number, ask: Ask): void {
+  ask(
+    'patch-parse',
+    'quoted-path',
+    line,
+    `The diff names a quoted path (${clip(name)}, line ${line}); write plain paths such as "--- a/src/file.ts".`
   )
 }

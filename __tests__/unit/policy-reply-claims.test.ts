@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { SecurityViolationError } from '../../src/contract/index.js'
-import { assertDiffGrammar, diffPaths, guardDiffText, PathPolicy } from '../../src/policy/index.js'
+import { thrown } from '../support/errors.js'
+import { readReply } from '../../src/edits/index.js'
+import { diffPaths, guardReplyClaims, PathPolicy } from '../../src/policy/index.js'
 
 const policy = new PathPolicy()
 
+/** As the agent does: the reply read once by its format, then its claims judged. */
+const guardReply = (text: string, judge = policy) =>
+  guardReplyClaims(readReply('udiff', text).claims, judge)
+const sectionsOf = (text: string) => readReply('udiff', text).claims.sections
+
 function refusal(text: string): SecurityViolationError {
   try {
-    guardDiffText(text, policy)
+    guardReply(text)
   } catch (error) {
     expect(error).toBeInstanceOf(SecurityViolationError)
     return error as SecurityViolationError
@@ -17,7 +24,7 @@ function refusal(text: string): SecurityViolationError {
 const hunk = '@@ -1 +1 @@\n-SECRET=hunter2\n+SECRET=attacker\n'
 const create = '@@ -0,0 +1 @@\n+evil\n'
 
-describe('assertDiffGrammar and guardDiffText (SECURITY.md 4.1 and section (b))', () => {
+describe('the claims of a diff reply, judged by the path policy (SECURITY.md 4.1 and section (b))', () => {
   it.each([
     // T01: traversal in every name source.
     [
@@ -207,19 +214,41 @@ describe('assertDiffGrammar and guardDiffText (SECURITY.md 4.1 and section (b))'
     ['prose between files', `Here it is:\n--- a/a.txt\n+++ b/a.txt\n${hunk}`],
     ['CRLF', `--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n`]
   ])('accepts %s', (_name, text) => {
-    expect(() => guardDiffText(text, policy)).not.toThrow()
+    expect(() => guardReply(text)).not.toThrow()
+  })
+
+  it('sees what a reply asks wherever the reply puts it: after a real hunk, or in headers alone', () => {
+    const binaryAfter = `Here is the fix:\n\n\`\`\`diff\n--- a/src/a.js\n+++ b/src/a.js\n${hunk}diff --git a/tool.exe b/tool.exe\nnew file mode 100644\nGIT binary patch\nliteral 20\nzcmZ?wbhEHbRA5kG00002\n\`\`\`\n`
+    expect(refusal(binaryAfter).details.rule).toBe('patch-binary')
+    const copyAlone = `I copied it:\n\`\`\`\ndiff --git a/.env b/docs/leak.txt\nsimilarity index 100%\ncopy from .env\ncopy to docs/leak.txt\n\`\`\`\n`
+    expect(refusal(copyAlone).details.rule).toBe('patch-copy-rename')
+  })
+
+  it('judges the paths other formats name, as it judges diff headers', () => {
+    const judge = (format: 'whole-file' | 'search-replace', reply: string) =>
+      thrown(() => guardReplyClaims(readReply(format, reply).claims, policy))
+    expect(judge('whole-file', '^^^.env\nSECRET=x\n^^^end\n')).toMatchObject({
+      code: 'SECURITY_VIOLATION',
+      details: { rule: 'blocked-path' }
+    })
+    const workflow =
+      '.github/workflows/ci.yml\n<<<<<<< SEARCH\non: push\n=======\non: [push, pull_request_target]\n>>>>>>> REPLACE\n'
+    expect(judge('search-replace', workflow)).toMatchObject({ details: { rule: 'protected-path' } })
+    expect(() =>
+      guardReplyClaims(readReply('whole-file', '^^^src/a.js\nb\n^^^end\n').claims, policy)
+    ).not.toThrow()
   })
 
   it('reads unprefixed names both ways git may read them', () => {
-    const sections = assertDiffGrammar(`--- zz/src/a.js\n+++ zz/src/a.js\n${hunk}`)
+    const sections = sectionsOf(`--- zz/src/a.js\n+++ zz/src/a.js\n${hunk}`)
     expect(diffPaths(sections).sort()).toEqual(['src/a.js', 'zz/src/a.js'])
-    expect(diffPaths(assertDiffGrammar(`--- a/x.md\n+++ b/x.md\n${hunk}`))).toEqual(['x.md'])
+    expect(diffPaths(sectionsOf(`--- a/x.md\n+++ b/x.md\n${hunk}`))).toEqual(['x.md'])
   })
 
   it('allows protected names a maintainer opted in to', () => {
     const opted = new PathPolicy({ allowProtected: ['.github/workflows/*.yml'] })
     const text = `--- a/.github/workflows/ci.yml\n+++ b/.github/workflows/ci.yml\n${hunk}`
-    expect(() => guardDiffText(text, opted)).not.toThrow()
+    expect(() => guardReply(text, opted)).not.toThrow()
     expect(refusal(text).details.rule).toBe('protected-path')
   })
 })
