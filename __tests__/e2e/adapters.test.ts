@@ -288,6 +288,31 @@ describe('code-commit adapter: patchsmith commit', () => {
     expect(existsSync(`${repo.dir}/agent-config/logs`)).toBe(false)
   })
 
+  it('judges a repair written as a diff by the names in its headers: SECURITY_VIOLATION, nothing committed', async () => {
+    const repo = codeCommitProject()
+    const base = repo.git('rev-parse', 'HEAD')
+    const first = "^^^src/greet.js\nexports.greet = (name) => 'Hello ' + name\n^^^end\n"
+    // Lands on the one planned file whatever its headers say, unless the policy reads them.
+    const repaired =
+      "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-exports.greet = (name) => 'Hello ' + name\n+exports.greet = (name) => `Hello, ${name}!`\n"
+    const model = await server((request) => {
+      const user = lastUserMessage(request)
+      if (user.startsWith('[build.sh output]')) return repaired
+      if (user.startsWith('[query]')) return first
+      return 'feat(greet): greet people with a full hello sentence'
+    })
+    const run = await runCli(
+      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
+      { cwd: repo.dir }
+    )
+    expect(run.exitCode).toBe(1)
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      code: 'SECURITY_VIOLATION',
+      details: { rule: 'blocked-path' }
+    })
+    expect(repo.git('rev-parse', 'HEAD')).toBe(base)
+  })
+
   it('refuses the whole reply when one block names a protected file: nothing is written', async () => {
     const repo = codeCommitProject()
     const base = repo.git('rev-parse', 'HEAD')

@@ -117,6 +117,36 @@ describe('headers that disagree', () => {
   })
 })
 
+describe('a line without a prefix inside a hunk', () => {
+  it('refuses the hunk instead of dropping the lines after it', () => {
+    const sql = text('select 1;', 'select 2;', '-- old comment', 'select 3;')
+    const reply =
+      '--- a/q.sql\n+++ b/q.sql\n@@ -1,4 +1,4 @@\n select 1;\nselect 2;\n--- old comment\n+-- new comment\n select 3;\n'
+    const error = thrown(() =>
+      editFromReply('udiff', reply, { path: 'q.sql', operation: 'MODIFY' }, sql)
+    ) as InvalidDiffError
+    expect(error.details).toMatchObject({ rule: 'contaminated-diff', line: 5 })
+  })
+
+  it('still reads a removed line that starts with "--" when the hunk is whole', () => {
+    const sql = text('select 1;', 'select 2;', '-- old comment', 'select 3;')
+    const reply =
+      '--- a/q.sql\n+++ b/q.sql\n@@ -1,4 +1,4 @@\n select 1;\n select 2;\n--- old comment\n+-- new comment\n select 3;\n'
+    expect(
+      editFromReply('udiff', reply, { path: 'q.sql', operation: 'MODIFY' }, sql).edit.after
+    ).toBe(text('select 1;', 'select 2;', '-- new comment', 'select 3;'))
+  })
+})
+
+describe('two sections for the same file', () => {
+  it('places the hunks of both, the second one ending the reply', () => {
+    const reply = `${HEAD}@@ -1,2 +1,2 @@\n-import os\n+import os.path\n import sys\n${HEAD}@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\n`
+    const after = apply(reply)
+    expect(after).toContain('import os.path\n')
+    expect(after).toContain('f.read().strip()')
+  })
+})
+
 describe('a change that is already there', () => {
   it('skips a hunk whose new side is in the file and whose old side is not, never reversing it', () => {
     const reply = `${HEAD}@@ -1,2 +1,3 @@\n import os\n+import sys\n \n@@ -6,3 +7,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\n`

@@ -10,6 +10,7 @@ import {
   parseUnifiedDiff,
   renderDiff,
   type FileEdit,
+  type HeaderAsk,
   type Hunk
 } from '../../src/edits/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -267,8 +268,9 @@ describe('parseUnifiedDiff', () => {
       .filter((line) => line !== '')
       .join('\n')
     // Recorded for the path policy, which sees it first; applying the reply refuses it too.
-    const [patch] = parseUnifiedDiff(diff)
-    expect(patch!.asks?.[0]?.line).toBe(2)
+    const headers = { sections: [], asks: [] as HeaderAsk[] }
+    parseUnifiedDiff(diff, { headers })
+    expect(headers.asks[0]?.line).toBe(2)
     const a = { path: 'a.txt', operation: 'MODIFY' as const, content: 'a\n' }
     const error = diffError(() => editsFromReply('udiff', diff, [a]))
     expect(['unsupported-header', 'unsupported-mode']).toContain(error.details.rule)

@@ -143,7 +143,27 @@ describe('the claims of a diff reply, judged by the path policy (SECURITY.md 4.1
       `diff --git a/config/secrets/prod.json b/public/prod.json\nsimilarity index 100%\nrename from config/secrets/prod.json\nrename to public/prod.json\n`,
       'patch-copy-rename'
     ],
-    ['rename only', `rename from a.txt\nrename to b.txt\n`, 'patch-copy-rename'],
+    // Names and asks a reply gives in sections that apply nothing, or that stop it being read.
+    [
+      'a bare diff --git line',
+      `--- a/src/a.js\n+++ b/src/a.js\n${hunk}diff --git a/.env b/.env\n`,
+      'blocked-path'
+    ],
+    [
+      'a header-only section first',
+      `diff --git a/.env b/.env\n--- a/.env\n+++ b/.env\ndiff --git a/src/a.js b/src/a.js\n--- a/src/a.js\n+++ b/src/a.js\n${hunk}`,
+      'blocked-path'
+    ],
+    [
+      'a mode change beside a hunkless section',
+      `diff --git a/src/a.js b/src/a.js\nold mode 100644\nnew mode 100755\ndiff --git a/src/b.js b/src/b.js\n--- a/src/b.js\n+++ b/src/b.js\n`,
+      'patch-mode'
+    ],
+    [
+      'a malformed file mode line',
+      `diff --git a/src/a.js b/src/a.js\nnew file mode  120000\n--- /dev/null\n+++ b/src/a.js\n${create}`,
+      'patch-parse'
+    ],
     [
       'dissimilarity',
       `diff --git a/a.txt b/a.txt\ndissimilarity index 90%\n${hunk}`,
@@ -212,6 +232,22 @@ describe('the claims of a diff reply, judged by the path policy (SECURITY.md 4.1
     ],
     ['a removed SQL comment', `--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n--- drop\n select 1\n`],
     ['prose between files', `Here it is:\n--- a/a.txt\n+++ b/a.txt\n${hunk}`],
+    [
+      'prose after a diff that starts like a header',
+      `--- a/a.txt\n+++ b/a.txt\n${hunk}\nBinary files are not affected by this change.\n`
+    ],
+    [
+      'a removed SQL comment after a context line that lost its space',
+      `--- a/q.sql\n+++ b/q.sql\n@@ -1,4 +1,4 @@\n select 1;\nselect 2;\n--- old comment\n+-- new comment\n select 3;\n`
+    ],
+    [
+      'a trailing blank after diff --git',
+      `diff --git a/src/a.js b/src/a.js \n--- a/src/a.js\n+++ b/src/a.js\n${hunk}`
+    ],
+    [
+      'upper-case hashes on the index line',
+      `diff --git a/src/a.js b/src/a.js\nindex 83DB48F..BF269F4 100644\n--- a/src/a.js\n+++ b/src/a.js\n${hunk}`
+    ],
     ['CRLF', `--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n`]
   ])('accepts %s', (_name, text) => {
     expect(() => guardReply(text)).not.toThrow()
@@ -222,6 +258,18 @@ describe('the claims of a diff reply, judged by the path policy (SECURITY.md 4.1
     expect(refusal(binaryAfter).details.rule).toBe('patch-binary')
     const copyAlone = `I copied it:\n\`\`\`\ndiff --git a/.env b/docs/leak.txt\nsimilarity index 100%\ncopy from .env\ncopy to docs/leak.txt\n\`\`\`\n`
     expect(refusal(copyAlone).details.rule).toBe('patch-copy-rename')
+  })
+
+  it('leaves prose that merely starts like a git header to the applier (INVALID_DIFF, repairable)', () => {
+    for (const reply of [
+      'rename from a.txt\nrename to b.txt\n',
+      'Binary files cannot be edited with a text diff, so I left src/a.ts unchanged.\n',
+      'I cannot do that.\ncopy from the other module is not possible\n'
+    ]) {
+      const read = readReply('udiff', reply)
+      expect(() => guardReplyClaims(read.claims, policy)).not.toThrow()
+      expect(read.refusal?.code).toBe('INVALID_DIFF')
+    }
   })
 
   it('judges the paths other formats name, as it judges diff headers', () => {

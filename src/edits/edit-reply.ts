@@ -18,7 +18,14 @@ import {
 import { patchError } from './patch-error.js'
 import { checkAddedText, checkNotTruncated } from './added-text.js'
 import { contentOf, splitText } from './text-file.js'
-import type { FileEdit, FileInstruction, HunkPlacement, Placement, ReplyClaims } from './types.js'
+import type {
+  FileEdit,
+  FileInstruction,
+  HeaderLog,
+  HunkPlacement,
+  Placement,
+  ReplyClaims
+} from './types.js'
 
 /** A file the reply may edit: its planned operation and its contents now (null: absent). */
 export interface PlannedFile {
@@ -77,29 +84,32 @@ export interface ReadReply {
   instructions: FileInstruction[]
   /** What it names and asks beyond its content, for the path policy. */
   claims: ReplyClaims
+  /** Why it cannot be applied, found while reading; thrown when it is applied. */
+  refusal?: InvalidDiffError
 }
 
 /**
  * Reads a reply once: the instructions it gives and the claims they make. Headers that ask what
- * no text edit may do are recorded as claims, not thrown, so the path policy can refuse them as
- * what they are; applying the reply refuses them too (editsFromRead).
+ * no text edit may do are recorded as claims, not thrown, and so are the names of a reply that
+ * cannot be read whole, so the path policy can refuse them as what they are; applying the reply
+ * refuses them too (editsFromRead).
  */
 export function readReply(
   format: ReplyFormatOrAuto,
   reply: string,
   options: Pick<ReplyOptions, 'cutOff'> = {}
 ): ReadReply {
-  const instructions = parseReply(format, reply, { cutOff: options.cutOff === true })
-  const claims: ReplyClaims = { sections: [], paths: [], asks: [] }
-  for (const instruction of instructions) {
-    if (instruction.kind !== 'hunks') {
-      if (instruction.path !== null) claims.paths.push(instruction.path)
-      continue
-    }
-    claims.sections.push(instruction.patch.names ?? {})
-    claims.asks.push(...(instruction.patch.asks ?? []))
+  const headers: HeaderLog = { sections: [], asks: [] }
+  let instructions: FileInstruction[] = []
+  let refusal: InvalidDiffError | undefined
+  try {
+    instructions = parseReply(format, reply, { cutOff: options.cutOff === true, headers })
+  } catch (error) {
+    if (!(error instanceof InvalidDiffError)) throw error
+    refusal = error
   }
-  return { instructions, claims }
+  const paths = instructions.flatMap((i) => (i.kind === 'hunks' || i.path === null ? [] : [i.path]))
+  return { instructions, claims: { ...headers, paths }, ...(refusal ? { refusal } : {}) }
 }
 
 /**
@@ -119,12 +129,13 @@ export function editsFromReply(
 
 /** `editsFromReply` on a reply already read (and its claims judged by the path policy). */
 export function editsFromRead(
-  { instructions, claims }: ReadReply,
+  { instructions, claims, refusal }: ReadReply,
   files: readonly PlannedFile[],
   options: ReplyOptions = {}
 ): DraftedEdit[] {
   const ask = claims.asks[0]
   if (ask) throw patchError(ask.message, { kind: ask.kind, line: ask.line })
+  if (refusal) throw refusal
   const routed = route(instructions, files)
   const contradicted = files.some((file) =>
     (routed.get(file.path) ?? []).some(

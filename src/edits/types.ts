@@ -42,10 +42,6 @@ export interface FilePatch {
   created: boolean
   /** Whether its `diff --git`, `---` and `+++` names disagree with each other. */
   namesDisagree?: boolean
-  /** Its names as the headers write them, for the path policy. */
-  names?: HeaderNames
-  /** What its headers ask that no text edit may do; such a section is never applied. */
-  asks?: HeaderAsk[]
   /**
    * Where the reply ended, for the file whose hunk it ended in: cut off inside that hunk (its last
    * line may be half-written), cut off as the next hunk's header began, or with no sign either
@@ -115,8 +111,12 @@ export interface HeaderAsk {
  * names its diff headers give and what they ask, and the paths other formats name. The path
  * policy judges these before the reply meets a file.
  */
-export interface ReplyClaims {
-  sections: HeaderNames[]
+export interface ReplyClaims extends HeaderLog {
   paths: string[]
+}
+
+/** Where a diff's parser writes every section's names and every ask, as it meets them. */
+export interface HeaderLog {
+  sections: HeaderNames[]
   asks: HeaderAsk[]
 }

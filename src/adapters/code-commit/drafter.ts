@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Drafter } from '../../agent/index.js'
 import { InvalidDiffError, type CodeAgentInput, type FileChange } from '../../contract/index.js'
-import { editsFromReply, type PlannedFile } from '../../edits/index.js'
+import { editsFromRead, readReply, type PlannedFile } from '../../edits/index.js'
+import { guardReplyClaims } from '../../policy/index.js'
 import type { ChatMessage } from '../../model/index.js'
 import type { CodeCommitProject } from './project.js'
 import { repairMessages } from './prompts.js'
@@ -91,8 +92,11 @@ export function codeCommitDrafter(
     }
     ctx.log.requests(attempt, [{ path: '(all files)', messages }])
     ctx.log.replies(attempt, [{ path: '(all files)', text: reply }])
+    // What the reply names and asks is judged first, whatever format it came in (a repair
+    // reply may be a diff): a refused name or a mode, copy or binary header is hostile.
+    const read = readReply('whole-file', reply)
+    guardReplyClaims(read.claims, ctx.policy, { oneFile: files.length === 1 })
     const named = replyBlocks(reply).map((block) => block.path)
-    ctx.policy.assertAllowed(named, 'reply')
     const stray = named.filter((path) => !files.some((file) => file.path === path))
     if (stray.length > 0) {
       throw new InvalidDiffError(
@@ -100,7 +104,7 @@ export function codeCommitDrafter(
         { rule: 'unplanned-path', paths: stray }
       )
     }
-    const drafted = editsFromReply('whole-file', reply, files, { style: ctx.style })
+    const drafted = editsFromRead(read, files, { style: ctx.style })
     return {
       edits: drafted.map(({ edit }) => ({ ...edit, before: ctx.base.get(edit.path) ?? null })),
       placements: {}

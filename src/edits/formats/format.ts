@@ -1,4 +1,4 @@
-import type { FileInstruction } from '../types.js'
+import type { FileInstruction, HeaderLog } from '../types.js'
 
 /**
  * One way a model may write its edits. A format reads a reply into per-file instructions; the
@@ -16,4 +16,9 @@ export interface EditFormat<Name extends string = string> {
 export interface ParseHints {
   /** The model said the reply stopped at its output limit (finish_reason: length). */
   cutOff?: boolean
+  /**
+   * Where a diff's header names and asks are written as they are read, even when the reply is
+   * then refused: the path policy judges them (readReply). Without it, an ask is thrown.
+   */
+  headers?: HeaderLog
 }

@@ -22,7 +22,7 @@ export function settleCutTail(
   if (!patch.cutOff || patch.hunks.length === 0) return patch.hunks
   const hunks = [...patch.hunks]
   const number = hunks[hunks.length - 1]!.number ?? hunks.length
-  const last = hunks[number - 1]!
+  const last = hunks[hunks.length - 1]!
   const lines = [...last.lines]
   const fileLoose = fileLines.map(looseKey)
   const tail = lines[lines.length - 1]
@@ -33,7 +33,7 @@ export function settleCutTail(
     const loose = looseKey(tail.text)
     if (!fileLoose.includes(loose) && isStartOfFileLine(loose, fileLoose)) lines.pop()
   }
-  hunks[number - 1] = { ...last, lines }
+  hunks[hunks.length - 1] = { ...last, lines }
   if (hunks.every((hunk) => !changes(hunk))) {
     throw patchError(
       `The reply for ${path} was cut off before its first change. Send a shorter diff: only the hunks the change needs, with 3 lines of context.`,

@@ -1,6 +1,6 @@
 import { clip, patchError } from '../../patch-error.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
-import { ASKING_HEADER } from './parse.js'
+import { ASKING_HEADER, strayInHunk } from './parse.js'
 
 const FENCE = /^(```|~~~)/
 // A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
@@ -149,19 +149,34 @@ function contaminated(lines: readonly string[], at: number) {
 function lastDiffLine(lines: readonly string[], first: number, lastStart: number): number {
   let last = first
   let inHunk = false
+  // Between a `diff --git` line and its first hunk: where git's extended headers stand.
+  let inGitHeader = false
   for (let i = first; i < lines.length; i++) {
     const line = lines[i]!
-    // A header asking for a mode, a copy or a binary is kept, for the policy to refuse.
-    if (HEADER.test(line) || ASKING_HEADER.test(line)) {
+    if (isHeader(lines, i)) {
       // A hunk header may come glued onto a file header: "+++ b/x.c @@ -1,3 +1,4 @@".
       inHunk = line.startsWith('@@') || /^(---|\+\+\+) .*@@ -\d/.test(line)
+      inGitHeader = line.startsWith('diff --git ') || (inGitHeader && !inHunk)
       last = i
-    } else if (inHunk && /^[-+ \\]/.test(line)) {
+    } else if (inGitHeader && ASKING_HEADER.test(line)) {
+      // A header asking for a mode, a copy or a binary is kept, for the policy to refuse.
+      last = i
+    } else if (inHunk && (/^[-+ \\]/.test(line) || strayInHunk(lines, i))) {
+      // A line that lost its prefix, with more hunk lines after it, stays for the parser to refuse.
       last = i
     } else if (!(inHunk && line === '')) {
       inHunk = false
+      inGitHeader = false
       if (i > lastStart) break
     }
   }
   return last
+}
+
+/** A header line; `---` only with its `+++` (else it is a removed line starting with "--"). */
+function isHeader(lines: readonly string[], i: number): boolean {
+  const line = lines[i]!
+  if (line.startsWith('--- ')) return lines[i + 1]?.startsWith('+++ ') === true
+  if (line.startsWith('+++ ')) return lines[i - 1]?.startsWith('--- ') === true
+  return HEADER.test(line)
 }

@@ -1,10 +1,10 @@
-import type { FileInstruction, FilePatch, Hunk } from '../../types.js'
+import type { FileInstruction, FilePatch, HeaderLog, Hunk } from '../../types.js'
 import { withoutMadeChanges } from './already-present.js'
 import { changingHunks, settleCutTail } from './cut-tail.js'
 import { refitHunk } from './refit.js'
 import type { EditFormat, ParseHints } from '../format.js'
 import { readDiffReply } from './extract.js'
-import { ASKING_HEADER, parseUnifiedDiff } from './parse.js'
+import { parseUnifiedDiff } from './parse.js'
 
 export { extractDiff } from './extract.js'
 
@@ -41,10 +41,13 @@ export function instructionsOfDiff(reply: string, hints: ParseHints = {}): FileI
   let patches
   try {
     const { diff, cutOff } = readDiffReply(reply)
-    patches = parseUnifiedDiff(diff, { cutOff: cutOff || hints.cutOff === true })
+    patches = parseUnifiedDiff(diff, {
+      cutOff: cutOff || hints.cutOff === true,
+      ...(hints.headers ? { headers: hints.headers } : {})
+    })
   } catch (error) {
-    patches = headersAlone(reply)
-    if (!patches) throw error
+    if (hints.headers) readHeadersAlone(reply, hints.headers)
+    throw error
   }
   return patches.map((patch) =>
     patch.headed && patch.newPath === null && patch.oldPath !== null
@@ -54,20 +57,18 @@ export function instructionsOfDiff(reply: string, hints: ParseHints = {}): FileI
 }
 
 /**
- * A reply of headers alone (a copy, a rename, a mode change) holds no diff to extract, but what
- * it asks must still reach the policy: its sections from the first such header on, when they ask
- * something; undefined otherwise.
+ * A reply with no diff to extract may still hold git headers alone (a copy, a rename, a mode
+ * change): what they name and ask is read into the log, from the first `diff --git` line on, so
+ * the policy sees it; the reply is refused all the same.
  */
-function headersAlone(reply: string): FilePatch[] | undefined {
+function readHeadersAlone(reply: string, headers: HeaderLog): void {
+  if (headers.sections.length > 0 || headers.asks.length > 0) return
   const lines = reply.replace(/\r\n/g, '\n').split('\n')
-  const first = lines.findIndex(
-    (line) => ASKING_HEADER.test(line) || line.startsWith('diff --git ')
-  )
-  if (first < 0) return undefined
+  const first = lines.findIndex((line) => line.startsWith('diff --git '))
+  if (first < 0) return
   try {
-    const patches = parseUnifiedDiff(lines.slice(first).join('\n'))
-    return patches.some((patch) => patch.asks) ? patches : undefined
+    parseUnifiedDiff(lines.slice(first).join('\n'), { headers })
   } catch {
-    return undefined
+    // The names and asks are in the log; the reply's own refusal stands.
   }
 }

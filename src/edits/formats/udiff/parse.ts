@@ -1,26 +1,22 @@
 import { clip, patchError } from '../../patch-error.js'
-import type { DiffLine, FilePatch, HeaderAsk, Hunk } from '../../types.js'
+import type { DiffLine, FilePatch, HeaderAsk, HeaderLog, HeaderNames, Hunk } from '../../types.js'
 
 // Headers asking for things no text edit may do: modes, symlinks, copies, renames, binaries.
 const REFUSED_HEADERS: ReadonlyArray<[RegExp, HeaderAsk['rule']]> = [
   [/^(old mode|new mode)( |$)/, 'patch-mode'],
-  [
-    /^(copy from|copy to|rename from|rename to|similarity index|dissimilarity index)( |$)/,
-    'patch-copy-rename'
-  ],
-  [/^(GIT binary patch|Binary files )/, 'patch-binary']
+  [/^((copy|rename) (from|to) \S|(similarity|dissimilarity) index \d)/, 'patch-copy-rename'],
+  [/^(GIT binary patch\s*$|Binary files .* differ\s*$)/, 'patch-binary']
 ]
 /** A header line that asks what no text edit may do (a mode, a copy or rename, a binary). */
 export const ASKING_HEADER =
-  /^(old mode|new mode|copy from|copy to|rename from|rename to|similarity index|dissimilarity index|GIT binary patch|Binary files )/
+  /^((old|new) mode |(copy|rename) (from|to) \S|(similarity|dissimilarity) index \d|GIT binary patch\s*$|Binary files .* differ\s*$)/
 const FILE_MODE = /^(new|deleted) file mode (\d+)\s*$/
-const INDEX = /^index [0-9a-f]+\.\.[0-9a-f]+( (\d+))?\s*$/
+const INDEX = /^index [0-9a-f]+\.\.[0-9a-f]+( (\d+))?\s*$/i
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/
 
 interface Section extends FilePatch {
   gitNames?: { old: string; new: string }
-  names: NonNullable<FilePatch['names']>
-  asks: HeaderAsk[]
+  names: HeaderNames
 }
 
 /**
@@ -28,7 +24,11 @@ interface Section extends FilePatch {
  * ignored: a hunk runs until a line that cannot belong to it. Line numbers are kept only as a
  * hint for placing the hunk, and a header without them (`@@`, `@@ ... @@`) is accepted.
  */
-export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {}): FilePatch[] {
+export function parseUnifiedDiff(
+  diff: string,
+  options: { cutOff?: boolean; headers?: HeaderLog } = {}
+): FilePatch[] {
+  const headers: HeaderLog = options.headers ?? { sections: [], asks: [] }
   const lines = unglued(diff.replace(/\r\n/g, '\n').split('\n'))
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop()
   // A reply cut off in the middle of a hunk header ("@@ -13"): the header goes, and the hunk
@@ -49,15 +49,15 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       headed: false,
       created: false,
       hunks: [],
-      names: {},
-      asks: []
+      names: {}
     }
     sections.push(section)
+    headers.sections.push(section.names)
     return section
   }
   // What a header asks is recorded, not thrown: the policy sees it first (SECURITY_VIOLATION).
   const ask = (rule: HeaderAsk['rule'], kind: HeaderAsk['kind'], line: number, message: string) =>
-    (section ?? startSection()).asks.push({ rule, kind, line, message })
+    headers.asks.push({ rule, kind, line, message })
   const endHunk = () => {
     // Blank lines with no leading space at the end of a hunk are the reply's own spacing.
     if (hunk) hunk.lines.splice(hunk.lines.length - hunk.looseBlanks, hunk.looseBlanks)
@@ -81,6 +81,12 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
         if (previous) previous.noEol = true
         continue
       }
+      if (strayInHunk(lines, i)) {
+        throw patchError(
+          `Line ${i + 1} of the diff ("${clip(line)}") stands among the lines of hunk ${sections.reduce((n, p) => n + p.hunks.length, 0)} without a " ", "+" or "-" in front, so the lines after it cannot be read. Start every context line with a space.`,
+          { kind: 'contaminated-diff', line: i + 1 }
+        )
+      }
       endHunk()
     }
     const at = i + 1
@@ -93,6 +99,14 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
         `The diff asks for "${clip(line)}" (line ${at}): only text changes are accepted, with no mode changes, copies, renames or binary patches.`
       )
       continue
+    }
+    if (/^(new|deleted) file mode/.test(line) && !FILE_MODE.test(line)) {
+      ask(
+        'patch-parse',
+        'unsupported-mode',
+        at,
+        `Line ${at} ("${clip(line)}") is not a valid file mode line.`
+      )
     }
     const mode = FILE_MODE.exec(line)
     if (mode?.[1] === 'new' && section) section.created = true
@@ -123,13 +137,6 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       target.prefixed = hasPrefix(oldName, 'a/') && hasPrefix(newName, 'b/')
       checkNames(target, at, ask)
       i++
-    } else if (/^(\+\+\+|---) /.test(line)) {
-      ask(
-        'patch-parse',
-        'unsupported-header',
-        at,
-        `Line ${at} ("${clip(line)}") is a file header out of place: each "---" line is followed by its "+++" line.`
-      )
     } else if (line.startsWith('@@')) {
       const target = section ?? startSection()
       const numbers = HUNK_HEADER.exec(line)
@@ -150,8 +157,12 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       patch.prefixed = true
     }
   }
+  // Without a log to read them from, what the headers ask refuses the diff here.
+  const asked = headers.asks[0]
+  if (!options.headers && asked)
+    throw patchError(asked.message, { kind: asked.kind, line: asked.line })
   const patches = sections.filter(
-    (patch) => patch.hunks.length > 0 || patch.headed || patch.created || patch.asks.length > 0
+    (patch) => patch.hunks.length > 0 || patch.headed || patch.created
   )
   // What follows the last hunk line is only what the cut left: the last file ends in a hunk.
   const last = patches[patches.length - 1]
@@ -159,9 +170,7 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
   // A reply that ends in a hunk with no change in it stopped before the change was written.
   if (!cutOff && lastHunk && lastHunk.lines.every((line) => line.kind === ' ')) cutOff = 'in-hunk'
   if (last && lastHunk) last.cutOff = cutOff ?? 'maybe'
-  const hunkless = (patch: Section) =>
-    patch.hunks.length === 0 && !patch.created && patch.asks.length === 0
-  if (patches.length === 0 || patches.some(hunkless)) {
+  if (patches.length === 0 || patches.some((patch) => patch.hunks.length === 0 && !patch.created)) {
     throw patchError(
       'The diff has no hunks: send at least one "@@ -<line>,<count> +<line>,<count> @@" hunk with the lines to change.',
       { kind: 'no-hunks' }
@@ -176,17 +185,13 @@ export function parseUnifiedDiff(diff: string, options: { cutOff?: boolean } = {
       created,
       hunks,
       cutOff: cut,
-      namesDisagree: disagree,
-      names,
-      asks
+      namesDisagree: disagree
     }) => ({
       oldPath,
       newPath,
       prefixed,
       headed,
       created,
-      names,
-      ...(asks.length > 0 ? { asks } : {}),
       ...(disagree ? { namesDisagree: true } : {}),
       ...(cut ? { cutOff: cut } : {}),
       hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({
@@ -218,6 +223,20 @@ function unglued(lines: readonly string[]): string[] {
     if (!line.startsWith('--- ')) held = undefined
   }
   return out
+}
+
+/**
+ * A line with no prefix inside a hunk, with more hunk lines after it (a context line that lost
+ * its leading space): the hunk cannot be read past it, and dropping what follows would drop
+ * part of the change silently.
+ */
+export function strayInHunk(lines: readonly string[], i: number): boolean {
+  const line = lines[i]!
+  const next = lines[i + 1]
+  if (next === undefined || !/^[+-]|^ \S|^ $/.test(next)) return false
+  if (/^(@@|diff |index |new file mode|deleted file mode)/.test(line) || ASKING_HEADER.test(line))
+    return false
+  return !(line.startsWith('--- ') && next.startsWith('+++ '))
 }
 
 /** `--- path`, `+++ path`, `@@`: the next file of a plain diff, not a removed and an added line. */
@@ -254,7 +273,7 @@ const stripPrefix = (name: string | null, prefix: string) =>
  * line splits in the middle, which also reads names holding spaces; anything else is an ask.
  */
 function gitNames(line: string, at: number, ask: Ask): { old: string; new: string } | undefined {
-  const rest = line.slice('diff --git '.length)
+  const rest = line.slice('diff --git '.length).trimEnd()
   if (line.startsWith('diff --git ') && rest.includes('"')) {
     quoted(rest, at, ask)
     return undefined
