@@ -121,11 +121,16 @@ describe('a line without a prefix inside a hunk', () => {
   it('refuses the hunk instead of dropping the lines after it', () => {
     const sql = text('select 1;', 'select 2;', '-- old comment', 'select 3;')
     const reply =
-      '--- a/q.sql\n+++ b/q.sql\n@@ -1,4 +1,4 @@\n select 1;\nselect 2;\n--- old comment\n+-- new comment\n select 3;\n'
+      '--- a/q.sql\n+++ b/q.sql\n@@ -1,4 +1,4 @@\n select 1;\nselect 2;\n--- old comment\n+-- new comment\n select 3;\n@@ -9,2 +9,2 @@\n select 9;\n-select 10;\n+select 10; -- ten\n'
     const error = thrown(() =>
       editFromReply('udiff', reply, { path: 'q.sql', operation: 'MODIFY' }, sql)
     ) as InvalidDiffError
     expect(error.details).toMatchObject({ rule: 'contaminated-diff', line: 5 })
+  })
+
+  it('takes prose with a list of points after the last hunk as prose', () => {
+    const reply = `${HEAD}@@ -6,3 +6,3 @@\n     with open(path) as f:\n-        data = f.read()\n+        data = f.read().strip()\n     return data\nThis change:\n- strips the data\n- keeps the rest\n`
+    expect(apply(reply)).toContain('        data = f.read().strip()\n    return data\n')
   })
 
   it('still reads a removed line that starts with "--" when the hunk is whole', () => {

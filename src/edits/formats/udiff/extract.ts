@@ -161,8 +161,9 @@ function lastDiffLine(lines: readonly string[], first: number, lastStart: number
     } else if (inGitHeader && ASKING_HEADER.test(line)) {
       // A header asking for a mode, a copy or a binary is kept, for the policy to refuse.
       last = i
-    } else if (inHunk && (/^[-+ \\]/.test(line) || strayInHunk(lines, i))) {
-      // A line that lost its prefix, with more hunk lines after it, stays for the parser to refuse.
+    } else if (inHunk && (/^[-+ \\]/.test(line) || (i < lastStart && strayInHunk(lines, i)))) {
+      // A line that lost its prefix, with more hunk lines and headers after it, stays for the
+      // parser to refuse (after the last header, it is prose: a list of "- " points ends a diff).
       last = i
     } else if (!(inHunk && line === '')) {
       inHunk = false
