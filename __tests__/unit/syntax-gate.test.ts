@@ -363,6 +363,32 @@ describe('syntax gate', () => {
     expect(await gate.introducedError('a.py', 'x = 1\n  y = 2\n', 'x = 1\n  y = 3\n')).toBeNull()
   })
 
+  it('holds a file that was already broken to what it was: an edit may not add parse errors', async () => {
+    // A C file tree-sitter cannot read whole (a macro it cannot expand), as half of real C is.
+    const c = lines(
+      '#include <stdio.h>',
+      '',
+      'FOR_EACH(item, list) {',
+      '  puts(item);',
+      '}',
+      '',
+      'int add(int a, int b) {',
+      '  int sum = a + b;',
+      '  return sum;',
+      '}',
+      '',
+      'int twice(int a) {',
+      '  return add(a, a);',
+      '}'
+    )
+    expect(await gate.introducedError('m.c', null, c)).not.toBeNull()
+    const fine = c.replace('  return sum;', '  sum = sum * 1;\n  return sum;')
+    expect(await gate.introducedError('m.c', c, fine)).toBeNull()
+    const unclosed = c.replace('  return sum;\n}', '  return sum;')
+    const problem = await gate.introducedError('m.c', c, unclosed)
+    expect(problem?.line).toBeGreaterThanOrEqual(9)
+  })
+
   it('checks a new file alone', async () => {
     expect(await gate.introducedError('new.go', null, 'package main\n\nfunc main() {\n')).toEqual({
       line: 3,

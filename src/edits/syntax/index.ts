@@ -1,6 +1,6 @@
 import { languageOfPath } from './languages.js'
 import { loadLanguage, parserFor } from './loader.js'
-import { firstProblem, type SyntaxProblem } from './problems.js'
+import { firstProblem, parseErrorSites, type SyntaxProblem } from './problems.js'
 
 export type { SyntaxProblem } from './problems.js'
 
@@ -13,7 +13,8 @@ export interface SyntaxGate {
   languageOf(path: string): string | null
   /**
    * The first parse error `after` has, when `before` (null: file is new) had none and the path's
-   * language is known; otherwise null.
+   * language is known; for a `before` that had errors, the first error of `after` from the edit
+   * on, when it has more places the parser must recover than `before` had; otherwise null.
    */
   introducedError(path: string, before: string | null, after: string): Promise<SyntaxProblem | null>
 }
@@ -53,5 +54,30 @@ async function introducedError(
   // `after` first: a clean result, the usual one, needs no second parse.
   const problem = check(after)
   if (problem === null || before === null) return problem
-  return check(before) === null ? problem : null
+  if (check(before) === null) return problem
+  // A file that was already broken (half of real C files, for their macros) is held to what it
+  // was: the edit may not add places where the parser has to recover.
+  const sitesOf = (text: string): SyntaxProblem[] => {
+    parser.setLanguage(grammar)
+    const tree = parser.parse(text)
+    if (tree === null) return []
+    try {
+      return parseErrorSites(tree, text)
+    } finally {
+      tree.delete()
+    }
+  }
+  const now = sitesOf(after)
+  if (now.length <= sitesOf(before).length) return null
+  const changed = firstChangedLine(before, after)
+  return now.find((site) => site.line >= changed) ?? now[0]!
+}
+
+/** The 1-based line where `after` first differs from `before`. */
+function firstChangedLine(before: string, after: string): number {
+  const old = before.split('\n')
+  const now = after.split('\n')
+  let line = 0
+  while (line < old.length && line < now.length && old[line] === now[line]) line++
+  return line + 1
 }

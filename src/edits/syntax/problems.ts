@@ -31,6 +31,21 @@ export function firstProblem(tree: Tree, language: string, text: string): Syntax
 }
 
 /**
+ * Every place the parser had to recover (an ERROR or MISSING node, not counting those inside
+ * another), in document order: what a file that was already broken is compared by.
+ */
+export function parseErrorSites(tree: Tree, text: string): SyntaxProblem[] {
+  const sites: SyntaxProblem[] = []
+  const walk = (node: Node) => {
+    if (node.isMissing) sites.push(missing(node))
+    else if (node.isError) sites.push(unexpected(node, text))
+    else if (node.hasError) for (const child of node.children) walk(child)
+  }
+  walk(tree.rootNode)
+  return sites
+}
+
+/**
  * The first ERROR or MISSING node below `node`, in document order. An ERROR node is reported at
  * its first token of its own (the children it holds whole parsed before the error began), so a
  * stray line is named, not the statement before it that the parser tried to extend.
