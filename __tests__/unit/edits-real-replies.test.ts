@@ -206,6 +206,26 @@ describe('a hunk shifted by one indentation', () => {
   })
 })
 
+describe('tabs written as spaces', () => {
+  const MAKEFILE = text('build:', '\tgo build ./...', '', 'test:', '\tgo test ./...')
+  const make = (reply: string) =>
+    editFromReply('udiff', reply, { path: 'Makefile', operation: 'MODIFY' }, MAKEFILE).edit.after
+
+  it('turns the added lines back into tabs, as make wants them', () => {
+    const reply =
+      '--- a/Makefile\n+++ b/Makefile\n@@ -4,2 +4,3 @@\n test:\n-    go test ./...\n+    go vet ./...\n+    go test -race ./...\n'
+    expect(make(reply)).toBe(
+      text('build:', '\tgo build ./...', '', 'test:', '\tgo vet ./...', '\tgo test -race ./...')
+    )
+  })
+
+  it('keeps the added lines as written when their spaces are no whole number of tabs', () => {
+    const reply =
+      '--- a/Makefile\n+++ b/Makefile\n@@ -4,2 +4,2 @@\n test:\n-    go test ./...\n+      go test -race ./...\n'
+    expect(make(reply)).toContain('\n      go test -race ./...\n')
+  })
+})
+
 describe('leading context copied from elsewhere', () => {
   it('places the hunk by its removed lines and trailing context when they match once', () => {
     const reply = `${HEAD}@@ -11,4 +11,4 @@\n def store(path, data):\n     with open(path, "w") as f:\n-        f.write(data)\n+        f.write(data.encode())\n     return len(data)\n`
