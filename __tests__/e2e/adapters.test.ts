@@ -195,6 +195,16 @@ function codeCommitProject(files: Record<string, string> = {}): TestRepo {
   return repo
 }
 
+/** The code-commit model: `first` for the initial query, `repaired` for a repair, then a subject. */
+function codeCommitModel(first: string, repaired: string) {
+  return server((request) => {
+    const user = lastUserMessage(request)
+    if (user.startsWith('[build.sh output]')) return repaired
+    if (user.startsWith('[query]')) return first
+    return 'feat(greet): greet people with a full hello sentence'
+  })
+}
+
 describe('code-commit adapter: patchsmith commit', () => {
   it('sends the initial and repair prompts in the seed order, logs NN-build.txt and commits when build.sh passes', async () => {
     const repo = codeCommitProject()
@@ -202,12 +212,7 @@ describe('code-commit adapter: patchsmith commit', () => {
     const first =
       "Here you go.\n^^^src/greet.js\nexports.greet = (name) => 'Hello ' + name\n^^^end\n"
     const repaired = '^^^src/greet.js\nexports.greet = (name) => `Hello, ${name}!`\n^^^end\n'
-    const model = await server((request) => {
-      const user = lastUserMessage(request)
-      if (user.startsWith('[build.sh output]')) return repaired
-      if (user.startsWith('[query]')) return first
-      return 'feat(greet): greet people with a full hello sentence'
-    })
+    const model = await codeCommitModel(first, repaired)
     const run = await runCli(
       ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'sk-cc-secret-1234')],
       {
@@ -295,12 +300,7 @@ describe('code-commit adapter: patchsmith commit', () => {
     // Lands on the one planned file whatever its headers say, unless the policy reads them.
     const repaired =
       "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-exports.greet = (name) => 'Hello ' + name\n+exports.greet = (name) => `Hello, ${name}!`\n"
-    const model = await server((request) => {
-      const user = lastUserMessage(request)
-      if (user.startsWith('[build.sh output]')) return repaired
-      if (user.startsWith('[query]')) return first
-      return 'feat(greet): greet people with a full hello sentence'
-    })
+    const model = await codeCommitModel(first, repaired)
     const run = await runCli(
       ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       { cwd: repo.dir }

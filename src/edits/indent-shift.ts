@@ -12,60 +12,26 @@ const indentOf = (line: string) => /^[ \t]*/.exec(line)![0]
  * verbatim.
  */
 export function shiftedToFile(hunk: Hunk, fileLines: readonly string[], at: number): Hunk {
-  return retabbed(hunk, fileLines, at) ?? shifted(hunk, fileLines, at)
+  const pairs = indentPairs(hunk, fileLines, at)
+  if (pairs === undefined) return hunk
+  return retabbed(hunk, pairs) ?? shifted(hunk, pairs) ?? hunk
 }
 
-function shifted(hunk: Hunk, fileLines: readonly string[], at: number): Hunk {
-  let shift: number | undefined
-  let unit = ''
-  let k = at
-  for (const line of hunk.lines) {
-    if (line.kind === '+') continue
-    const file = fileLines[k++]
-    if (file === undefined) return hunk
-    if (line.text.trim() === '') continue
-    const mine = indentOf(line.text)
-    const theirs = indentOf(file)
-    if (line.text.slice(mine.length).trimEnd() !== file.slice(theirs.length).trimEnd()) return hunk
-    const chars = new Set(mine + theirs)
-    if (chars.size > 1) return hunk
-    const delta = theirs.length - mine.length
-    if (shift !== undefined && delta !== shift) return hunk
-    shift = delta
-    unit = [...chars][0] ?? unit
-  }
-  if (!shift || unit === '') return hunk
-  const by = shift
-  const added = hunk.lines.filter((line) => line.kind === '+' && line.text.trim() !== '')
-  const movable = added.every((line) => {
-    const indent = indentOf(line.text)
-    return (
-      (indent === '' || new Set(indent).has(unit)) &&
-      new Set(indent).size <= 1 &&
-      indent.length + by >= 0
-    )
-  })
-  if (!movable) return hunk
-  return {
-    ...hunk,
-    lines: hunk.lines.map((line) => {
-      if (line.kind !== '+' || line.text.trim() === '') return line
-      const indent = indentOf(line.text)
-      return { ...line, text: unit.repeat(indent.length + by) + line.text.slice(indent.length) }
-    })
-  }
+interface IndentPair {
+  mine: string
+  theirs: string
 }
 
 /**
- * The hunk's added lines indented the file's way, when the model wrote tabs as spaces (or spaces
- * as tabs): every non-blank context and removed line is the file's line with each tab of its
- * indentation written as the same number of spaces, and every added line's indentation is a
- * whole number of such tabs. Python refuses the mix (TabError) and make wants its tabs.
- * Undefined when that is not so (the lines are then judged as they are).
+ * The indentation of each non-blank old line of the hunk beside the file's line it sits on;
+ * undefined when the hunk runs past the file or a line differs in more than its indentation.
  */
-function retabbed(hunk: Hunk, fileLines: readonly string[], at: number): Hunk | undefined {
-  let width: number | undefined
-  let toTabs: boolean | undefined
+function indentPairs(
+  hunk: Hunk,
+  fileLines: readonly string[],
+  at: number
+): IndentPair[] | undefined {
+  const pairs: IndentPair[] = []
   let k = at
   for (const line of hunk.lines) {
     if (line.kind === '+') continue
@@ -76,6 +42,43 @@ function retabbed(hunk: Hunk, fileLines: readonly string[], at: number): Hunk | 
     const theirs = indentOf(file)
     if (line.text.slice(mine.length).trimEnd() !== file.slice(theirs.length).trimEnd())
       return undefined
+    pairs.push({ mine, theirs })
+  }
+  return pairs
+}
+
+function shifted(hunk: Hunk, pairs: readonly IndentPair[]): Hunk | undefined {
+  let shift: number | undefined
+  let unit = ''
+  for (const { mine, theirs } of pairs) {
+    const chars = new Set(mine + theirs)
+    if (chars.size > 1) return undefined
+    const delta = theirs.length - mine.length
+    if (shift !== undefined && delta !== shift) return undefined
+    shift = delta
+    unit = [...chars][0] ?? unit
+  }
+  if (!shift || unit === '') return undefined
+  const by = shift
+  return reindented(hunk, (indent) =>
+    (indent === '' || new Set(indent).has(unit)) &&
+    new Set(indent).size <= 1 &&
+    indent.length + by >= 0
+      ? unit.repeat(indent.length + by)
+      : undefined
+  )
+}
+
+/**
+ * The hunk's added lines indented the file's way, when the model wrote tabs as spaces (or spaces
+ * as tabs): every non-blank context and removed line is the file's line with each tab of its
+ * indentation written as the same number of spaces, and every added line's indentation is a
+ * whole number of such tabs. Python refuses the mix (TabError) and make wants its tabs.
+ */
+function retabbed(hunk: Hunk, pairs: readonly IndentPair[]): Hunk | undefined {
+  let width: number | undefined
+  let toTabs: boolean | undefined
+  for (const { mine, theirs } of pairs) {
     if (mine === theirs) {
       if (mine === '') continue
       return undefined
@@ -92,24 +95,30 @@ function retabbed(hunk: Hunk, fileLines: readonly string[], at: number): Hunk | 
     toTabs = filesTabs
     width = spaces.length / tabs.length
   }
-  if (width === undefined || toTabs === undefined) return undefined
+  if (width === undefined) return undefined
   const by = width
-  const added = hunk.lines.filter((line) => line.kind === '+' && line.text.trim() !== '')
-  const convert = (indent: string): string | undefined => {
+  return reindented(hunk, (indent) => {
     if (indent === '') return ''
     if (toTabs)
       return /^ +$/.test(indent) && indent.length % by === 0
         ? '\t'.repeat(indent.length / by)
         : undefined
     return /^\t+$/.test(indent) ? ' '.repeat(indent.length * by) : undefined
+  })
+}
+
+/** The hunk with each non-blank added line's indentation converted; undefined if one cannot be. */
+function reindented(hunk: Hunk, convert: (indent: string) => string | undefined): Hunk | undefined {
+  const lines = []
+  for (const line of hunk.lines) {
+    if (line.kind !== '+' || line.text.trim() === '') {
+      lines.push(line)
+      continue
+    }
+    const indent = indentOf(line.text)
+    const converted = convert(indent)
+    if (converted === undefined) return undefined
+    lines.push({ ...line, text: converted + line.text.slice(indent.length) })
   }
-  if (added.some((line) => convert(indentOf(line.text)) === undefined)) return undefined
-  return {
-    ...hunk,
-    lines: hunk.lines.map((line) => {
-      if (line.kind !== '+' || line.text.trim() === '') return line
-      const indent = indentOf(line.text)
-      return { ...line, text: convert(indent)! + line.text.slice(indent.length) }
-    })
-  }
+  return { ...hunk, lines }
 }

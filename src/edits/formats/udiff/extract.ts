@@ -1,6 +1,6 @@
 import { clip, patchError } from '../../patch-error.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
-import { ASKING_HEADER, strayInHunk } from './parse.js'
+import { isAskingHeader, strayInHunk } from './parse.js'
 
 const FENCE = /^(```|~~~)/
 // A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
@@ -158,7 +158,7 @@ function lastDiffLine(lines: readonly string[], first: number, lastStart: number
       inHunk = line.startsWith('@@') || /^(---|\+\+\+) .*@@ -\d/.test(line)
       inGitHeader = line.startsWith('diff --git ') || (inGitHeader && !inHunk)
       last = i
-    } else if (inGitHeader && ASKING_HEADER.test(line)) {
+    } else if (inGitHeader && isAskingHeader(line)) {
       // A header asking for a mode, a copy or a binary is kept, for the policy to refuse.
       last = i
     } else if (inHunk && (/^[-+ \\]/.test(line) || (i < lastStart && strayInHunk(lines, i)))) {

@@ -7,9 +7,9 @@ const REFUSED_HEADERS: ReadonlyArray<[RegExp, HeaderAsk['rule']]> = [
   [/^((copy|rename) (from|to) \S|(similarity|dissimilarity) index \d)/, 'patch-copy-rename'],
   [/^(GIT binary patch\s*$|Binary files .* differ\s*$)/, 'patch-binary']
 ]
-/** A header line that asks what no text edit may do (a mode, a copy or rename, a binary). */
-export const ASKING_HEADER =
-  /^((old|new) mode |(copy|rename) (from|to) \S|(similarity|dissimilarity) index \d|GIT binary patch\s*$|Binary files .* differ\s*$)/
+/** Whether a line is a header that asks what no text edit may do (a mode, a copy, a binary). */
+export const isAskingHeader = (line: string): boolean =>
+  REFUSED_HEADERS.some(([pattern]) => pattern.test(line))
 const FILE_MODE = /^(new|deleted) file mode (\d+)\s*$/
 const INDEX = /^index [0-9a-f]+\.\.[0-9a-f]+( (\d+))?\s*$/i
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/
@@ -234,7 +234,7 @@ export function strayInHunk(lines: readonly string[], i: number): boolean {
   const line = lines[i]!
   const next = lines[i + 1]
   if (next === undefined || !/^[+-]|^ \S|^ $/.test(next)) return false
-  if (/^(@@|diff |index |new file mode|deleted file mode)/.test(line) || ASKING_HEADER.test(line))
+  if (/^(@@|diff |index |new file mode|deleted file mode)/.test(line) || isAskingHeader(line))
     return false
   return !(line.startsWith('--- ') && next.startsWith('+++ '))
 }
