@@ -64,7 +64,9 @@ export class RunSession {
 
   /** The model client, made on first use (a plan-less run asks the model while loading). */
   modelClient(): ModelClient {
-    return (this.model ??= modelClient(this.config, this.budget, this.logger, this.secret))
+    return (this.model ??= modelClient(this.config, this.budget, this.logger, this.secret, (text) =>
+      this.setup.masker.maskKnown(text)
+    ))
   }
 
   draftPrompter(style: StyleConfig): DraftPrompter {

@@ -38,7 +38,8 @@ export function modelClient(
   config: RunConfig,
   budget: RunBudget,
   logger: Logger,
-  secret: (value: string) => void
+  secret: (value: string) => void,
+  scrub?: (text: string) => string
 ): ModelClient {
   const apiKey = modelKey(config)
   const headers = parseHeaderLines(config.modelHeaders)
@@ -57,7 +58,8 @@ export function modelClient(
     stream: config.modelStream,
     structuredOutput: config.structuredOutput,
     budget,
-    log: logger
+    log: logger,
+    scrub
   })
   const key = config.apiKey ? `key ${secretHint(apiKey)}` : 'no key'
   const extra = Object.keys(headers)

@@ -1,7 +1,7 @@
 import type { Issue } from '../contract/index.js'
 import type { ChatMessage } from './model-client.js'
 import { renderTemplate } from './prompt-templates.js'
-import { sanitizeUntrusted } from './untrusted-text.js'
+import { sanitizeTitle } from './untrusted-text.js'
 
 export interface CommitPromptInput {
   issue: Issue
@@ -14,7 +14,7 @@ export interface CommitPromptInput {
 export function commitMessages(input: CommitPromptInput): ChatMessage[] {
   const content = renderTemplate('commit-message', {
     issue_number: input.issue.number,
-    issue_title: sanitizeUntrusted(input.issue.title, 500),
+    issue_title: sanitizeTitle(input.issue.title),
     type: input.type,
     scope: input.scope,
     files: input.files.join(', '),

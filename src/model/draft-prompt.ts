@@ -2,7 +2,7 @@ import type { FileChange, Issue, StyleConfig } from '../contract/index.js'
 import { fileWindow, type FileWindow } from './file-window.js'
 import type { ChatMessage } from './model-client.js'
 import { renderTemplate } from './prompt-templates.js'
-import { fence, sanitizeUntrusted } from './untrusted-text.js'
+import { fence, sanitizeBody, sanitizeTitle, sanitizeUntrusted } from './untrusted-text.js'
 
 export interface DraftRequest {
   /** The edit format: the user prompt is `prompts/draft-<format>.md`. */
@@ -46,11 +46,8 @@ export function draftMessages(request: DraftRequest, shape: PromptShape = {}): C
   const values = {
     style: describeStyle(request.style),
     issue_number: issue.number,
-    issue_title: sanitizeUntrusted(issue.title, 500),
-    issue_body: sanitizeUntrusted(issue.body, shape.issueChars).replace(
-      /<\/?issue-body[^>]*>/gi,
-      ''
-    ),
+    issue_title: sanitizeTitle(issue.title),
+    issue_body: sanitizeBody(issue.body, shape.issueChars),
     path: change.path,
     operation: change.operation,
     line_range: change.line_range

@@ -89,6 +89,11 @@ export interface ModelClientOptions {
   /** Calls in flight at once, over all callers (the `concurrency` setting; default no limit). */
   maxInFlight?: number
   log?: ModelLog
+  /**
+   * Applied to every message before it is sent: the run's masker, so a known secret value (the
+   * key, the token, a validation-env value) never reaches the model, whatever its shape.
+   */
+  scrub?: (text: string) => string
 }
 
 export interface ModelUsage {
@@ -176,6 +181,9 @@ export class ModelClient {
     options: AbortSignal | CompleteOptions = {}
   ): Promise<Completion> {
     const opts: CompleteOptions = options instanceof AbortSignal ? { signal: options } : options
+    const scrub = this.options.scrub
+    if (scrub)
+      messages = messages.map((message) => ({ ...message, content: scrub(message.content) }))
     const label = opts.label ?? 'model call'
     const record: CallRecord = {
       label,

@@ -27,6 +27,22 @@ export function sanitizeUntrusted(text: string, limit = MAX_ISSUE_CHARS): string
 }
 
 /**
+ * An issue title as it may enter a prompt: sanitized like a body, on one line, and unable to
+ * open or close the untrusted block it is put in.
+ */
+export function sanitizeTitle(title: string): string {
+  return sanitizeUntrusted(title, 500)
+    .replace(/<\/?issue-(body|title)[^>]*>/gi, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/** Issue body text for the untrusted block: sanitized, with the block's own tags taken out. */
+export function sanitizeBody(body: string, limit?: number): string {
+  return sanitizeUntrusted(body, limit).replace(/<\/?issue-(body|title)[^>]*>/gi, '')
+}
+
+/**
  * A fenced block that the content cannot close early, whatever backticks it holds. Everything
  * fenced goes to the model or onto the issue, so secret-looking text in it is redacted first.
  */

@@ -9,7 +9,8 @@ import {
 import {
   fence,
   renderTemplate,
-  sanitizeUntrusted,
+  sanitizeBody,
+  sanitizeTitle,
   type ChatMessage,
   type ModelClient
 } from '../model/index.js'
@@ -84,8 +85,8 @@ function planMessages(request: PlanRequest): ChatMessage[] {
   const values = {
     limit: MINIMAL_FIX_LINES,
     issue_number: issue.number,
-    issue_title: sanitizeUntrusted(issue.title, 500),
-    issue_body: sanitizeUntrusted(issue.body, 8_000).replace(/<\/?issue-body[^>]*>/gi, ''),
+    issue_title: sanitizeTitle(issue.title),
+    issue_body: sanitizeBody(issue.body, 8_000),
     candidates: candidates
       .map((c) => `### ${c.path} (${c.reasons.join(', ')})\n${fence(c.excerpt)}`)
       .join('\n\n'),
