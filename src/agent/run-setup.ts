@@ -15,6 +15,7 @@ import { SecretMasker } from '../validation/index.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'
+import { scratchFolder } from './scratch.js'
 
 export interface RunSetup {
   clock: PhaseClock
@@ -42,6 +43,7 @@ export function startRun(
     env: env.vars
   })
   for (const value of masker.values()) env.onSecret?.(value)
+  let scratch: string | undefined
   return {
     clock: new PhaseClock(),
     budget: new RunBudget(
@@ -64,19 +66,17 @@ export function startRun(
     repoDir: resolve(config.repo),
     outputPath: config.outputPath
       ? resolve(config.outputPath)
-      : join(env.tempDir, 'patchsmith', 'result.json'),
-    logDir: config.logDir ? resolve(config.logDir) : defaultLogDir(env.tempDir),
+      : join((scratch ??= scratchFolder(env.vars)), 'result.json'),
+    logDir: config.logDir
+      ? resolve(config.logDir)
+      : defaultLogDir((scratch ??= scratchFolder(env.vars))),
     facts: env
   }
 }
 
 /** A fresh folder per run, outside the work tree, so logs are never committed. */
-function defaultLogDir(tempDir: string): string {
-  return join(
-    tempDir,
-    'patchsmith',
-    `logs-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`
-  )
+function defaultLogDir(scratch: string): string {
+  return join(scratch, `logs-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`)
 }
 
 /**
