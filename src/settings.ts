@@ -4,6 +4,7 @@
  * `validation-commands`, max-attempts from max-repairs). config.ts holds the settings
  * themselves; this file only turns what a user wrote into them.
  */
+import { readCommandLine } from './validation/steps.js'
 
 export class ConfigError extends Error {
   constructor(
@@ -28,7 +29,13 @@ export const ACTION_INPUT_GROUPS = {
     'follow-up'
   ],
   Model: ['model', 'base-url', 'api-key', 'edit-format'],
-  Validation: ['validation-commands', 'validation-env', 'sandbox'],
+  Validation: [
+    'validation-commands',
+    'setup-commands',
+    'validation-env',
+    'validation-network',
+    'sandbox'
+  ],
   Budgets: ['max-repairs', 'max-total-tokens', 'max-cost', 'time-limit'],
   Trust: ['require-actor-permission', 'allow-plan-commands', 'blocked-paths'],
   Git: ['push', 'base-branch', 'dry-run'],
@@ -199,7 +206,7 @@ export function expandSettings<T extends object>(input: T): T {
     for (const line of linesOf(out.validationCommands)) {
       const step = STEP_LINE.exec(line.trim())
       if (step) out[STEP_PREFIXES[step[1]!]!] ??= step[2]
-      else plain.push(line)
+      else plain.push(readCommandLine(line).command)
     }
     out.validationCommands = plain
   }

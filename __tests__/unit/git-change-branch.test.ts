@@ -77,14 +77,15 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
 }
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 23 git processes', async () => {
-    // 6 of its own; 6 for the three remote commands (ls-remote, the push access check, the push),
-    // each after a check of the repository's config; 11 to build the commit from the approved
-    // contents in a private index and move the branch to it
+  it('push: true creates the branch from the base, commits once and pushes, in 21 git processes', async () => {
+    // 1 listing of the effective config (read again only when a config file changes), which
+    // also checks it before each remote command; 6 of its own; 3 remote commands (ls-remote,
+    // the push access check, the push); 11 to build the commit from the approved contents in a
+    // private index and move the branch to it
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(23)
+    expect(git.processCount).toBe(21)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)
@@ -98,11 +99,11 @@ describe('ChangeBranch: the happy paths', () => {
     expect(repo.git('config', '--list', '--show-origin')).not.toMatch(/extraheader/i)
   })
 
-  it('push: false commits on the checked-out base for a pull-request step, in 17 git processes', async () => {
+  it('push: false commits on the checked-out base for a pull-request step, in 18 git processes', async () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo, { push: false })
-    expect(git.processCount).toBe(17)
+    expect(git.processCount).toBe(18)
     const sha = made[0]!.sha
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('rev-parse', 'main')).toBe(sha)
@@ -479,7 +480,7 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     expect(made).toHaveLength(1)
   })
 
-  it('a formatter hook that fails after fixing the files gets its fixes staged and one retry', async () => {
+  it('a formatter hook that fails after fixing the files is VALIDATION_FAILED: its fixes are never staged', async () => {
     const repo = repoWith()
     const envFile = join(repo.root, 'hook-env.txt')
     // Like lint-staged with a formatter: rewrites the staged file, fails once so it gets staged.
@@ -489,17 +490,63 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     )
     process.env.INPUT_GITHUB_TOKEN = 'ghs_hookcanary000000000000'
     cleanups.push(() => delete process.env.INPUT_GITHUB_TOKEN)
-    const { git, branch } = await prepare(repo, { push: false })
+    const { branch } = await prepare(repo, { push: false })
     await branch.create()
     await branch.apply(GREETING, ['src/greet.txt'])
-    const made = await branch.commit(
-      [{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }],
-      { signoff: true, hooks: true }
+    const error = await failure(
+      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+        signoff: true,
+        hooks: true
+      })
     )
-    expect(repo.git('show', `${made[0]!.sha}:src/greet.txt`)).toBe('Hello, world!')
-    expect(made[0]!.diff).toContain('+Hello, world!')
-    expect(git.processCount).toBeGreaterThan(0)
+    expect(error).toMatchObject({ code: 'VALIDATION_FAILED', details: { rule: 'commit-hook' } })
+    expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
     expect(readFileSync(envFile, 'utf8')).not.toContain('ghs_hookcanary')
+  })
+
+  it('a hook that rewrites the approved file and stages it is SECURITY_VIOLATION; the branch is put back', async () => {
+    const repo = repoWith()
+    hooked(repo, "#!/bin/sh\nprintf 'pwned\\n' > src/greet.txt\ngit add src/greet.txt\n")
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const error = await failure(
+      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+        signoff: true,
+        hooks: true
+      })
+    )
+    expect(error).toMatchObject({ code: 'SECURITY_VIOLATION', details: { rule: 'hook-tampered' } })
+    expect(error.message).toContain('the committed tree is not the approved content')
+    expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
+    await branch.rollback()
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it('a hook that writes a filter into .git/config and .git/info/attributes is SECURITY_VIOLATION; .git is put back', async () => {
+    const repo = repoWith()
+    const config = readFileSync(join(repo.dir, '.git/config'), 'utf8')
+    hooked(
+      repo,
+      '#!/bin/sh\ngit config filter.evil.smudge "touch ../pwned; cat"\nmkdir -p .git/info\necho "* filter=evil" >> .git/info/attributes\ngit update-ref refs/heads/planted HEAD\n'
+    )
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const error = await failure(
+      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+        signoff: true,
+        hooks: true
+      })
+    )
+    expect(error).toMatchObject({ code: 'SECURITY_VIOLATION', details: { rule: 'hook-tampered' } })
+    expect(error.message).toMatch(/config changed/)
+    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(config)
+    expect(existsSync(join(repo.dir, '.git/info/attributes'))).toBe(false)
+    expect(repo.git('branch', '--list', 'planted')).toBe('')
+    await branch.rollback()
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(existsSync(join(repo.root, 'pwned'))).toBe(false)
   })
 
   it('a hook that keeps failing is VALIDATION_FAILED with its output', async () => {

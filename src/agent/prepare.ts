@@ -4,8 +4,9 @@ import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
 import { ChangeBranch, Git, RunJournal, WorktreeFiles, pushAuth } from '../git/index.js'
 import { loadAgentInput } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
-import { needsPlan, planlessInput } from '../planning/index.js'
+import { fetchIssue, needsPlan, planlessInput } from '../planning/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
+import { stepCommandList } from '../validation/index.js'
 import type { RunHooks } from './hooks.js'
 import type { PhaseClock } from './phase-clock.js'
 import type { RunnerFacts } from './environment.js'
@@ -46,12 +47,17 @@ export async function loadAndGuard(
     github: { repository, apiUrl }
   }
   // Input files are named as the user sees them: from the current directory.
-  const input = await clock.time('load', () =>
+  const input = await clock.time('load', async () =>
     sources.hooks?.loadInput
       ? sources.hooks.loadInput(context)
       : needsPlan(config)
         ? planlessInput(config, eventPath, context)
-        : loadAgentInput({ ...config, eventPath, baseDir: cwd })
+        : loadAgentInput({
+            ...config,
+            issue: config.issue ?? (await issueByNumber(config, facts, logger)),
+            eventPath,
+            baseDir: cwd
+          })
   )
   onInput(input)
   const plan = input.fix_plan
@@ -65,7 +71,8 @@ export async function loadAndGuard(
   const commands = assertCommandsAllowed(
     plan.validation_commands,
     config.validationCommands,
-    config.allowPlanCommands
+    config.allowPlanCommands,
+    stepCommandList(config)
   )
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
   const git = await Git.open(repoDir)
@@ -123,4 +130,20 @@ function readPlannedFiles(files: WorktreeFiles, input: CodeAgentInput): Map<stri
     contents.set(change.path, content)
   })
   return contents
+}
+
+/** With a plan, an issue number (`issue: 7`, `--issue 7`) is fetched from the API as it is without. */
+async function issueByNumber(
+  config: RunConfig,
+  facts: RunnerFacts,
+  logger: Logger
+): Promise<string | undefined> {
+  if (!config.issueNumber || config.agentInput) return undefined
+  const issue = await fetchIssue(config.issueNumber, {
+    token: config.githubToken,
+    repository: facts.repository,
+    apiUrl: facts.apiUrl,
+    warn: (message) => logger.warn(message)
+  })
+  return JSON.stringify(issue)
 }

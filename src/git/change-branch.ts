@@ -1,16 +1,12 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import {
-  BranchExistsError,
-  GitConflictError,
-  InvalidInputError,
-  ValidationFailedError
-} from '../contract/index.js'
+import { BranchExistsError, GitConflictError, InvalidInputError } from '../contract/index.js'
 import { GitCommandError, type BranchCommit, type Git, type GitOutput } from './git.js'
 import { patchId } from './patch-id.js'
-import { gitDirs } from './repo-integrity.js'
+import { gitDirs } from './git-dirs.js'
 import type { PushAuth } from './push-auth.js'
 import { commitApproved, type ApprovedFile } from './approved-commit.js'
+import { commitWithHooks } from './hooked-commit.js'
 import { pushError, pushPermissionError, remoteReadError } from './remote-errors.js'
 import type { JournalRecord, RunJournal } from './run-journal.js'
 import type { RepoStatus } from './status.js'
@@ -303,8 +299,8 @@ export class ChangeBranch {
 
   /**
    * Commits the index: one commit, or one per request when the change is split by plan step.
-   * With hooks, a hook that fails gets one auto-fix (the files it rewrote are staged again)
-   * and one retry.
+   * With hooks, each commit is checked against the approved content and `.git` as it was
+   * (commitWithHooks).
    */
   async commit(
     requests: readonly CommitRequest[],
@@ -481,23 +477,13 @@ export class ChangeBranch {
     options: { signoff: boolean; hooks?: boolean }
   ): Promise<string | undefined> {
     this.worktreeChanged = true
-    let out = await this.git.commit(request.message, options)
+    if (options.hooks) {
+      await commitWithHooks(this.git, request.message, options)
+      return undefined
+    }
+    const out = await this.git.commit(request.message, options)
     if (out.exitCode === 0) return out.sha
-    if (!options.hooks) throw new GitCommandError(['commit'], out)
-    // The usual failing hook is a formatter that fixed the files and wants them staged.
-    await this.git.addPaths(request.paths)
-    out = await this.git.commit(request.message, options)
-    if (out.exitCode === 0) return undefined
-    throw new ValidationFailedError(
-      'A commit hook refused the commit, also after its fixes were staged and the commit retried.',
-      {
-        rule: 'commit-hook',
-        command: 'git commit',
-        exit_code: out.exitCode,
-        stderr: out.stderr.trim(),
-        stdout: out.stdout.trim()
-      }
-    )
+    throw new GitCommandError(['commit'], out)
   }
 
   /** Classifies a branch of that name found locally or on origin; refuses one that diverged. */

@@ -3,8 +3,23 @@ import { which } from '@actions/io'
 import { PatchsmithError } from '../contract/index.js'
 import { shellQuote, type Sandbox } from '../sandbox/index.js'
 import { printableMessage } from './commit-message.js'
+import { gitEnv } from './git-env.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertSafeRemoteKeys } from './remote-config.js'
+import {
+  CONFIG_LIST,
+  configFiles,
+  configParameters,
+  digestOf,
+  driverSeal,
+  fileHashes,
+  parseConfigList,
+  persistedCredentials,
+  repositoryEntries,
+  repositoryPrograms,
+  STATIC_SEAL,
+  type ConfigEntry
+} from './repo-config.js'
 import { parseStatus, type RepoStatus } from './status.js'
 
 export interface GitOutput {
@@ -19,9 +34,9 @@ export interface GitExecOptions {
   /** Added to the environment of this one process (the push credential goes here). */
   env?: Record<string, string>
   /**
-   * The command talks to a remote: it keeps the caller's whole environment, so the user's own
-   * credential helpers and proxies work. Every other git process runs without tokens and keys,
-   * because repository config (filters, hooks) may start programs.
+   * The command talks to a remote: it also gets what a push needs from the environment (ssh
+   * agent, proxies, the user's credential helper's variables), and the repository's config is
+   * first checked for keys that would run a program or redirect the push.
    */
   network?: boolean
   /** Let the repository's hooks run (they are off for every other command). */
@@ -60,6 +75,8 @@ export class GitCommandError extends PatchsmithError {
 
 // Repository config and hooks can be written by code the model wrote; none of it may run here.
 const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false']
+// Programs git would start for a pager or an editor: `cat` and `:` are git's own no-ops.
+const NO_PROGRAMS = { GIT_PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':' }
 // Talking to a remote with the token present: no transport that runs a command.
 const REMOTE_CONFIG = ['-c', 'protocol.ext.allow=never']
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null']
@@ -68,10 +85,21 @@ const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /
 const FIELD = '\x1f'
 const RECORD = '\x1e'
 
+interface Seal {
+  entries: ConfigEntry[]
+  pairs: Array<[string, string]>
+}
+
 /**
- * The only door to git: argument arrays (no shell), hooks and fsmonitor off, no prompts, no
- * secrets in the environment of local commands, and a count of the processes started so the
- * cost of a run can be reported.
+ * The only door to git: argument arrays (no shell), no prompts, an allowlisted environment, and
+ * a count of the processes started so the cost of a run can be reported. No git process it
+ * starts runs a program the repository names: hooks off (or in the jail), and every program key
+ * of the effective config (filters, diff and merge drivers, textconv, external diff, fsmonitor,
+ * askpass, signing) emptied. Driver names are arbitrary and the config can include tracked
+ * files, so the config is listed again before any command whenever one of its files changed;
+ * remote commands also refuse repository keys that run a transport program or redirect the push.
+ * Neutralising rather than refusing keeps repositories that configure `git lfs install --local`
+ * or a textconv working: Patchsmith builds its commits with `--no-filters` anyway.
  */
 export class Git {
   processCount = 0
@@ -89,6 +117,8 @@ export class Git {
    */
   hookJail?: { sandbox: Sandbox; env: Record<string, string> }
   private identity?: Promise<Record<string, string>>
+  private sealed?: { digest: string; seal: Promise<Seal> }
+  private lastEntries: ConfigEntry[] = []
 
   private constructor(readonly dir: string) {}
 
@@ -98,15 +128,15 @@ export class Git {
   }
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
-    if (options.network) await this.assertSafeRemoteConfig()
+    Git.program ??= which('git', true)
+    const seal = await this.seal()
+    if (options.network) assertSafeRemoteKeys(repositoryEntries(seal.entries))
     this.processCount++
-    const base = options.network ? process.env : scrubbedEnv(process.env)
     const config = [
       ...SAFE_CONFIG,
       ...(options.hooks ? [] : NO_HOOKS),
       ...(options.network ? REMOTE_CONFIG : [])
     ]
-    Git.program ??= which('git', true)
     if (options.hooks && this.hookJail) return this.execWithHooks([...config, ...args], options)
     const output = await getExecOutput(await Git.program, [...config, ...args], {
       cwd: this.dir,
@@ -114,19 +144,84 @@ export class Git {
       ignoreReturnCode: true,
       input: options.input === undefined ? undefined : Buffer.from(options.input),
       env: {
-        ...stringEnv(base),
+        ...gitEnv(process.env, Boolean(options.network)),
         GIT_TERMINAL_PROMPT: '0',
         // Sealed: no system config; the global one is the identity fallback alone.
         GIT_CONFIG_NOSYSTEM: '1',
+        ...NO_PROGRAMS,
         // Messages are read (summary lines, "already exists"), so they must not be translated;
         // hooks keep the user's locale.
         ...(options.hooks ? {} : { LC_ALL: 'C' }),
         GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env),
-        ...options.env
+        ...options.env,
+        GIT_CONFIG_PARAMETERS: this.parameters(seal, options)
       }
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
+  }
+
+  /**
+   * What actions/checkout left in the repository's config (`persist-credentials: true`), and
+   * the program keys the repository sets (neutralised here), for the start of a run's log.
+   */
+  async configReport(): Promise<{ credentials: string[]; programs: string[] }> {
+    const { entries } = await this.seal()
+    return { credentials: persistedCredentials(entries), programs: repositoryPrograms(entries) }
+  }
+
+  /** The caller's own config parameters first, then the seal's, which win. */
+  private parameters(seal: Seal, options: GitExecOptions): string {
+    return configParameters(
+      options.env?.GIT_CONFIG_PARAMETERS ?? process.env.GIT_CONFIG_PARAMETERS,
+      seal.pairs
+    )
+  }
+
+  /**
+   * The effective config's program keys, listed again only when a file it depends on changed
+   * (the repository's config, every file it includes, HEAD for `onbranch:` includes).
+   */
+  private seal(): Promise<Seal> {
+    const hashes = fileHashes(configFiles(this.dir, this.lastEntries))
+    const digest = digestOf(hashes)
+    if (this.sealed?.digest === digest) return this.sealed.seal
+    const sealed: { digest: string; seal?: Promise<Seal> } = { digest }
+    sealed.seal = this.readSeal(hashes, sealed)
+    this.sealed = sealed as { digest: string; seal: Promise<Seal> }
+    return sealed.seal
+  }
+
+  /** One `git config --list`; its files hashed before it ran, so no change in between is lost. */
+  private async readSeal(
+    before: ReadonlyMap<string, string>,
+    sealed: { digest: string }
+  ): Promise<Seal> {
+    this.processCount++
+    const args = [...SAFE_CONFIG, ...NO_HOOKS, ...CONFIG_LIST]
+    const output = await getExecOutput(await Git.program!, args, {
+      cwd: this.dir,
+      silent: true,
+      ignoreReturnCode: true,
+      env: {
+        ...gitEnv(process.env, false),
+        GIT_CONFIG_NOSYSTEM: '1',
+        LC_ALL: 'C',
+        GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env)
+      }
+    })
+    // A config git cannot read fails the command that follows in the same way.
+    const entries = output.exitCode === 0 ? parseConfigList(output.stdout, this.dir) : []
+    this.lastEntries = entries
+    // Files the listing named that were not hashed before it: the user's global ones are hashed
+    // now; one of the repository's means it is listed again before the next command.
+    const mine = new Set(configFiles(this.dir, repositoryEntries(entries)))
+    const hashes = new Map(before)
+    const unseen = configFiles(this.dir, entries).filter((file) => !before.has(file))
+    fileHashes(unseen).forEach((hash, file) => hashes.set(file, hash))
+    const stale = unseen.some((file) => mine.has(file))
+    sealed.digest = stale ? 'stale' : digestOf(hashes)
+    return { entries, pairs: [...STATIC_SEAL, ...driverSeal(entries)] }
   }
 
   /** `git …` with the repository's hooks, in the sandbox (see hookJail). */
@@ -139,8 +234,10 @@ export class Git {
       ...jail.env,
       GIT_TERMINAL_PROMPT: '0',
       GIT_CONFIG_NOSYSTEM: '1',
+      ...NO_PROGRAMS,
       ...(await this.identity),
-      ...options.env
+      ...options.env,
+      GIT_CONFIG_PARAMETERS: this.parameters(await this.seal(), options)
     }
     const command = [await Git.program!, ...args].map(shellQuote).join(' ')
     const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
@@ -163,17 +260,6 @@ export class Git {
     if (!name) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = FALLBACK_IDENTITY.name
     if (!email) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = FALLBACK_IDENTITY.email
     return env
-  }
-
-  /**
-   * Before a command talks to a remote: the repository's own config (its includes followed)
-   * holds no key that would run a program or send the push elsewhere with the token present.
-   */
-  private async assertSafeRemoteConfig(): Promise<void> {
-    const out = await this.exec(['config', '--local', '--includes', '--null', '--list'], {
-      allowFailure: true
-    })
-    assertSafeRemoteKeys(out.stdout)
   }
 
   /** Branch, HEAD and changed tracked files in one process. */
@@ -394,19 +480,4 @@ export class Git {
     }
     return out
   }
-}
-
-// Variables a local git process (and the filters or hooks it may start) never needs.
-const SECRET_NAME =
-  /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|^INPUT_|^ACTIONS_|^OPENAI_|^AZURE_OPENAI|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY)$/i
-
-/** The parent environment without tokens, keys, action inputs or runner credentials. */
-export function scrubbedEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)))
-}
-
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const result: Record<string, string> = {}
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value
-  return result
 }

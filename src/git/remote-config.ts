@@ -1,23 +1,22 @@
 import { SecurityViolationError } from '../contract/index.js'
+import type { ConfigEntry } from './repo-config.js'
 
-// Local keys that send a remote command elsewhere or run a program during push, fetch or
+// Repository keys that send a remote command elsewhere or run a program during push, fetch or
 // ls-remote (lower case, as `git config --list` prints them).
 const UNSAFE_REMOTE_KEY =
-  /^(core\.(sshcommand|gitproxy|askpass)|credential\..*|remote\..*\.(receivepack|uploadpack|pushurl|proxy|vcs)|url\..*\.(insteadof|pushinsteadof)|https?(\..*)?\.proxy|protocol\..*\.allow|protocol\.allow)$/
+  /^(core\.(sshcommand|gitproxy|askpass)|credential\..*|remote\..*\.(receivepack|uploadpack|pushurl|proxy|vcs)|url\..*\.(insteadof|pushinsteadof)|https?(\..*)?\.proxy|protocol\..*\.allow|protocol\.allow)$/s
 
-/** Refuses `git config --null --list` output that holds an unsafe key for a remote command. */
-export function assertSafeRemoteKeys(configList: string): void {
-  const unsafe = [
-    ...new Set(
-      configList
-        .split('\0')
-        .map((entry) => entry.split('\n')[0]!)
-        .filter((key) => UNSAFE_REMOTE_KEY.test(key))
-    )
-  ]
+/**
+ * Refuses the repository's config entries (its includes followed) when one would run a program
+ * or redirect the push with the token present. Named with the file that sets it, and the fix.
+ */
+export function assertSafeRemoteKeys(entries: readonly ConfigEntry[]): void {
+  const unsafe = entries.filter((entry) => UNSAFE_REMOTE_KEY.test(entry.key))
   if (unsafe.length === 0) return
+  const keys = [...new Set(unsafe.map((entry) => entry.key))]
+  const named = [...new Set(unsafe.map((entry) => `${entry.key} (in ${entry.origin})`))]
   throw new SecurityViolationError(
-    `The repository's git config sets ${unsafe.slice(0, 5).join(', ')}, which would run a program or redirect the push with the token present; remove it from .git/config [rule unsafe-git-config].`,
-    { rule: 'unsafe-git-config', keys: unsafe.slice(0, 20) }
+    `The repository's git config sets ${named.slice(0, 5).join(', ')}, which would run a program or redirect the push with the token present; remove it (git config --unset, or from the included file) and rerun [rule unsafe-git-config].`,
+    { rule: 'unsafe-git-config', keys: keys.slice(0, 20) }
   )
 }

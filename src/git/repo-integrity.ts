@@ -1,20 +1,22 @@
 import { createHash } from 'node:crypto'
 import {
   chmodSync,
-  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
+import { configIncludes } from './config-includes.js'
+import { gitDirs } from './git-dirs.js'
+
+export { gitDirs } from './git-dirs.js'
 
 const MAX_ENTRIES = 2_000
 
@@ -27,8 +29,10 @@ interface Entry {
 }
 
 /**
- * Hashes of what turns a later git command into code execution: the repository's config,
- * hooks, info/ (attributes, excludes) and alternates, and the global and system git config.
+ * Hashes of what turns a later git command into code execution: the repository's config and
+ * every file it includes (a tracked `.gitconfig` too), hooks, info/ (attributes, excludes) and
+ * alternates, and the global and system git config; with `refs`, also HEAD, refs and
+ * packed-refs (around hooks, which may write them).
  * Taken before the step that runs repository code and compared after it; any change stops the
  * run (`repo-tampered`) before a commit or push could run with the token present.
  */
@@ -40,9 +44,10 @@ export class RepoIntegrity {
 
   static async snapshot(
     repoDir: string,
-    extraFiles: readonly string[] = []
+    extraFiles: readonly string[] = [],
+    options: { refs?: boolean } = {}
   ): Promise<RepoIntegrity> {
-    const targets = [...watchedPaths(repoDir), ...extraFiles]
+    const targets = [...watchedPaths(repoDir, options.refs), ...extraFiles]
     return new RepoIntegrity(targets, readAll(targets))
   }
 
@@ -91,50 +96,29 @@ export class RepoIntegrity {
   }
 }
 
-/** The repository's git folder and, for a linked worktree, the common one it shares. */
-export function gitDirs(repoDir: string): string[] {
-  const gitDir = resolveGitDir(repoDir)
-  const dirs = [gitDir]
-  const common = join(gitDir, 'commondir')
-  if (existsSync(common)) dirs.push(resolve(gitDir, readFileSync(common, 'utf8').trim()))
-  return dirs
-}
-
-function watchedPaths(repoDir: string): string[] {
+function watchedPaths(repoDir: string, refs = false): string[] {
   const dirs = gitDirs(repoDir)
+  const names = [
+    'config',
+    'config.worktree',
+    'hooks',
+    'info',
+    'commondir',
+    'objects/info/alternates',
+    'objects/info/http-alternates',
+    ...(refs ? ['HEAD', 'refs', 'packed-refs', 'reftable'] : [])
+  ]
   const home = process.env.HOME || homedir()
   const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
   return [
-    ...dirs.flatMap((dir) =>
-      [
-        'config',
-        'config.worktree',
-        'hooks',
-        'info',
-        'objects/info/alternates',
-        'objects/info/http-alternates'
-      ].map((name) => join(dir, name))
-    ),
+    ...dirs.flatMap((dir) => names.map((name) => join(dir, name))),
+    ...configIncludes(repoDir),
     join(home, '.gitconfig'),
     join(xdg, 'git', 'config'),
     join(xdg, 'git', 'attributes'),
     '/etc/gitconfig',
     ...(process.env.GIT_CONFIG_GLOBAL ? [process.env.GIT_CONFIG_GLOBAL] : [])
   ]
-}
-
-/** `.git` as a folder, or the folder a `.git` file (worktree, submodule) points to. */
-function resolveGitDir(repoDir: string): string {
-  const dotGit = join(repoDir, '.git')
-  try {
-    if (statSync(dotGit).isFile()) {
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim()
-      if (pointer) return isAbsolute(pointer) ? pointer : resolve(repoDir, pointer)
-    }
-  } catch {
-    // no .git here: the snapshot then watches only the global files
-  }
-  return dotGit
 }
 
 function readAll(targets: readonly string[]): Map<string, Entry> {

@@ -32,3 +32,24 @@ export function pipelineSteps(steps: StepCommands, commands: readonly string[]):
   for (const command of commands) add('command', command)
   return ordered
 }
+
+// `lint: npm run lint`: a label, then the command (no shell command starts with `word: `).
+const LABELLED_LINE = /^([A-Za-z][\w-]*):\s+(\S.*)$/
+
+/**
+ * A validation command line as planners and maintainers write it: a bare command, or one named
+ * after a label (`test: npm test`, `build: make`). The label and the command, the command alone
+ * being what runs.
+ */
+export function readCommandLine(line: string): { label?: string; command: string } {
+  const text = line.trim()
+  const labelled = LABELLED_LINE.exec(text)
+  return labelled
+    ? { label: labelled[1]!.toLowerCase(), command: labelled[2]!.trim() }
+    : { command: text }
+}
+
+/** The named steps' commands (checks and fixers): commands a maintainer configured. */
+export function stepCommandList(steps: StepCommands): string[] {
+  return Object.values(steps).filter((command): command is string => Boolean(command))
+}

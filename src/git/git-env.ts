@@ -1,0 +1,23 @@
+// What a local git process needs from the parent: where programs and home are, the locale, the
+// temp folder, an identity the user set, git's own tracing and the user's command-line config.
+const LOCAL =
+  /^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|TMP|TEMP|XDG_CONFIG_HOME|EMAIL|SYSTEMROOT|WINDIR|PATHEXT|COMSPEC|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_EXEC_PATH|GIT_TRACE[A-Z0-9_]*|GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)|GIT_CEILING_DIRECTORIES)$/
+
+// And what a command that talks to a remote needs to reach it and to authenticate as the user
+// set it up (ssh agent, proxies, certificates, askpass, a gh or GCM credential helper).
+const REMOTE =
+  /^(SSH_AUTH_SOCK|SSH_AGENT_PID|SSH_ASKPASS|GIT_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_SSH_VARIANT|GIT_SSL_[A-Z_]+|GIT_HTTP_[A-Z_]+|GIT_CURL_VERBOSE|GIT_PROXY_[A-Z_]+|SSL_CERT_FILE|SSL_CERT_DIR|CURL_CA_BUNDLE|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|GH_HOST|GH_CONFIG_DIR|GCM_[A-Z_]+|XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS|DISPLAY)$/
+
+/**
+ * The environment of Patchsmith's git processes, by allowlist: no model key, `INPUT_*`,
+ * `ACTIONS_*`, file-command variable or anything else of the action's. A remote command also
+ * gets what a push needs; its token comes from push-auth in the command's own `env`.
+ */
+export function gitEnv(env: NodeJS.ProcessEnv, remote: boolean): Record<string, string> {
+  const result: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue
+    if (LOCAL.test(name) || (remote && REMOTE.test(name))) result[name] = value
+  }
+  return result
+}

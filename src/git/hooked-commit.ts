@@ -1,0 +1,67 @@
+import { join, sep } from 'node:path'
+import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
+import type { Git } from './git.js'
+import { gitDirs } from './git-dirs.js'
+import { RepoIntegrity } from './repo-integrity.js'
+
+/**
+ * `git commit` with the repository's hooks (`git-hooks: true`), which run with `.git` writable.
+ * Before it: `.git` as it is (config and every file it includes, info/, hooks/, HEAD, refs,
+ * packed-refs, alternates) and the tree of the index, which holds exactly the approved change.
+ * After it, the one change allowed is the checked-out branch moving by one commit on its old
+ * tip whose tree is that tree. A hook that writes a filter into the config or attributes, adds
+ * a ref, or rewrites an approved file and stages it is SECURITY_VIOLATION (`hook-tampered`):
+ * `.git` is put back as it was (the branch too) and the caller rolls back; nothing is pushed.
+ * A hook that refuses the commit is VALIDATION_FAILED with its output; its fixes are never
+ * staged, since what is committed must be what was validated.
+ */
+export async function commitWithHooks(
+  git: Git,
+  message: string,
+  options: { signoff: boolean }
+): Promise<void> {
+  const [tree, head, ref] = await Promise.all([
+    git.writeTree(),
+    git.revParse('HEAD'),
+    git.exec(['symbolic-ref', '--quiet', 'HEAD'], { allowFailure: true })
+  ])
+  const common = gitDirs(git.dir).at(-1)!
+  const branchRef = ref.stdout.trim()
+  const refFile = join(common, branchRef)
+  const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
+  const out = await git.commit(message, { ...options, hooks: true })
+  const problems = guard
+    .changes()
+    .filter((path) => out.exitCode !== 0 || !branchRef || !holds(path, refFile, common))
+    .map((path) => `${path} changed`)
+  if (out.exitCode === 0 && problems.length === 0) {
+    const made = await git.exec(['log', '-1', '--format=%T %P', 'HEAD', '--'])
+    const [madeTree, ...parents] = made.stdout.trim().split(' ')
+    if (parents.length !== 1 || parents[0] !== head)
+      problems.push(`the commit's parents are ${parents.join(', ') || 'none'}, not ${head}`)
+    if (madeTree !== tree) problems.push('the committed tree is not the approved content')
+  }
+  if (problems.length > 0) {
+    guard.restore()
+    throw new SecurityViolationError(
+      `A commit hook changed what it must not (${problems.slice(0, 5).join('; ')}); .git is put back and nothing is committed or pushed. Hooks may check the change, not alter it or the repository [rule hook-tampered].`,
+      { rule: 'hook-tampered', stage: 'commit', problems: problems.slice(0, 20) }
+    )
+  }
+  if (out.exitCode === 0) return
+  throw new ValidationFailedError('A commit hook refused the commit.', {
+    rule: 'commit-hook',
+    command: 'git commit',
+    exit_code: out.exitCode,
+    stderr: out.stderr.trim(),
+    stdout: out.stdout.trim()
+  })
+}
+
+/** The branch's own ref file, or a folder under refs/ on its way that the commit created. */
+function holds(path: string, refFile: string, common: string): boolean {
+  return (
+    path === refFile ||
+    (refFile.startsWith(path + sep) && path.startsWith(join(common, 'refs', sep)))
+  )
+}

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { gitDirs } from './git-dirs.js'
+import { configIncludes } from './config-includes.js'
+
+/** One entry of `git config --list --includes --show-scope --show-origin -z`. */
+export interface ConfigEntry {
+  scope: string
+  /** The file the entry came from (absolute), or git's name for another source. */
+  origin: string
+  /** As git prints it: section and name lower case, a subsection as written. */
+  key: string
+  value: string
+}
+
+/** The arguments that list the effective config with where each entry came from. */
+export const CONFIG_LIST = ['config', '--list', '--includes', '--show-scope', '--show-origin', '-z']
+
+export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
+  const fields = stdout.split('\0')
+  const entries: ConfigEntry[] = []
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [scope, origin, pair] = [fields[i]!, fields[i + 1]!, fields[i + 2]!]
+    const newline = pair.indexOf('\n')
+    const key = newline < 0 ? pair : pair.slice(0, newline)
+    const value = newline < 0 ? '' : pair.slice(newline + 1)
+    const file = origin.startsWith('file:') ? resolve(cwd, origin.slice(5)) : origin
+    entries.push({ scope, origin: file, key, value })
+  }
+  return entries
+}
+
+/** Entries the repository controls: its own config, worktree config and what they include. */
+export function repositoryEntries(entries: readonly ConfigEntry[]): ConfigEntry[] {
+  return entries.filter((entry) => entry.scope === 'local' || entry.scope === 'worktree')
+}
+
+// Keys whose value git runs as a program: for a driver of any name (attributes pick drivers),
+// and the external diff, askpass and alternate-refs commands.
+const DRIVER_PROGRAM =
+  /^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(command|textconv)|merge\.(.+)\.driver|diff\.external|core\.askpass|core\.alternaterefscommand)$/s
+
+/**
+ * Config that runs a program, off for every git process Patchsmith starts whatever the config
+ * files say: fsmonitor, signing (gpg.program runs only to sign or verify), background
+ * maintenance (gc runs hooks), submodule recursion (a submodule has config of its own). Hooks
+ * are off by `core.hooksPath` in git.ts unless they run in the jail.
+ */
+export const STATIC_SEAL: ReadonlyArray<[string, string]> = [
+  ['core.fsmonitor', 'false'],
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
+  ['push.gpgSign', 'false'],
+  ['log.showSignature', 'false'],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['submodule.recurse', 'false']
+]
+
+/**
+ * The program keys the effective config (every scope but the command line, includes followed)
+ * sets, each emptied: an empty command is one git never runs. A filter without a command passes
+ * content through (made optional, so git does not refuse it), a diff or merge driver without
+ * one fails that one operation instead of running something. Driver names are arbitrary, so
+ * they are read from the config itself, again whenever a config file changed (Git.exec).
+ */
+export function driverSeal(entries: readonly ConfigEntry[]): Array<[string, string]> {
+  const seal = new Map<string, string>()
+  for (const entry of entries) {
+    if (entry.scope === 'command') continue
+    const match = DRIVER_PROGRAM.exec(entry.key)
+    if (!match) continue
+    seal.set(entry.key, '')
+    if (match[2] !== undefined) seal.set(`filter.${match[2]}.required`, 'false')
+  }
+  return [...seal]
+}
+
+/** The keys of `driverSeal` the repository itself set, to be named in the log. */
+export function repositoryPrograms(entries: readonly ConfigEntry[]): string[] {
+  const keys = repositoryEntries(entries)
+    .map((entry) => entry.key)
+    .filter(
+      (key) =>
+        DRIVER_PROGRAM.test(key) ||
+        /^(core\.(fsmonitor|hookspath|pager|editor)|sequence\.editor|diff\.external|gpg\..*program|pager\..*)$/i.test(
+          key
+        )
+    )
+  return [...new Set(keys)]
+}
+
+/**
+ * `GIT_CONFIG_PARAMETERS` with these pairs after the parent's own: git's quoted form keeps a
+ * `=` or a space in a driver's name (which `-c` would split) part of the key.
+ */
+export function configParameters(
+  parent: string | undefined,
+  pairs: ReadonlyArray<[string, string]>
+) {
+  const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`
+  const own = pairs.map(([key, value]) => `${quote(key)}=${quote(value)}`)
+  return [parent?.trim(), ...own].filter(Boolean).join(' ')
+}
+
+/**
+ * What the listing depends on: the config files it read or named (an inactive `includeIf`
+ * target too), and HEAD when an `onbranch:` include can turn on. The same digest means the
+ * same effective config, so the listing is read again only when one of them changed.
+ */
+export function configFiles(repoDir: string, entries: readonly ConfigEntry[]): string[] {
+  const files = new Set<string>()
+  const dirs = gitDirs(repoDir)
+  for (const dir of dirs) ['config', 'config.worktree'].forEach((n) => files.add(join(dir, n)))
+  configIncludes(repoDir).forEach((file) => files.add(file))
+  for (const entry of entries) {
+    if (isAbsolute(entry.origin)) files.add(entry.origin)
+    if (!/^include(if\..*)?\.path$/s.test(entry.key) || !isAbsolute(entry.origin)) continue
+    const value = entry.value
+    if (!value || value.startsWith('%(prefix)/')) continue
+    const home = process.env.HOME || homedir()
+    if (value === '~' || value.startsWith('~/')) files.add(join(home, value.slice(1)))
+    else files.add(isAbsolute(value) ? value : resolve(dirname(entry.origin), value))
+  }
+  if (entries.some((entry) => /^includeif\.onbranch:/s.test(entry.key)))
+    dirs.forEach((dir) => files.add(join(dir, 'HEAD')))
+  return [...new Set([...files].map((file) => resolve(file)))].sort()
+}
+
+/** Each file's content hash (absent files too), to tell when the effective config changed. */
+export function fileHashes(files: readonly string[]): Map<string, string> {
+  const hashes = new Map<string, string>()
+  for (const file of files) {
+    try {
+      hashes.set(file, createHash('sha256').update(readFileSync(file)).digest('hex'))
+    } catch {
+      hashes.set(file, 'absent')
+    }
+  }
+  return hashes
+}
+
+export function digestOf(hashes: ReadonlyMap<string, string>): string {
+  const hash = createHash('sha256')
+  for (const file of [...hashes.keys()].sort()) hash.update(`${file}\0${hashes.get(file)}\0`)
+  return hash.digest('hex')
+}
+
+/**
+ * A token `actions/checkout` left in the repository's config (`persist-credentials: true`):
+ * an `http.<url>.extraheader`, or the credentials file newer versions include from the runner's
+ * temp folder. Each is said once at start with its fix.
+ */
+export function persistedCredentials(entries: readonly ConfigEntry[]): string[] {
+  const own = repositoryEntries(entries)
+  const found = new Set<string>()
+  for (const entry of own) {
+    if (/^http\..*extraheader$/is.test(entry.key) && entry.value.trim()) found.add(entry.key)
+    if (/^include(if\..*)?\.path$/s.test(entry.key) && credentialFile(entry.value))
+      found.add(`${entry.key}=${entry.value}`)
+  }
+  return [...found]
+}
+
+function credentialFile(path: string): boolean {
+  const temp = process.env.RUNNER_TEMP
+  return /credential/i.test(basename(path)) || Boolean(temp && path.startsWith(`${temp}/`))
+}
