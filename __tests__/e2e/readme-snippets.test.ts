@@ -131,4 +131,28 @@ describe("the README's examples, run as written", () => {
     expect(JSON.parse(run.outputs.commits!)[0].issue_number).toBe(7)
     expect(github.requests.filter((r) => r.path === '/repos/acme/greet/issues/7')).toHaveLength(1)
   })
+
+  it('names a fix the user can apply: a repo that is no checkout, a missing key', async () => {
+    const repo = project()
+    const files = writeInputs(repo, { 'issue.json': ISSUE, 'fix-plan.json': PLAN })
+    const common = {
+      issue: files['issue.json']!,
+      'fix-plan': files['fix-plan.json']!,
+      'require-actor-permission': 'none',
+      'comment-on-failure': 'false'
+    }
+    const notRepo = await runActionInProcess({
+      workspace: repo.dir,
+      inputs: { ...common, repo: join(repo.root, 'artifact'), 'api-key': 'sk-readme-1234' }
+    })
+    expect(notRepo.outputs['error-code']).toBe('INVALID_INPUT')
+    expect(notRepo.stdout).toContain('is not a git repository: point "repo" (CLI: --repo)')
+    expect(notRepo.stdout).not.toContain('greet.js')
+
+    const noKey = await runActionInProcess({ workspace: repo.dir, inputs: common })
+    expect(noKey.stdout).toContain('No API key')
+    // The command line takes no key on its argv: the fix it is told is one it accepts.
+    expect(noKey.stdout).toContain('--api-key-file FILE')
+    expect(noKey.stdout).not.toMatch(/--api-key(?!-file)/)
+  })
 })

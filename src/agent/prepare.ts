@@ -1,7 +1,15 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
-import { ChangeBranch, Git, RunJournal, WorktreeFiles, pushAuth } from '../git/index.js'
+import {
+  ChangeBranch,
+  Git,
+  RunJournal,
+  WorktreeFiles,
+  gitIncludedPaths,
+  pushAuth
+} from '../git/index.js'
 import { loadAgentInput } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
 import { fetchIssue, needsPlan, planlessInput } from '../planning/index.js'
@@ -33,9 +41,11 @@ export async function loadAndGuard(
   onInput: (input: CodeAgentInput) => void,
   sources: { hooks?: RunHooks; model: () => ModelClient }
 ): Promise<PreparedRun> {
+  assertRepository(repoDir)
   const policy = new PathPolicy({
     blockedGlobs: config.blockedPaths,
-    allowProtected: config.allowProtectedPaths
+    allowProtected: config.allowProtectedPaths,
+    protectedFiles: gitIncludedPaths(repoDir)
   })
   const { eventPath, repository, apiUrl, cwd } = facts
   const context = {
@@ -76,6 +86,7 @@ export async function loadAndGuard(
   )
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
   const git = await Git.open(repoDir)
+  await reportGitConfig(git, logger)
   const paths = plan.file_changes.map((change) => change.path)
   // Both only read; they run together, and the path check's refusal is reported first.
   const [checked, prepared] = await Promise.allSettled([
@@ -93,6 +104,22 @@ export async function loadAndGuard(
   if (checked.status === 'rejected') throw checked.reason
   if (prepared.status === 'rejected') throw prepared.reason
   return { input, policy, commands, base, git, branch: prepared.value }
+}
+
+/**
+ * Said once at start: a token actions/checkout persisted in the repository's config, with the
+ * fix, and the programs the config names, which Patchsmith's own git never runs.
+ */
+async function reportGitConfig(git: Git, logger: Logger): Promise<void> {
+  const { credentials, programs } = await git.configReport()
+  if (credentials.length > 0)
+    logger.warn(
+      `actions/checkout left the job's token in the repository's git config (${credentials.slice(0, 3).join(', ')}): set "persist-credentials: false" on the actions/checkout step. Patchsmith gives its own token to the push alone and keeps this one out of the sandbox.`
+    )
+  if (programs.length > 0)
+    logger.info(
+      `The repository's git config names programs (${programs.slice(0, 5).join(', ')}); Patchsmith's own git runs none of them.`
+    )
 }
 
 /** The repository's default branch as the triggering event names it: never the plan's branch. */
@@ -146,4 +173,14 @@ async function issueByNumber(
     warn: (message) => logger.warn(message)
   })
   return JSON.stringify(issue)
+}
+
+/** A repository setting that names no checkout is bad input, not a missing planned file. */
+function assertRepository(repoDir: string): void {
+  if (existsSync(join(repoDir, '.git'))) return
+  const what = existsSync(repoDir) ? 'is not a git repository' : 'does not exist'
+  throw new InvalidInputError(
+    `${repoDir} ${what}: point "repo" (CLI: --repo) at the checkout to change (actions/checkout's path), or run from inside it.`,
+    { field: 'repo', rule: 'not-a-repository' }
+  )
 }

@@ -107,7 +107,7 @@ export function modelKey(config: RunConfig): string {
   if (config.apiKey) return config.apiKey
   if (OPENAI_HOST.test(config.baseUrl)) {
     throw new InvalidInputError(
-      'No API key: set the "api-key" input (CLI: --api-key or OPENAI_API_KEY).',
+      'No API key: set the "api-key" input (CLI: the OPENAI_API_KEY variable or --api-key-file FILE).',
       { field: 'api-key' }
     )
   }
