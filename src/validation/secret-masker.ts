@@ -1,3 +1,10 @@
+import {
+  MIN_FORM,
+  secretForms,
+  TextReadings,
+  type Reading,
+  type SecretForms
+} from './secret-encodings.js'
 import { redactPatterns } from './secret-patterns.js'
 import { maskSplitSecrets } from './split-secrets.js'
 
@@ -7,6 +14,7 @@ export interface SecretOptions {
 }
 
 const MIN_VALUE = 4
+const READINGS: readonly Reading[] = ['alnum', 'hex', 'digits']
 const MIN_ENCODED = 8
 // Name segments that mark an environment variable as secret (`GITHUB_PATH` is not `PAT`).
 const SECRET_SEGMENT =
@@ -19,12 +27,19 @@ const CERTIFICATE_PATH = /^(\/|[A-Za-z]:[\\/])\S*(\.(pem|crt|cer|der)|[\\/]certs
 
 /**
  * Redacts secrets from any text that leaves the run. Known values are replaced with `***` in
- * every form they may take (raw, URL, JSON and hex encoded, base64 and base64url at all three
- * alignments, so `basic base64("x-access-token:" + token)` is caught too); then the pattern
- * rules of secret-patterns.ts replace secret-looking text with `[REDACTED:<rule>]`.
+ * every form they may take (secret-encodings.ts: raw, reversed, rot13, JSON and URL escaped,
+ * base64, base64url, base32 at every alignment, so `basic base64("x-access-token:" + token)` is
+ * caught too, hex, UTF-16, %XX, decimal; in any letter case and spelled out with a separator),
+ * and split by control characters (split-secrets.ts); then the pattern rules of
+ * secret-patterns.ts replace secret-looking text with `[REDACTED:<rule>]`.
  */
 export class SecretMasker {
+  /** The value and its plain encodings, for the runner's own masking and split secrets. */
   private readonly forms = new Map<string, string>()
+  /** The forms of values the readings do not search (shorter than MIN_FORM). */
+  private readonly shortForms = new Set<string>()
+  /** Every secret's encodings as the normalised readings show them (secret-encodings.ts). */
+  private readonly encoded: SecretForms = { alnum: [], hex: [], digits: [] }
 
   /** A masker that knows every secret of a run: the key, the token and secret-named variables. */
   static forRun(secrets: {
@@ -44,12 +59,28 @@ export class SecretMasker {
     const reveal = options.reveal && value.length >= 12 ? value.slice(-options.reveal) : ''
     this.forms.set(value, `***${reveal}`)
     for (const form of encodedForms(value)) if (!this.forms.has(form)) this.forms.set(form, '***')
+    // Shorter values are searched as written only: their encodings are too short to be told
+    // from chance in the normalised readings.
+    if (value.length < MIN_FORM) {
+      this.shortForms.add(value)
+      encodedForms(value).forEach((form) => this.shortForms.add(form))
+      return
+    }
+    const forms = secretForms(value)
+    for (const reading of READINGS)
+      for (const form of forms[reading])
+        if (!this.encoded[reading].includes(form)) this.encoded[reading].push(form)
   }
 
-  /** Whether the text holds a known secret in any of its forms. */
+  /** Whether the text holds a known value as written or in one of its plain encodings. */
   holdsKnown(text: string): boolean {
     for (const value of this.forms.keys()) if (text.includes(value)) return true
     return false
+  }
+
+  /** How many times the text holds a known secret in any form (encoded, any case, spaced). */
+  countKnown(text: string): number {
+    return this.encodedSpans(text).length
   }
 
   /** Every form registered, for the runner's log masking (core.setSecret). */
@@ -72,10 +103,23 @@ export class SecretMasker {
     let masked = text
     const ordered = [...this.forms].sort(([a], [b]) => b.length - a.length)
     for (const [value, replacement] of ordered) masked = masked.split(value).join(replacement)
+    masked = replaceSpans(masked, this.encodedSpans(masked))
+    // The readings skip control characters and escape sequences already; what is left for the
+    // split search: a terminal's backspaces, and values too short for the readings.
+    const split = masked.includes('\b')
+      ? ordered
+      : ordered.filter(([value]) => this.shortForms.has(value))
     return maskSplitSecrets(
       masked,
-      ordered.map(([value]) => value)
+      split.map(([value]) => value)
     )
+  }
+
+  /** Where the text holds an encoded form of a known secret: [start, end) each, unmerged. */
+  private encodedSpans(text: string): Array<[number, number]> {
+    if (READINGS.every((reading) => this.encoded[reading].length === 0)) return []
+    const readings = new TextReadings(text)
+    return READINGS.flatMap((reading) => readings.spans(reading, this.encoded[reading]))
   }
 
   /** A copy of a JSON value with every string masked; `diff` fields get known values only. */
@@ -128,6 +172,20 @@ export function encodedForms(value: string): string[] {
   forms.add([...value].reverse().join(''))
   forms.delete(value)
   return [...forms].filter((form) => form.length >= MIN_ENCODED)
+}
+
+/** Each stretch replaced by `***` (overlapping stretches once). */
+function replaceSpans(text: string, spans: Array<[number, number]>): string {
+  if (spans.length === 0) return text
+  spans.sort((a, b) => a[0] - b[0])
+  let out = ''
+  let cursor = 0
+  for (const [start, end] of spans) {
+    if (end <= cursor) continue
+    out += text.slice(cursor, Math.max(cursor, start)) + (start >= cursor ? '***' : '')
+    cursor = end
+  }
+  return out + text.slice(cursor)
 }
 
 /** Text that is JSON exactly as JSON.stringify writes it (compact or indented by 2). */

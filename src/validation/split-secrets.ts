@@ -2,7 +2,7 @@ import ansiRegex from 'ansi-regex'
 
 // eslint-disable-next-line no-control-regex -- control characters are what splits a secret
 const CONTROL = /[\u0000-\u001f\u007f]/
-const BACKSPACE = '\b'
+const BACKSPACE = 8
 
 /**
  * Known secrets printed with something invisible inside them (a line break, an escape sequence,
@@ -19,7 +19,7 @@ export function maskSplitSecrets(
   if (!CONTROL.test(text) || values.length === 0) return text
   const skipped = escapeSequences(text)
   const spans: Array<[number, number]> = []
-  for (const eraseOnBackspace of [false, true]) {
+  for (const eraseOnBackspace of text.includes('\b') ? [false, true] : [false]) {
     const { view, origin } = reading(text, skipped, eraseOnBackspace)
     for (const value of values) {
       for (let at = view.indexOf(value); at >= 0; at = view.indexOf(value, at + 1))
@@ -38,33 +38,37 @@ export function maskSplitSecrets(
   return out + text.slice(cursor)
 }
 
-/** Indexes of characters inside ANSI escape sequences. */
-function escapeSequences(text: string): Set<number> {
-  const skipped = new Set<number>()
+/** Which characters are inside ANSI escape sequences. */
+function escapeSequences(text: string): Uint8Array {
+  const skipped = new Uint8Array(text.length)
+  if (!text.includes('\u001b')) return skipped
   for (const match of text.matchAll(ansiRegex()))
-    for (let i = match.index; i < match.index + match[0].length; i++) skipped.add(i)
+    skipped.fill(1, match.index, match.index + match[0].length)
   return skipped
 }
 
 /** The visible characters of `text` and, for each, its index in `text`. */
 function reading(
   text: string,
-  skipped: ReadonlySet<number>,
+  skipped: Uint8Array,
   eraseOnBackspace: boolean
-): { view: string; origin: number[] } {
-  const chars: string[] = []
-  const origin: number[] = []
+): { view: string; origin: Int32Array } {
+  const chars = new Uint16Array(text.length)
+  const origin = new Int32Array(text.length)
+  let length = 0
   for (let i = 0; i < text.length; i++) {
-    const char = text[i]!
-    if (skipped.has(i)) continue
-    if (char === BACKSPACE && eraseOnBackspace) {
-      chars.pop()
-      origin.pop()
+    if (skipped[i]) continue
+    const code = text.charCodeAt(i)
+    if (code === BACKSPACE && eraseOnBackspace) {
+      if (length > 0) length--
       continue
     }
-    if (CONTROL.test(char)) continue
-    chars.push(char)
-    origin.push(i)
+    if (code < 0x20 || code === 0x7f) continue
+    chars[length] = code
+    origin[length++] = i
   }
-  return { view: chars.join(''), origin }
+  let view = ''
+  for (let i = 0; i < length; i += 8192)
+    view += String.fromCharCode(...chars.subarray(i, Math.min(length, i + 8192)))
+  return { view, origin }
 }
