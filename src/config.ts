@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parsePricing } from './model/pricing.js'
-import { FORBIDDEN_EXTRA_NAME, SANDBOX_MODES } from './sandbox/index.js'
+import { FORBIDDEN_EXTRA_NAME, NETWORK_MODES, SANDBOX_MODES } from './sandbox/index.js'
 import { ConfigError, expandSettings } from './settings.js'
 
 export { ACTION_INPUTS, ACTION_INPUT_GROUPS, ConfigError, GROUPED_SETTINGS } from './settings.js'
@@ -55,6 +55,7 @@ export const RunConfigSchema = z.strictObject({
   apiKey: text(),
   editFormat: z.enum(EDIT_FORMATS).default('udiff'),
   validationCommands: list(),
+  setupCommands: list(),
   formatCommand: text(),
   formatFixCommand: text(),
   lintCommand: text(),
@@ -102,6 +103,7 @@ export const RunConfigSchema = z.strictObject({
   signoff: bool(true),
   gitHooks: bool(false),
   sandbox: z.enum(SANDBOX_MODES).default('auto'),
+  validationNetwork: z.enum(NETWORK_MODES).default('closed'),
   validationEnv: list()
     .refine(
       (names) => names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)),
@@ -147,6 +149,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   apiKey: 'text',
   editFormat: 'text',
   validationCommands: 'list',
+  setupCommands: 'list',
   formatCommand: 'text',
   formatFixCommand: 'text',
   lintCommand: 'text',
@@ -181,6 +184,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   signoff: 'boolean',
   gitHooks: 'boolean',
   sandbox: 'text',
+  validationNetwork: 'text',
   validationEnv: 'list',
   githubToken: 'text',
   commentOnFailure: 'boolean',

@@ -140,8 +140,23 @@ describe('validation in the sandbox (default backend)', () => {
 })
 
 describe('a machine without a sandbox', () => {
-  it('auto: runs, and says so in the log and the job summary', async () => {
+  it('auto on GitHub Actions: refuses before any model call, naming the fix', async () => {
     const hostile = await run({ inputs: { 'validation-commands': 'true' } }, 'none')
+    const { result, run: action, model } = hostile
+    expect(result.error?.code).toBe('SECURITY_VIOLATION')
+    expect(result.error?.details?.rule).toBe('sandbox-unavailable')
+    expect(result.error?.message).toContain('sudo apt-get install -y bubblewrap')
+    expect(result.error?.message).toContain('sandbox: off')
+    expect(action.exitCode).toBe(1)
+    expect(model.requests).toHaveLength(0)
+    expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+  })
+
+  it('auto outside GitHub Actions (a workstation): runs, and says so in the log and the summary', async () => {
+    const hostile = await tracked({
+      inputs: { 'validation-commands': 'true' },
+      env: () => ({ PATCHSMITH_SANDBOX_BACKENDS: 'none', GITHUB_ACTIONS: '' })
+    })
     expectCommitted(hostile)
     expect(hostile.result.metrics?.sandbox).toBe('none')
     expect(hostile.run.stdout).toMatch(/::warning::.*No sandbox works on this machine/)

@@ -6,7 +6,13 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Sandbox, unshareSpec, validationEnv, type BackendName } from '../../src/sandbox/index.js'
+import {
+  jailPlan,
+  Sandbox,
+  unshareSpec,
+  validationEnv,
+  type BackendName
+} from '../../src/sandbox/index.js'
 import { runCommand, SecretMasker } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -186,9 +192,10 @@ describe.skipIf(!sudoUser)(
           '(sudo -n true 2>/dev/null && echo sudo-worked) || echo no-sudo',
           '(mount -o remount,rw .git 2>/dev/null && echo remounted) || echo no-remount'
         ].join('; ')
+        const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [hidden] }
         const spec = unshareSpec(
           programs,
-          { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [hidden] },
+          jailPlan(layout, []),
           temp,
           command,
           repo.dir,

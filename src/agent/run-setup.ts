@@ -4,13 +4,7 @@ import type { RunConfig } from '../config.js'
 import { GitConflictError, SecurityViolationError } from '../contract/index.js'
 import { gitDirs, pushAuth, recoverRepository, RunLock, type Git } from '../git/index.js'
 import { parsePricing, RunBudget } from '../model/index.js'
-import {
-  BACKENDS,
-  hiddenFolders,
-  Sandbox,
-  validationEnv,
-  type BackendName
-} from '../sandbox/index.js'
+import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
 import { SecretMasker } from '../validation/index.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
@@ -91,20 +85,25 @@ export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<S
   }
   // No repository there: loading refuses the run with the right error before anything runs.
   if (!existsSync(join(repoDir, '.git'))) return Sandbox.none(['no repository'])
-  const layout = {
-    workTree: repoDir,
-    gitDirs: gitDirs(repoDir),
-    hidden: hiddenFolders(facts.vars, repoDir, [dirname(outputPath), logDir])
-  }
-  const sandbox = await Sandbox.open(layout, backendChoice(facts.vars.PATCHSMITH_SANDBOX_BACKENDS))
+  const layout = jailLayout(facts.vars, repoDir, gitDirs(repoDir), [dirname(outputPath), logDir])
+  const backends = backendChoice(facts.vars.PATCHSMITH_SANDBOX_BACKENDS)
+  const sandbox = await Sandbox.open(layout, backends, { network: config.validationNetwork })
   if (sandbox.active) {
     logger.info(`Validation runs in a sandbox (${sandbox.backend}).`)
+    if (config.validationNetwork === 'open')
+      logger.warn(
+        "validation-network: open: validation, fix and hook commands (code the model wrote) can reach the network and the host's abstract unix sockets. Install dependencies with setup-commands and leave validation-network closed where you can."
+      )
     return sandbox
   }
   const why = sandbox.unavailable.join('; ')
-  if (config.sandbox === 'required')
+  const fix =
+    'Install bubblewrap (`sudo apt-get install -y bubblewrap`, e.g. in a step before this one), run on a Linux runner with passwordless sudo, or set `sandbox: off` to run model-written code with the powers of this step on purpose.'
+  // On a runner, auto fails closed: model-written code never runs bare there unless told.
+  const onRunner = facts.vars.GITHUB_ACTIONS === 'true'
+  if (config.sandbox === 'required' || onRunner)
     throw new SecurityViolationError(
-      `No sandbox works on this machine (${why}); sandbox: required refuses to run model-written code without one. Install bubblewrap (apt-get install bubblewrap) or run on a Linux runner with passwordless sudo.`,
+      `No sandbox works on this machine (${why}); ${config.sandbox === 'required' ? 'sandbox: required' : 'sandbox: auto on GitHub Actions'} refuses to run model-written code without one. ${fix}`,
       { rule: 'sandbox-unavailable', tried: sandbox.unavailable }
     )
   logger.warn(

@@ -1,4 +1,4 @@
-import type { SandboxLayout } from './layout.js'
+import { pidMaxPerNamespace, PROC_COVERS, type JailPlan } from './jail-plan.js'
 
 export type BackendName = 'bubblewrap' | 'unshare' | 'sudo-unshare'
 
@@ -16,6 +16,21 @@ export interface Programs {
   unshare?: string
   sudo?: string
   setpriv?: string
+  prlimit?: string
+  mount?: string
+  ip?: string
+  /** What this bubblewrap understands (`--size`, `--perms` came with later versions). */
+  bwrapOptions?: { size: boolean; perms: boolean }
+}
+
+/** Who runs the command, and how many tasks that user already has (RLIMIT_NPROC counts them). */
+export interface Caller {
+  uid: number
+  gid: number
+  /** Unused since supplementary groups are dropped (the docker group); kept for callers. */
+  groups?: number[]
+  /** Tasks the user has outside the jail, added to the jail's allowance. */
+  tasks?: number
 }
 
 /**
@@ -23,129 +38,46 @@ export interface Programs {
  * job's workspace belongs to the runner's user). Not mount, ptrace, setuid or
  * dac_read_search (open_by_handle_at reaches past the mounts).
  */
-const ROOT_KEEPS = ['dac_override', 'fowner', 'chown'] as const
+export const ROOT_KEEPS = ['dac_override', 'fowner', 'chown'] as const
 
-/**
- * bubblewrap: a new PID namespace (the command sees only its own processes, and all of them die
- * with it), a read-only root, a fresh /tmp, the hidden folders emptied, the work tree writable
- * and git's folders read-only again inside it. Later mounts win, so the order matters.
- */
-export function bubblewrapSpec(
-  bwrap: string,
-  layout: SandboxLayout,
-  command: string,
-  cwd: string,
-  env: Record<string, string>
-): SpawnSpec {
-  // As root (a self-hosted runner, a container), bubblewrap keeps every capability unless told:
-  // with them the command could remount .git writable or unmount what hides the runner's files.
-  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--new-session']
-  if (process.getuid?.() === 0) {
-    args.push('--cap-drop', 'ALL')
-    for (const cap of ROOT_KEEPS) args.push('--cap-add', `CAP_${cap.toUpperCase()}`)
-  }
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp')
-  for (const folder of layout.hidden) args.push('--tmpfs', folder)
-  args.push('--bind', layout.workTree, layout.workTree)
-  for (const folder of layout.gitDirs) args.push('--ro-bind', folder, folder)
-  args.push('--chdir', cwd, '--', '/bin/sh', '-c', command)
-  return { file: bwrap, args, env: { ...env, TMPDIR: '/tmp' } }
+/** The capability bounding set a root command keeps (none for any other user). */
+export function bounding(root: boolean): string {
+  return `--bounding-set=-all${root ? ROOT_KEEPS.map((cap) => `,+${cap}`).join('') : ''}`
 }
 
 /**
- * util-linux `unshare`: the same layout built by a short script in the new mount namespace
- * (bubblewrap does this in C; where it is missing, mount(8) is what there is). As a user with
- * passwordless sudo (GitHub-hosted runners), the mounts are made as root and the command drops
- * back to the caller's user and groups with `setpriv`.
+ * As root, RLIMIT_NPROC never applies (the kernel exempts uid 0 whatever its capabilities):
+ * there the limit is the PID namespace's own pid_max (Linux 6.14 and later), written while
+ * the jail is still being built. Elsewhere: RLIMIT_NPROC through prlimit.
  */
-export function unshareSpec(
-  programs: Programs,
-  layout: SandboxLayout,
-  privateTemp: string,
-  command: string,
-  cwd: string,
-  env: Record<string, string>,
-  viaSudo: boolean,
-  /** Who the command runs as through sudo: the caller (this process's user) unless named. */
-  caller: Caller = currentCaller()
-): SpawnSpec {
-  const work = layout.workTree
-  // With the work tree under /tmp, a tmpfs on /tmp would hide it: a private folder instead.
-  const temp = work === '/tmp' || work.startsWith('/tmp/') ? privateTemp : '/tmp'
-  const lines = ['set -e', `mount --bind ${shellQuote(work)} ${shellQuote(work)}`]
-  for (const folder of layout.gitDirs)
+export function taskLimit(root: boolean): 'pid-namespace' | 'rlimit' | 'none' {
+  if (!root) return 'rlimit'
+  return pidMaxPerNamespace() ? 'pid-namespace' : 'none'
+}
+
+/** Shell lines, run with root's powers inside the jail's namespaces: /proc's writable parts. */
+export function procLines(plan: JailPlan, root: boolean, mount: string): string[] {
+  const lines: string[] = []
+  // The kernel refuses a pid_max under 301.
+  if (root && taskLimit(true) === 'pid-namespace')
+    lines.push(`echo ${Math.max(301, plan.maxTasks)} > /proc/sys/kernel/pid_max`)
+  for (const name of PROC_COVERS) {
+    const path = shellQuote(`/proc/${name}`)
     lines.push(
-      `mount --bind ${shellQuote(folder)} ${shellQuote(folder)}`,
-      `mount -o remount,bind,ro ${shellQuote(folder)}`
+      `if [ -e ${path} ]; then ${mount} --bind ${path} ${path} && ${mount} -o remount,bind,ro ${path}; fi`
     )
-  for (const folder of layout.hidden)
-    lines.push(`mount -t tmpfs -o mode=0755,size=1m patchsmith-hidden ${shellQuote(folder)}`)
-  lines.push(`mount -t tmpfs -o mode=1777 patchsmith-tmp ${shellQuote(temp)}`)
-  // Every other mount read-only (a bind remount changes this namespace's copy only).
-  const keep = [work, temp].flatMap((path) => [shellQuote(path), `${shellQuote(path)}/*`]).join('|')
-  lines.push(
-    'while read -r _ _ _ _ point _; do',
-    `  case "$point" in ${keep}|/proc|/proc/*|/dev|/dev/*|/sys|/sys/*) continue ;; esac`,
-    '  mount -o remount,bind,ro "$point" 2>/dev/null || true',
-    'done < /proc/self/mountinfo',
-    `cd ${shellQuote(cwd)}`
-  )
-  const fullEnv = { ...env, TMPDIR: temp }
-  const run = ['/bin/sh', '-c', command]
-  // The mounts above need root; the command must not have its powers. No capabilities to regain
-  // (a bounding set of ROOT_KEEPS as root, empty otherwise), and no setuid program may raise
-  // them again (no_new_privs: a passwordless sudo inside the jail would otherwise undo it all).
-  const keeps = viaSudo ? '' : ROOT_KEEPS.map((cap) => `,+${cap}`).join('')
-  const powerless = [
-    programs.setpriv ?? 'setpriv',
-    '--no-new-privs',
-    `--bounding-set=-all${keeps}`,
-    '--inh-caps=-all'
-  ]
-  if (viaSudo) {
-    const { uid, gid, groups } = caller
-    const drop = [
-      ...powerless,
-      `--reuid=${uid}`,
-      `--regid=${gid}`,
-      groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups',
-      '--'
-    ]
-    // sudo resets the environment: the allowlisted one is handed on explicitly.
-    const envArgs = ['env', '-i', ...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`)]
-    lines.push(`exec ${[...drop, ...envArgs, ...run].map(shellQuote).join(' ')}`)
-  } else lines.push(`exec ${[...powerless, '--', ...run].map(shellQuote).join(' ')}`)
-  const unshare = [
-    programs.unshare ?? 'unshare',
-    '--pid',
-    '--fork',
-    '--mount',
-    '--mount-proc',
-    '--kill-child',
-    '--propagation',
-    'private',
-    '--',
-    '/bin/sh',
-    '-c',
-    lines.join('\n')
-  ]
-  return viaSudo
-    ? { file: programs.sudo ?? 'sudo', args: ['-n', ...unshare], env: fullEnv }
-    : { file: unshare[0]!, args: unshare.slice(1), env: fullEnv }
-}
-
-export interface Caller {
-  uid: number
-  gid: number
-  groups: number[]
-}
-
-function currentCaller(): Caller {
-  return {
-    uid: process.getuid?.() ?? 0,
-    gid: process.getgid?.() ?? 0,
-    groups: process.getgroups?.() ?? []
   }
+  return lines
+}
+
+/**
+ * `prlimit --nproc` before the command: the limit for any other user than root, and shown to
+ * root's commands too (the PID namespace holds them to it).
+ */
+export function limitPrefix(programs: Programs, plan: JailPlan, caller: Caller): string[] {
+  if (!programs.prlimit) return []
+  const tasks = plan.maxTasks + (caller.uid === 0 ? 0 : (caller.tasks ?? 0))
+  return [programs.prlimit, `--nproc=${tasks}:${tasks}`, '--']
 }
 
 /** One shell word, single-quoted. */

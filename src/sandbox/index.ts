@@ -1,4 +1,15 @@
-export { Sandbox, SANDBOX_MODES, type SandboxMode } from './sandbox.js'
-export { BACKENDS, shellQuote, unshareSpec, type BackendName, type SpawnSpec } from './backends.js'
-export { hiddenFolders, type SandboxLayout } from './layout.js'
+export {
+  Sandbox,
+  SANDBOX_MODES,
+  NETWORK_MODES,
+  type NetworkMode,
+  type SandboxMode,
+  type SandboxOptions,
+  type SpawnOptions
+} from './sandbox.js'
+export { BACKENDS, shellQuote, type BackendName, type Caller, type SpawnSpec } from './backends.js'
+export { unshareSpec } from './unshare.js'
+export { jailPlan, hostSockets, MAX_TASKS, type JailPlan } from './jail-plan.js'
+export { gitFileCovers, type GitFileCover } from './git-config.js'
+export { hiddenFolders, jailLayout, type SandboxLayout } from './layout.js'
 export { validationEnv, FORBIDDEN_EXTRA_NAME } from './environment.js'

@@ -1,24 +1,46 @@
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { which } from '@actions/io'
 import {
   BACKENDS,
-  bubblewrapSpec,
   shellQuote,
-  unshareSpec,
+  taskLimit,
   type BackendName,
+  type Caller,
   type Programs,
   type SpawnSpec
 } from './backends.js'
+import { bubblewrapSpec } from './bubblewrap.js'
+import { gitFileCovers, type GitFileCover } from './git-config.js'
+import { jailPlan, tasksOf } from './jail-plan.js'
 import type { SandboxLayout } from './layout.js'
+import { unshareSpec } from './unshare.js'
 
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
 export type SandboxMode = (typeof SANDBOX_MODES)[number]
+export const NETWORK_MODES = ['closed', 'open'] as const
+export type NetworkMode = (typeof NETWORK_MODES)[number]
 
-// Proves the jail, not just the program: the work tree writable, .git not, a fresh PID space.
-const PROBE = 'test -w . && ! test -w "$1" && test "$$" -le 4'
+export interface SandboxOptions {
+  /** Whether commands get the host's network (default: closed, loopback only). */
+  network?: NetworkMode
+  /** Most processes and threads a command may have at once. */
+  maxTasks?: number
+}
+
+export interface SpawnOptions {
+  /** Git's folders writable: git itself running the repository's hooks. */
+  gitWritable?: boolean
+  /** This command's network, over the sandbox's (setup commands: open). */
+  network?: NetworkMode
+}
+
+// Proves the jail, not just the program: the work tree writable, .git not, a fresh PID space,
+// sysctls read-only.
+const PROBE =
+  'test -w . && ! test -w "$1" && test "$$" -le 4 && ! test -w /proc/sys/kernel/core_pattern'
 const PROBE_TIMEOUT_MS = 15_000
 
 /**
@@ -31,9 +53,11 @@ export class Sandbox {
     readonly backend: BackendName | 'none',
     private readonly layout?: SandboxLayout,
     private readonly programs: Programs = {},
-    private readonly privateTemp?: string,
+    private readonly privateDir?: string,
     /** Why each backend was not used, for the log when none is. */
-    readonly unavailable: readonly string[] = []
+    readonly unavailable: readonly string[] = [],
+    private readonly options: SandboxOptions = {},
+    private readonly gitFiles: readonly GitFileCover[] = []
   ) {}
 
   static none(unavailable: readonly string[] = []): Sandbox {
@@ -43,7 +67,8 @@ export class Sandbox {
   /** The first of `candidates` that runs a probe correctly inside `layout`, else none. */
   static async open(
     layout: SandboxLayout,
-    candidates: readonly BackendName[] = BACKENDS
+    candidates: readonly BackendName[] = BACKENDS,
+    options: SandboxOptions = {}
   ): Promise<Sandbox> {
     const programs = await findPrograms()
     const reasons: string[] = []
@@ -53,8 +78,9 @@ export class Sandbox {
         reasons.push(`${backend}: ${missing}`)
         continue
       }
-      const privateTemp = backend === 'bubblewrap' ? undefined : privateFolder()
-      const sandbox = new Sandbox(backend, layout, programs, privateTemp)
+      const privateDir = privateFolder()
+      const gitFiles = gitFileCovers(layout.gitDirs, join(privateDir, 'git'))
+      const sandbox = new Sandbox(backend, layout, programs, privateDir, [], options, gitFiles)
       const failure = await sandbox.probe()
       if (!failure) return sandbox
       sandbox.dispose()
@@ -67,6 +93,18 @@ export class Sandbox {
     return this.backend !== 'none'
   }
 
+  /** The network commands get unless told otherwise. */
+  get network(): NetworkMode {
+    return this.active ? (this.options.network ?? 'closed') : 'open'
+  }
+
+  /** How the task limit holds here (none as root before Linux 6.14, or without a sandbox). */
+  get taskLimit(): 'pid-namespace' | 'rlimit' | 'none' {
+    if (!this.active) return 'none'
+    const root = process.getuid?.() === 0 && this.backend !== 'sudo-unshare'
+    return taskLimit(root)
+  }
+
   /**
    * The program, arguments and environment that run `command` (through `sh -c`) here. Git's
    * folders stay writable only for git itself running the repository's hooks.
@@ -75,24 +113,26 @@ export class Sandbox {
     command: string,
     cwd: string,
     env: Record<string, string>,
-    options: { gitWritable?: boolean } = {}
+    options: SpawnOptions = {}
   ): SpawnSpec {
     if (this.backend === 'none' || !this.layout)
       return { file: '/bin/sh', args: ['-c', command], env }
-    const layout = {
-      ...this.layout,
-      gitDirs: options.gitWritable ? [] : this.layout.gitDirs,
-      hidden: this.layout.hidden.filter((path) => existsSync(path))
-    }
+    const plan = jailPlan(this.layout, this.gitFiles, {
+      gitWritable: options.gitWritable,
+      network: options.network ?? this.network,
+      maxTasks: this.options.maxTasks
+    })
+    const caller = currentCaller()
     if (this.backend === 'bubblewrap')
-      return bubblewrapSpec(this.programs.bwrap!, layout, command, cwd, env)
+      return bubblewrapSpec(this.programs, plan, command, cwd, env, caller)
+    const stash = join(this.privateDir!, 'stash')
     const viaSudo = this.backend === 'sudo-unshare'
-    return unshareSpec(this.programs, layout, this.privateTemp!, command, cwd, env, viaSudo)
+    return unshareSpec(this.programs, plan, stash, command, cwd, env, viaSudo, caller)
   }
 
-  /** Removes the private temp folder (the unshare backends mount a fresh tmpfs on it). */
+  /** Removes the private folder (sanitized git config, the unshare backends' stash). */
   dispose(): void {
-    if (this.privateTemp) rmSync(this.privateTemp, { recursive: true, force: true })
+    if (this.privateDir) rmSync(this.privateDir, { recursive: true, force: true })
   }
 
   private probe(): Promise<string | undefined> {
@@ -118,10 +158,39 @@ export class Sandbox {
 
 async function findPrograms(): Promise<Programs> {
   const find = async (name: string) => (await which(name, false)) || undefined
-  const [bwrap, unshare, sudo, setpriv] = await Promise.all(
-    ['bwrap', 'unshare', 'sudo', 'setpriv'].map(find)
-  )
-  return { bwrap, unshare, sudo, setpriv }
+  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip']
+  const [bwrap, unshare, sudo, setpriv, prlimit, mount, ip] = await Promise.all(names.map(find))
+  const found = { bwrap, unshare, sudo, setpriv, prlimit, mount, ip }
+  // sbin is not on every user's PATH.
+  for (const name of ['mount', 'ip'] as const)
+    found[name] ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin']
+      .map((dir) => `${dir}/${name}`)
+      .find((path) => isExecutable(path))
+  return { ...found, bwrapOptions: bwrap ? bwrapOptions(bwrap) : undefined }
+}
+
+function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
+  try {
+    const help = execFileSync(bwrap, ['--help'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS })
+    return { size: help.includes('--size'), perms: help.includes('--perms') }
+  } catch {
+    return { size: false, perms: false }
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** This process's user, and (not root) how many tasks it has: RLIMIT_NPROC counts them. */
+function currentCaller(): Caller {
+  const uid = process.getuid?.() ?? 0
+  return { uid, gid: process.getgid?.() ?? 0, tasks: uid === 0 ? 0 : tasksOf(uid) }
 }
 
 function missingProgram(backend: BackendName, programs: Programs): string | undefined {
@@ -135,5 +204,11 @@ function missingProgram(backend: BackendName, programs: Programs): string | unde
 }
 
 function privateFolder(): string {
-  return mkdtempSync(join(tmpdir(), 'patchsmith-sandbox-'))
+  const dir = mkdtempSync(join(tmpdir(), 'patchsmith-sandbox-'))
+  mkdirSync(join(dir, 'stash'))
+  mkdirSync(join(dir, 'git'))
+  // The jail's user reads the sanitized config from here (root when through sudo mounts it).
+  chmodSync(dir, 0o711)
+  chmodSync(join(dir, 'git'), 0o711)
+  return dir
 }

@@ -1,0 +1,76 @@
+import {
+  bounding,
+  limitPrefix,
+  procLines,
+  ROOT_KEEPS,
+  shellQuote,
+  taskLimit,
+  type Caller,
+  type Programs,
+  type SpawnSpec
+} from './backends.js'
+import { PROC_COVERS, type JailPlan } from './jail-plan.js'
+
+/**
+ * bubblewrap: new PID, IPC, UTS and (unless opened) network namespaces (loopback only; the
+ * host's abstract unix sockets live in its network namespace), a read-only root, the plan's
+ * mounts in order, /proc's writable parts read-only. As root the command keeps only
+ * ROOT_KEEPS; the task limit is pid_max of its PID namespace, set by a short shell that still
+ * has the powers to do so and then gives them up for good.
+ */
+export function bubblewrapSpec(
+  programs: Programs,
+  plan: JailPlan,
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+  caller: Caller
+): SpawnSpec {
+  const root = caller.uid === 0
+  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts']
+  args.push('--new-session')
+  if (plan.network === 'closed') args.push('--unshare-net')
+  // The shell that sets pid_max and covers /proc needs mount and setpcap, then drops them.
+  const wrapped = root && taskLimit(true) === 'pid-namespace' && !!programs.setpriv
+  if (root) {
+    // As root, bubblewrap keeps every capability unless told: with them the command could
+    // remount .git writable or unmount what hides the runner's files.
+    args.push('--cap-drop', 'ALL')
+    const keep = [...ROOT_KEEPS, ...(wrapped ? ['sys_admin', 'setpcap'] : [])]
+    for (const cap of keep) args.push('--cap-add', `CAP_${cap.toUpperCase()}`)
+  }
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
+  if (!wrapped)
+    for (const name of PROC_COVERS) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`)
+  const options = programs.bwrapOptions ?? { size: false, perms: false }
+  for (const mount of plan.mounts) {
+    if (mount.type === 'tmpfs') {
+      if (options.size) args.push('--size', String(mount.size))
+      if (options.perms) args.push('--perms', mount.mode)
+      args.push('--tmpfs', mount.path)
+    } else if (mount.type === 'dir') {
+      if (options.perms) args.push('--perms', mount.mode)
+      args.push('--dir', mount.path)
+    } else args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.path)
+  }
+  args.push('--chdir', cwd, '--')
+  const run = ['/bin/sh', '-c', command]
+  if (wrapped) {
+    const mount = programs.mount ?? 'mount'
+    const drop = [
+      ...limitPrefix(programs, plan, caller),
+      programs.setpriv!,
+      '--no-new-privs',
+      bounding(true),
+      '--inh-caps=-all',
+      '--'
+    ]
+    const script = [
+      'set -e',
+      ...procLines(plan, true, shellQuote(mount)),
+      `exec ${drop.map(shellQuote).join(' ')} /bin/sh -c "$0"`
+    ].join('\n')
+    args.push('/bin/sh', '-c', script, command)
+  } else args.push(...limitPrefix(programs, plan, caller), ...run)
+  return { file: programs.bwrap!, args, env: { ...env, ...plan.env } }
+}

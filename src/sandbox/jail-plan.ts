@@ -1,0 +1,138 @@
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { release } from 'node:os'
+import type { GitFileCover } from './git-config.js'
+import { contains, type SandboxLayout } from './layout.js'
+
+/** One mount of the jail, in order: later ones sit on top of earlier ones. */
+export type JailMount =
+  | {
+      type: 'tmpfs'
+      path: string
+      /** Bytes. */
+      size: number
+      mode: string
+    }
+  | { type: 'bind'; source: string; path: string; writable: boolean; file: boolean }
+  /** A folder made in a tmpfs, owned by the command's user (its HOME). */
+  | { type: 'dir'; path: string; mode: string }
+
+export interface JailPlan {
+  mounts: JailMount[]
+  /** Loopback only (a network namespace of its own) unless open. */
+  network: 'closed' | 'open'
+  /** Most tasks (processes and threads) the command may have at once. */
+  maxTasks: number
+  /** Variables the command gets on top of its own (toolchain roots, HOME, TMPDIR). */
+  env: Record<string, string>
+}
+
+export interface PlanOptions {
+  gitWritable?: boolean
+  network?: 'closed' | 'open'
+  maxTasks?: number
+}
+
+/** Sizes of the private folders: big enough for builds and caches, not for filling the disk. */
+const MB = 1024 * 1024
+export const TEMP_SIZE = 2048 * MB
+/** The command's HOME: fresh and empty, in its private /tmp. */
+export const JAIL_HOME = '/tmp/home'
+const SHM_SIZE = 256 * MB
+/** Processes and threads at once: a build's, not a fork bomb's. */
+export const MAX_TASKS = 2048
+/** Where procfs can change the host (sysctls, a crash through sysrq, drivers), made read-only. */
+export const PROC_COVERS = ['sys', 'sysrq-trigger', 'irq', 'bus', 'fs', 'acpi', 'scsi', 'driver']
+
+/**
+ * The jail's mounts, the same for every backend: private /tmp, HOME and /dev/shm; the hidden
+ * folders emptied; toolchains shown again read-only; the work tree writable; git's folders
+ * read-only with their config sanitized; every host unix socket outside them covered.
+ */
+export function jailPlan(
+  layout: SandboxLayout,
+  gitFiles: readonly GitFileCover[],
+  options: PlanOptions = {}
+): JailPlan {
+  const mounts: JailMount[] = [
+    { type: 'tmpfs', path: '/tmp', size: TEMP_SIZE, mode: '1777' },
+    { type: 'dir', path: JAIL_HOME, mode: '0700' }
+  ]
+  const hidden = layout.hidden.filter((path) => !contains('/tmp', path) && existsSync(path))
+  const emptied = (path: string): JailMount => ({ type: 'tmpfs', path, size: MB, mode: '0755' })
+  // A hidden folder inside the work tree (a log folder) is emptied after the tree is bound.
+  const inside = (path: string) => contains(layout.workTree, path)
+  for (const path of hidden.filter((path) => !inside(path))) mounts.push(emptied(path))
+  mounts.push({ type: 'tmpfs', path: '/dev/shm', size: SHM_SIZE, mode: '1777' })
+  const inJail = (path: string) =>
+    !contains('/tmp', path) && !hidden.some((folder) => contains(folder, path))
+  const bind = (source: string, path: string, writable: boolean) => {
+    const stat = lstatSync(source, { throwIfNoEntry: false })
+    if (stat) mounts.push({ type: 'bind', source, path, writable, file: !stat.isDirectory() })
+  }
+  for (const path of layout.revealed ?? []) bind(path, path, false)
+  bind(layout.workTree, layout.workTree, true)
+  for (const path of hidden.filter(inside)) mounts.push(emptied(path))
+  const gitDirs = options.gitWritable ? [] : layout.gitDirs
+  for (const path of gitDirs) bind(path, path, false)
+  const visible = (path: string) =>
+    layout.gitDirs.some((dir) => contains(dir, path)) || !contains(layout.workTree, path)
+  for (const cover of gitFiles) {
+    if (!existsSync(cover.path) || !visible(cover.path)) continue
+    if (!inJail(cover.path) && !mounted(mounts, cover.path)) continue
+    bind(cover.source ?? '/dev/null', cover.path, false)
+  }
+  for (const socket of hostSockets())
+    if (inJail(socket) || mounted(mounts, socket)) bind('/dev/null', socket, false)
+  return {
+    mounts,
+    network: options.network ?? 'closed',
+    maxTasks: options.maxTasks ?? MAX_TASKS,
+    env: { ...layout.toolchainEnv, HOME: JAIL_HOME, TMPDIR: '/tmp' }
+  }
+}
+
+/** `path` is shown again inside a hidden folder by one of the binds. */
+function mounted(mounts: JailMount[], path: string): boolean {
+  return mounts.some((mount) => mount.type === 'bind' && contains(mount.path, path))
+}
+
+/**
+ * Unix sockets bound on this host (its network namespace's list), where they exist as files:
+ * a socket on a read-only mount still connects, so each is covered by an empty file.
+ */
+export function hostSockets(): string[] {
+  let text: string
+  try {
+    text = readFileSync('/proc/net/unix', 'utf8')
+  } catch {
+    return []
+  }
+  const paths = new Set<string>()
+  for (const line of text.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/)
+    const path = fields.slice(7).join(' ')
+    if (path.startsWith('/')) paths.add(path)
+  }
+  return [...paths].filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isSocket())
+}
+
+/** Tasks (processes and threads) `uid` has now: RLIMIT_NPROC counts them all, jailed or not. */
+export function tasksOf(uid: number): number {
+  let count = 0
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (lstatSync(`/proc/${name}`).uid !== uid) continue
+      count += readdirSync(`/proc/${name}/task`).length
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count
+}
+
+/** Linux 6.14 gave each PID namespace its own pid_max: a task limit that holds for root too. */
+export function pidMaxPerNamespace(): boolean {
+  const [major = 0, minor = 0] = release().split('.').map(Number)
+  return major > 6 || (major === 6 && minor >= 14)
+}
