@@ -21,6 +21,9 @@ import { cleanupAfterEach } from '../support/cleanups.js'
 const cleanups = cleanupAfterEach()
 
 const BRANCH = 'fix/12-totals-ignore-quantities'
+/** The pull request's first commit, as Patchsmith made it (signed off, its trailer last). */
+const FIRST =
+  'docs: say what it does\n\nFixes #12\n\nSigned-off-by: Bot <bot@example.com>\nPatchsmith-Commit: validated'
 const TOTAL =
   'export function total(items) {\n  let sum = 0\n  for (const item of items) {\n    sum += item.price\n  }\n  return sum\n}\n'
 const FORMAT = 'export function money(value) {\n  return `$${value}`\n}\n'
@@ -53,7 +56,7 @@ function thread(
 const text = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? [])
 
 /** A repository on Patchsmith's pull request branch, pushed, with the PR known to GitHub. */
-function pullRequestRepo(prefix: string): { repo: TestRepo; head: string } {
+function pullRequestRepo(prefix: string, branch = BRANCH): { repo: TestRepo; head: string } {
   const repo = createRepo({
     files: {
       'src/total.js': TOTAL,
@@ -64,10 +67,10 @@ function pullRequestRepo(prefix: string): { repo: TestRepo; head: string } {
     prefix
   })
   cleanups.push(() => repo.cleanup())
-  repo.git('checkout', '--quiet', '-b', BRANCH)
+  repo.git('checkout', '--quiet', '-b', branch)
   repo.write('README.md', 'Totals.\n')
-  const head = repo.commitAll('docs: say what it does\n\nFixes #12')
-  repo.git('push', '--quiet', 'origin', BRANCH)
+  const head = repo.commitAll(FIRST)
+  repo.git('push', '--quiet', 'origin', branch)
   return { repo, head }
 }
 
@@ -94,7 +97,7 @@ function pullRequest(github: GitHubServer, head: string, extra: Partial<Loopback
     head: BRANCH,
     headSha: head,
     base: 'main',
-    commits: ['docs: say what it does\n\nFixes #12'],
+    commits: [FIRST],
     files: ['README.md'],
     threads: [],
     ...extra
@@ -153,7 +156,10 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.gitOrigin('rev-parse', `${tip}^`)).toBe(head)
     const message = repo.gitOrigin('log', '-1', '--format=%B', BRANCH)
     expect(message).toMatch(/^fix\(src\): address review on #12\n/)
-    expect(message).toContain('Patchsmith-Follow-Up: 1')
+    // Its trailers as the next round reads them: round 1, and Patchsmith's commit.
+    expect(message).toMatch(
+      /\n\nPatchsmith-Follow-Up: 1\n(Signed-off-by: [^\n]+\n)?Patchsmith-Commit: validated\n*$/
+    )
     expect(repo.gitOrigin('show', `${tip}:src/total.js`)).toContain('item.price * item.quantity')
     expect(repo.gitOrigin('show', `${tip}:src/format.js`)).toContain('value.toFixed(2)')
     expect(repo.gitOrigin('diff', '--name-only', head, tip).split('\n').sort()).toEqual([
@@ -193,14 +199,15 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
-  it('refuses a third round with a summary comment, before any model call or push', async () => {
+  it('refuses a third round with a summary comment, before any model call or push, whatever trailers follow the round', async () => {
     const { repo, head } = pullRequestRepo('follow-up-third')
     const { github, model } = await servers()
     pullRequest(github, head, {
+      // As the default sign-off leaves them: the round's trailer is not the last.
       commits: [
-        'docs: say what it does\n\nFixes #12',
-        'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1',
-        'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 2'
+        FIRST,
+        'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1\nSigned-off-by: Bot <bot@example.com>\nPatchsmith-Commit: validated',
+        'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 2\nCo-authored-by: M <m@example.com>\nSigned-off-by: Bot <bot@example.com>'
       ],
       threads: [thread('T9', 'src/total.js', 4, 'Still wrong.')]
     })
@@ -241,7 +248,14 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     })
     const action = await run(repo, github, model, {
       name: 'workflow_run',
-      payload: { workflow_run: { id: 555, conclusion: 'failure', pull_requests: [{ number: 12 }] } }
+      payload: {
+        workflow_run: {
+          id: 555,
+          conclusion: 'failure',
+          head_sha: newHead,
+          pull_requests: [{ number: 12 }]
+        }
+      }
     })
     expect(action.exitCode, action.stdout + action.stderr).toBe(0)
     const tip = repo.gitOrigin('rev-parse', BRANCH)
@@ -254,6 +268,38 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     )
     expect(text(draft!)).toContain('Error: total ignores quantity')
     expect(text(draft!)).not.toContain('\\u001b[31m')
+  })
+
+  it('lets a failed run of a commit that is no longer the head drive nothing (workflow_run, check_suite)', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-stale-run')
+    const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
+    repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
+    const newHead = repo.commitAll('test: check totals')
+    repo.git('push', '--quiet', 'origin', BRANCH)
+    pullRequest(github, newHead, { files: ['src/total.js', 'check.mjs'] })
+    github.workflowRun({
+      id: 556,
+      jobs: [{ id: 78, name: 'test', conclusion: 'failure' }],
+      logs: { 78: 'Error: total ignores quantity\n' }
+    })
+    for (const name of ['workflow_run', 'check_suite']) {
+      // The run failed on the commit before the head: the head may well pass.
+      const event = {
+        id: 556,
+        conclusion: 'failure',
+        head_sha: head,
+        pull_requests: [{ number: 12 }]
+      }
+      const action = await run(repo, github, model, { name, payload: { [name]: event } })
+      expect(action.exitCode, name).toBe(1)
+      expect(resultOf(repo).error.message, name).toMatch(
+        new RegExp(`failed run was on ${head.slice(0, 12)}.*head is now ${newHead.slice(0, 12)}`)
+      )
+      expect(resultOf(repo).error.details, name).toMatchObject({ rule: 'no-follow-up' })
+    }
+    expect(model.requests).toHaveLength(0)
+    expect(github.requests.filter((r) => r.path.includes('/actions/'))).toEqual([])
+    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(newHead)
   })
 
   it('escalates the threads when validation fails: replies why, resolves nothing, pushes nothing', async () => {
@@ -283,24 +329,42 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
-  it('refuses a pull request Patchsmith did not make (a fork, the default branch, a closed one, another branch), before any model call', async () => {
-    for (const [name, extra, rule] of [
-      ['another branch', { head: 'someones-feature' }, 'not-patchsmith-pr'],
-      ['a fork named like Patchsmith', { headRepo: 'mallory/widgets' }, 'not-patchsmith-pr'],
-      ['the default branch', { head: 'main' }, 'not-patchsmith-pr'],
-      ['a closed one', { state: 'closed' }, 'not-open']
+  it("refuses a pull request Patchsmith did not make (a teammate's on a branch named like Patchsmith's, one of the token's user without Patchsmith's commit, a fork, the default branch, a closed one), before any model call", async () => {
+    const ROUND = 'fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1'
+    for (const [name, extra, rule, why] of [
+      // Its branch and even its commits look like Patchsmith's: a teammate opened it.
+      [
+        "a teammate's",
+        { author: 'teammate', commits: [FIRST, ROUND] },
+        'not-patchsmith-pr',
+        /opened by teammate, not by the token's user github-actions\[bot\]/
+      ],
+      // The token's user opened it (another workflow's), but Patchsmith did not start it.
+      [
+        'not started by Patchsmith',
+        { commits: ['chore: bump deps\n\nSigned-off-by: Bot <bot@example.com>', ROUND] },
+        'not-patchsmith-pr',
+        /does not start with a commit of Patchsmith's/
+      ],
+      [
+        'a fork named like Patchsmith',
+        { headRepo: 'mallory/widgets' },
+        'not-patchsmith-pr',
+        /comes from mallory\/widgets/
+      ],
+      ['the default branch', { head: 'main' }, 'not-patchsmith-pr', /default branch/],
+      ['a closed one', { state: 'closed' }, 'not-open', /is not open/]
     ] as const) {
       const { repo, head } = pullRequestRepo('follow-up-foreign')
       const { github, model } = await servers()
       pullRequest(github, head, {
-        ...extra,
-        // Even with a round trailer in its commits: that proves nothing about who made it.
-        commits: ['fix(src): address review on #12\n\nPatchsmith-Follow-Up: 1'],
-        threads: [thread('T1', 'src/total.js', 4, 'Fix it.')]
+        threads: [thread('T1', 'src/total.js', 4, 'Fix it.')],
+        ...(extra as Partial<LoopbackPullRequest>)
       })
       const action = await run(repo, github, model)
       expect(action.exitCode, name).toBe(1)
       expect(resultOf(repo).error.details, name).toMatchObject({ rule })
+      expect(resultOf(repo).error.message, name).toMatch(why)
       expect(model.requests, name).toHaveLength(0)
       expect(repo.gitOrigin('rev-parse', 'main'), name).toBe(repo.git('rev-parse', 'main'))
     }
@@ -330,10 +394,12 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     ])
   })
 
-  it('with dry-run, reports the threads it would address and pushes and answers nothing', async () => {
-    const { repo, head } = pullRequestRepo('follow-up-dry')
+  it('with dry-run, reports the threads it would address and pushes and answers nothing (a branch of any name)', async () => {
+    // A coding task's branch: Patchsmith's by who opened it and its commits, not by its name.
+    const { repo, head } = pullRequestRepo('follow-up-dry', 'agt/T-7')
     const { github, model } = await servers()
     const pr = pullRequest(github, head, {
+      head: 'agt/T-7',
       threads: [
         thread('T1', 'src/total.js', 4, 'Multiply by the quantity.'),
         thread('T4', '.github/workflows/ci.yml', 3, 'Run CI.')
@@ -344,7 +410,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
       'validation-commands': 'true'
     })
     expect(action.exitCode, action.stdout + action.stderr).toBe(0)
-    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
+    expect(repo.gitOrigin('rev-parse', 'agt/T-7')).toBe(head)
     expect(pr.threads.map((t) => t.comments.length)).toEqual([1, 1])
     expect(resultOf(repo).follow_up.threads).toEqual([
       expect.objectContaining({ id: 'T1', status: 'planned' }),

@@ -19,6 +19,8 @@ export interface LoopbackPullRequest {
   title: string
   head: string
   headSha: string
+  /** Who opened it (default the token's user, github-actions[bot]). */
+  author?: string
   /** Where the head branch lives (default acme/widgets: this repository). */
   headRepo?: string
   base: string
@@ -80,6 +82,7 @@ export function pullsAnswer(
         number: pr.number,
         title: pr.title,
         state: pr.state ?? 'open',
+        user: { login: pr.author ?? BOT },
         head: { ref: pr.head, sha: pr.headSha, repo: { full_name: pr.headRepo ?? 'acme/widgets' } },
         base: { ref: pr.base, repo: { full_name: 'acme/widgets', default_branch: 'main' } }
       }
@@ -162,5 +165,7 @@ function graphql(
       body: { data: { resolveReviewThread: { thread: { id: found.id, isResolved: true } } } }
     }
   }
+  if (/^\s*query\s*\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query))
+    return { status: 200, body: { data: { viewer: { login: BOT } } } }
   return { status: 200, body: { errors: [{ message: 'unknown query' }] } }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { InvalidInputError } from '../../src/contract/index.js'
 import { followUpTrigger } from '../../src/adapters/follow-up/index.js'
+import { madeByPatchsmith, parseTrailers, roundOf } from '../../src/adapters/follow-up/trailers.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'patchsmith-trigger-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -22,6 +23,8 @@ const refusal = (action: () => unknown) => {
   }
   throw new Error('expected INVALID_INPUT')
 }
+
+const SHA = 'a'.repeat(40)
 
 describe('followUpTrigger', () => {
   it('takes a pull request number as it is', () => {
@@ -58,23 +61,30 @@ describe('followUpTrigger', () => {
     ).toMatch(/not on a pull request/)
   })
 
-  it('takes a failed workflow run or check suite, with the run to read the log of', () => {
+  it('takes a failed workflow run or check suite, with the run to read the log of and its commit', () => {
     const run = (conclusion: string) =>
-      event({ workflow_run: { id: 55, conclusion, pull_requests: [{ number: 4 }] } })
+      event({ workflow_run: { id: 55, conclusion, head_sha: SHA, pull_requests: [{ number: 4 }] } })
     expect(followUpTrigger('true', 'workflow_run', run('failure'))).toEqual({
       pullRequest: 4,
-      failedRun: { runId: 55 }
+      failedRun: { runId: 55, headSha: SHA }
     })
     expect(refusal(() => followUpTrigger('true', 'workflow_run', run('success')))).toMatch(
       /concluded "success"/
     )
     const suite = event({
-      check_suite: { id: 8, conclusion: 'failure', pull_requests: [{ number: 5 }] }
+      check_suite: { id: 8, conclusion: 'failure', head_sha: SHA, pull_requests: [{ number: 5 }] }
     })
     expect(followUpTrigger('true', 'check_suite', suite)).toEqual({
       pullRequest: 5,
-      failedRun: { checkSuiteId: 8 }
+      failedRun: { checkSuiteId: 8, headSha: SHA }
     })
+    // Without the commit it ran on, a failure could be an older commit's: it drives nothing.
+    const shaless = event({
+      workflow_run: { id: 55, conclusion: 'failure', pull_requests: [{ number: 4 }] }
+    })
+    expect(refusal(() => followUpTrigger('true', 'workflow_run', shaless))).toMatch(
+      /names no commit/
+    )
     const orphan = event({ check_suite: { id: 8, conclusion: 'failure', pull_requests: [] } })
     expect(refusal(() => followUpTrigger('true', 'check_suite', orphan))).toMatch(
       /on no pull request/
@@ -85,5 +95,50 @@ describe('followUpTrigger', () => {
     expect(
       refusal(() => followUpTrigger('true', 'issues', event({ issue: { number: 1 } })))
     ).toMatch(/set follow-up to its number/)
+  })
+})
+
+describe('the trailers of a commit message', () => {
+  const round =
+    'fix(src): address review on #12\n\nPatchsmith-Commit: validated\nPatchsmith-Follow-Up: 2'
+
+  it('reads the round whatever trailers follow it (a sign-off, a co-author, a hook)', () => {
+    expect(roundOf(round)).toBe(2)
+    expect(roundOf(`${round}\nSigned-off-by: A <a@b.c>`)).toBe(2)
+    expect(
+      roundOf(`${round}\nCo-authored-by: B <b@c.d>\nSigned-off-by: A <a@b.c>\nChange-Id: I12\n\n`)
+    ).toBe(2)
+    expect(roundOf(`${round}\r\nSigned-off-by: A <a@b.c>\r\n`)).toBe(2)
+  })
+
+  it('reads only the last paragraph as trailers, never the subject or the body', () => {
+    expect(roundOf('Patchsmith-Follow-Up: 1')).toBeUndefined()
+    expect(roundOf('fix: x\n\nPatchsmith-Follow-Up: 1\n\nThe body goes on here.')).toBeUndefined()
+    expect(roundOf('fix: x\n\nPatchsmith-Follow-Up: one')).toBeUndefined()
+    // Prose with a colon among the trailers: git's rule, a quarter trailers and one it knows.
+    expect(roundOf('fix: x\n\nPatchsmith-Follow-Up: 3\nsee the thread\nSigned-off-by: A')).toBe(3)
+    expect(
+      roundOf(
+        'fix: x\n\nthe round\nwas long\nand hard\nPatchsmith-Follow-Up: 1\nand more\nand more'
+      )
+    ).toBeUndefined()
+  })
+
+  it('names the trailers with their continuation lines', () => {
+    expect(
+      parseTrailers('fix: x\n\nFixes #3\nLicense-Tag: MIT\n  and more\nSigned-off-by: A')
+    ).toEqual([
+      { key: 'License-Tag', value: 'MIT and more' },
+      { key: 'Signed-off-by', value: 'A' }
+    ])
+  })
+
+  it("knows Patchsmith's commits by their trailer, in the trailer block only", () => {
+    expect(
+      madeByPatchsmith('fix: x\n\nFixes #3\n\nSigned-off-by: A\nPatchsmith-Commit: validated')
+    ).toBe(true)
+    expect(madeByPatchsmith(round)).toBe(true)
+    expect(madeByPatchsmith('fix: x\n\nFixes #3')).toBe(false)
+    expect(madeByPatchsmith('fix: x\n\nPatchsmith-Commit: validated\n\nsaid nobody')).toBe(false)
   })
 })

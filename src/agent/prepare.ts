@@ -13,7 +13,12 @@ import {
 import { loadAgentInput } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
 import { fetchIssue, needsPlan, planlessInput } from '../planning/index.js'
-import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
+import {
+  PathPolicy,
+  assertCommandsAllowed,
+  assertPlainFiles,
+  assertRepoPaths
+} from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
 import type { RunHooks } from './hooks.js'
 import type { PhaseClock } from './phase-clock.js'
@@ -87,6 +92,7 @@ export async function loadAndGuard(
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
   const git = await Git.open(repoDir)
   await reportGitConfig(git, logger)
+  await assertPlainFiles(plan.file_changes, base, git)
   const paths = plan.file_changes.map((change) => change.path)
   // Both only read; they run together, and the path check's refusal is reported first.
   const [checked, prepared] = await Promise.allSettled([

@@ -90,6 +90,8 @@ export class ChangeBranch {
   private stashMessage?: string
   private readonly commits: string[] = []
   private pushing = false
+  /** The branch's local tip before the run, or null once the run knows it was absent. */
+  private localBefore?: string | null
   private readonly started = new Date().toISOString()
 
   private constructor(
@@ -233,15 +235,18 @@ export class ChangeBranch {
       const created = await this.git.tryCreateBranch(this.branch, this.baseSha)
       if (created.exitCode === 0) {
         this.createdLocal = true
+        this.localBefore = null
         this.onBranch = true
         this.save()
       } else if (/already exists/i.test(created.stderr)) {
         localTip = await this.git.revParse(`refs/heads/${this.branch}`)
+        this.localBefore = localTip
       } else {
         throw new GitCommandError(['checkout', '-b', this.branch], created)
       }
     } else {
       localTip = this.found.local
+      this.localBefore = localTip ?? null
     }
     await this.findExisting(localTip, this.found.remote)
   }
@@ -462,6 +467,8 @@ export class ChangeBranch {
       stash: this.stash,
       leftStart: this.leftStart,
       createdLocal: this.createdLocal,
+      localBefore: this.localBefore,
+      remoteBefore: this.push ? (this.found.remote ?? null) : undefined,
       worktreeChanged: this.worktreeChanged,
       baseMoved: this.baseMoved,
       commits: [...this.commits],

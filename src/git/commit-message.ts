@@ -78,6 +78,12 @@ export function printableMessage(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(UNPRINTABLE, '')
 }
 
+/**
+ * Every commit Patchsmith makes ends with this trailer (after any sign-off): a follow-up takes a
+ * pull request for Patchsmith's only when its token's user opened it and it starts with one.
+ */
+export const PATCHSMITH_TRAILER = 'Patchsmith-Commit: validated'
+
 export function commitMessage(subject: string, issueNumber: number): string {
   return `${subject}\n\nFixes #${issueNumber}`
 }

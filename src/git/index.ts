@@ -24,4 +24,11 @@ export { RepoIntegrity } from './repo-integrity.js'
 export { gitDirs } from './git-dirs.js'
 export { gitIncludedPaths } from './config-includes.js'
 export { RunLock } from './run-lock.js'
-export { recoverRepository, RunJournal, type JournalRecord, type Recovery } from './run-journal.js'
+export { RunJournal, type JournalRecord } from './run-journal.js'
+export { recoverRepository, type Recovery } from './journal-recovery.js'
+export {
+  leftoverSigns,
+  unverifiedJournalMessage,
+  type UnverifiedJournal
+} from './unverified-journal.js'
+export { loadJournalKey } from './journal-key.js'

@@ -11,6 +11,7 @@ export { assertCommandsAllowed } from './command-policy.js'
 export { diffPaths, guardReplyClaims } from './reply-claims.js'
 export type { ClaimOptions } from './reply-claims.js'
 export { assertRepoPaths, ignoredPaths, symlinkOnTheWay } from './repo-paths.js'
+export { assertPlainFiles, twinPaths } from './plan-files.js'
 export type { GitRunner } from './repo-paths.js'
 export {
   guardEdits,

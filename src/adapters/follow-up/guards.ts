@@ -2,20 +2,18 @@ import { InvalidInputError } from '../../contract/index.js'
 import { Git } from '../../git/index.js'
 import { replyMarker } from './plan.js'
 import type { PullRequestInfo, PullRequestReview } from './pull-request.js'
-
-/** The trailer that counts a pull request's follow-up rounds. */
-export const ROUND_TRAILER = 'Patchsmith-Follow-Up'
-// The branch names Patchsmith gives its pull requests (planBranchName and the commit types).
-const PATCHSMITH_BRANCH = /^(fix|feat|docs|chore|refactor)\/\d+(-[a-z0-9-]+)?$/
+import { madeByPatchsmith, PATCHSMITH_TRAILERS, roundOf } from './trailers.js'
 
 /**
- * Only Patchsmith's own, open pull request from this repository, on a branch of its naming
- * that is not the default branch: anything else could put a commit where nobody reviews it.
+ * Only Patchsmith's own, open pull request from this repository, not on the default branch:
+ * opened by the token's user (whoever the run pushes as), its first commit one Patchsmith made
+ * (its trailer). A branch's name proves nothing: anyone can name one `fix/12-…`.
  */
-export function assertPatchsmithPullRequest(
+export async function assertPatchsmithPullRequest(
   pr: PullRequestInfo,
+  review: PullRequestReview,
   repository: string | undefined
-): void {
+): Promise<void> {
   const refuse = (why: string, rule: string) =>
     new InvalidInputError(
       `Pull request #${pr.number} ${why}: follow-ups only change Patchsmith's own pull requests.`,
@@ -30,11 +28,25 @@ export function assertPatchsmithPullRequest(
       `comes from ${pr.headRepo ?? 'a deleted repository'}, not ${repository ?? 'this repository'}`,
       'not-patchsmith-pr'
     )
-  if (pr.head === pr.defaultBranch || !PATCHSMITH_BRANCH.test(pr.head))
+  if (pr.head === pr.defaultBranch)
+    throw refuse(`is on the default branch ${pr.head}`, 'not-patchsmith-pr')
+  const viewer = await review.viewer()
+  if (!viewer || !pr.author || sameUser(pr.author) !== sameUser(viewer))
     throw refuse(
-      `is on the branch ${pr.head}, not one Patchsmith names (fix/<issue>-…)`,
+      `was opened by ${pr.author ?? 'a deleted account'}, not by the token's user ${viewer ?? '(unknown)'}`,
       'not-patchsmith-pr'
     )
+  const [first] = await review.commitMessages()
+  if (!first || !madeByPatchsmith(first))
+    throw refuse(
+      `does not start with a commit of Patchsmith's (no ${PATCHSMITH_TRAILERS.join(' or ')} trailer)`,
+      'not-patchsmith-pr'
+    )
+}
+
+/** GraphQL names a bot `github-actions`, REST `github-actions[bot]`. */
+function sameUser(login: string): string {
+  return login.toLowerCase().replace(/\[bot\]$/, '')
 }
 
 /** The round this run would be (counted from the trailers of the commits); past the cap, a refusal. */
@@ -43,9 +55,8 @@ export async function nextRound(
   pr: PullRequestInfo,
   max: number
 ): Promise<number> {
-  const trailer = new RegExp(`(^|\\n\\n)([^\\n]+\\n)*${ROUND_TRAILER}: \\d+\\s*$`)
-  const rounds = (await review.commitMessages()).filter((message) =>
-    trailer.test(message.trimEnd())
+  const rounds = (await review.commitMessages()).filter(
+    (message) => roundOf(message) !== undefined
   ).length
   if (rounds < max) return rounds + 1
   await review.comment(

@@ -7,14 +7,10 @@ import { commitScope, Git, pushAuth, pushError } from '../../git/index.js'
 import { SecretMasker } from '../../validation/index.js'
 import { writeJsonFile } from '../result-file.js'
 import { answerThreads, type RoundResult } from './answers.js'
-import {
-  assertCheckedOut,
-  assertPatchsmithPullRequest,
-  nextRound,
-  ROUND_TRAILER
-} from './guards.js'
+import { assertCheckedOut, assertPatchsmithPullRequest, nextRound } from './guards.js'
 import { failedCheckInput, reviewInput, sortThreads, type ThreadOutcome } from './plan.js'
 import { PullRequestReview, type PullRequestInfo, type ReviewThread } from './pull-request.js'
+import { ROUND_TRAILER } from './trailers.js'
 import { followUpTrigger } from './trigger.js'
 
 export { followUpTrigger } from './trigger.js'
@@ -76,10 +72,10 @@ export async function runFollowUp(
           { apiUrl: env.apiUrl, warn: logger.warn }
         ))
         const pr = (state.pr = await review.info())
-        assertPatchsmithPullRequest(pr, env.repository)
-        if (trigger.failedRun?.headSha && trigger.failedRun.headSha !== pr.headSha)
+        await assertPatchsmithPullRequest(pr, review, env.repository)
+        if (trigger.failedRun && trigger.failedRun.headSha !== pr.headSha)
           throw nothingToDo(
-            `the failed run was on ${trigger.failedRun.headSha.slice(0, 12)}, and the pull request has moved on`
+            `the failed run was on ${trigger.failedRun.headSha.slice(0, 12)}, and the pull request's head is now ${pr.headSha.slice(0, 12)}`
           )
         state.round = await nextRound(review, pr, config.maxFollowUpRounds)
         await assertCheckedOut(repoDir, pr)

@@ -20,6 +20,8 @@ export interface PullRequestInfo {
   title: string
   head: string
   headSha: string
+  /** Who opened it (REST `user.login`). */
+  author: string | null
   /** `owner/repo` the head branch lives in (a fork's, for a pull request from a fork). */
   headRepo: string | null
   base: string
@@ -42,6 +44,7 @@ const THREADS = `query($owner: String!, $repo: String!, $number: Int!, $after: S
   }
   viewer { login }
 }`
+const VIEWER = `query { viewer { login } }`
 const REPLY = `mutation($thread: ID!, $body: String!) {
   addPullRequestReviewThreadReply(input: { pullRequestReviewThreadId: $thread, body: $body }) { comment { id } }
 }`
@@ -55,6 +58,7 @@ const MAX_PAGES = 10
  */
 export class PullRequestReview {
   private readonly writers = new Map<string, boolean>()
+  private messages?: Promise<string[]>
 
   private constructor(
     private readonly octokit: GitHubClient,
@@ -90,6 +94,7 @@ export class PullRequestReview {
       title: data.title,
       head: data.head.ref,
       headSha: data.head.sha,
+      author: data.user?.login ?? null,
       headRepo: data.head.repo?.full_name ?? null,
       base: data.base.ref,
       defaultBranch: data.base.repo.default_branch,
@@ -97,14 +102,22 @@ export class PullRequestReview {
     }
   }
 
-  /** The messages of the pull request's commits (all pages: the API lists up to 250). */
+  /** The token's user: who Patchsmith pushes and answers as here. */
+  async viewer(): Promise<string | null> {
+    const data = await this.octokit.graphql<{ viewer: { login: string } | null }>(VIEWER)
+    return data.viewer?.login ?? null
+  }
+
+  /** The messages of the pull request's commits, oldest first (all pages: the API lists up to 250). */
   async commitMessages(): Promise<string[]> {
-    const commits = await this.octokit.paginate(this.octokit.rest.pulls.listCommits, {
-      ...this.where,
-      pull_number: this.number,
-      per_page: 100
-    })
-    return commits.map((commit) => commit.commit.message)
+    this.messages ??= this.octokit
+      .paginate(this.octokit.rest.pulls.listCommits, {
+        ...this.where,
+        pull_number: this.number,
+        per_page: 100
+      })
+      .then((commits) => commits.map((commit) => commit.commit.message))
+    return this.messages
   }
 
   async changedFiles(): Promise<string[]> {

@@ -8,7 +8,7 @@ export interface FollowUpTrigger {
    * A failed workflow run (workflow_run) or check suite (check_suite) whose log drives the fix,
    * and the commit it ran on (a failure of an older commit drives nothing).
    */
-  failedRun?: { runId?: number; checkSuiteId?: number; headSha?: string }
+  failedRun?: { runId?: number; checkSuiteId?: number; headSha: string }
 }
 
 /** A comment asks for a follow-up with this command (`/patchsmith`, `/patchsmith fix`, …). */
@@ -64,12 +64,14 @@ export function followUpTrigger(
         throw refuse(`the ${eventName} concluded "${String(run?.conclusion)}"`)
       const pr = run.pull_requests?.[0]?.number
       if (!pr) throw refuse(`the ${eventName} is on no pull request`)
+      const headSha = String(run.head_sha ?? '')
+      if (!/^[0-9a-f]{40}$/.test(headSha)) throw refuse(`the ${eventName} names no commit`)
       return {
         pullRequest: Number(pr),
         failedRun:
           eventName === 'workflow_run'
-            ? { runId: Number(run.id) }
-            : { checkSuiteId: Number(run.id) }
+            ? { runId: Number(run.id), headSha }
+            : { checkSuiteId: Number(run.id), headSha }
       }
     }
     default:
