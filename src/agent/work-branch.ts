@@ -102,6 +102,8 @@ export class WorkBranch {
       branch,
       leftStart: status.branch !== base,
       createdLocal: options.push,
+      // Read above: a recovery deletes the work branch only when it was not there before.
+      localBefore: local ?? null,
       // From here on the tasks' edits may be in the work tree, on the planned paths only.
       worktreeChanged: true,
       baseMoved: false,

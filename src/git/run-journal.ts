@@ -1,161 +1,131 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
-import { Git } from './git.js'
-import type { PushAuth } from './push-auth.js'
+import { loadJournalKey, journalTag, tagMatches } from './journal-key.js'
+import { parseJournalRecord, type JournalRecord } from './journal-record.js'
 import { gitDirs } from './repo-integrity.js'
 
-/**
- * What a run must put back if it dies where no handler runs (SIGKILL, a runner that is gone):
- * written before each change to the repository, removed when the run has put everything back.
- */
-export interface JournalRecord {
-  pid: number
-  started: string
-  /** The branch the run started on (undefined: detached at `startHead`). */
-  startBranch?: string
-  startHead: string
-  base: string
-  baseSha: string
-  branch: string
-  /** The stash message, set before `git stash push`; the stash's SHA once it exists. */
-  stashMessage?: string
-  stash?: string
-  leftStart: boolean
-  createdLocal: boolean
-  /** Set before the first apply: the work tree holds the run's edits from then on. */
-  worktreeChanged: boolean
-  /** push: false: commits were made on the base branch. */
-  baseMoved: boolean
-  /** The run's commits; a branch on origin is deleted only when its tip is one of them. */
-  commits: string[]
-  pushing: boolean
-  touched: string[]
-}
+export type { JournalRecord } from './journal-record.js'
 
+const FORMAT = 'patchsmith-journal/2'
+const MAX_BYTES = 4 << 20
+
+/** A journal as found: one Patchsmith wrote for this repository, or one it must not carry out. */
+export type JournalReading =
+  | { verified: true; record: JournalRecord }
+  | {
+      verified: false
+      /** Why it is not carried out, as the end of a sentence ("it …"). */
+      problem: string
+      /** What it claims, for the message only: never acted on. */
+      claimed: { pid?: unknown; branch?: unknown; base?: unknown; started?: unknown }
+    }
+
+/**
+ * `.git/patchsmith/journal.json`: the record (see JournalRecordSchema) as a string, and an
+ * HMAC-SHA256 tag over it and the git folder's real path, keyed outside the repository
+ * (journal-key.ts). A record without a valid tag, or with a value Patchsmith never writes, is
+ * not carried out. Without a usable key the record is still written, untagged: a human can read
+ * it, no run obeys it.
+ */
 export class RunJournal {
-  private constructor(private readonly file: string) {}
+  private constructor(readonly file: string) {}
 
   static for(repoDir: string): RunJournal {
     return new RunJournal(join(gitDirs(repoDir)[0]!, 'patchsmith', 'journal.json'))
   }
 
-  read(): JournalRecord | undefined {
-    if (!existsSync(this.file)) return undefined
+  read(): JournalReading | undefined {
+    let text: string
     try {
-      const record = JSON.parse(readFileSync(this.file, 'utf8')) as JournalRecord
-      return typeof record.startHead === 'string' && typeof record.branch === 'string'
-        ? record
-        : undefined
-    } catch {
-      return undefined
+      const stat = lstatSync(this.file)
+      if (!stat.isFile()) return unverified('is not a regular file')
+      if (stat.size > MAX_BYTES) return unverified('is larger than any journal Patchsmith writes')
+      text = readFileSync(this.file, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      return unverified(`cannot be read (${(error as Error).message})`)
     }
+    let outer: { format?: unknown; record?: unknown; tag?: unknown }
+    try {
+      outer = JSON.parse(text) as typeof outer
+    } catch {
+      return unverified('is not JSON')
+    }
+    if (outer === null || typeof outer !== 'object' || outer.format !== FORMAT)
+      return unverified('is not in the format this Patchsmith writes', claims(outer))
+    if (typeof outer.record !== 'string') return unverified('holds no record', {})
+    let inner: unknown
+    try {
+      inner = JSON.parse(outer.record)
+    } catch {
+      return unverified('holds a record that is not JSON', {})
+    }
+    const claimed = claims(inner)
+    if (outer.tag === null || outer.tag === undefined)
+      return unverified(
+        'carries no integrity tag (no journal key was usable when written)',
+        claimed
+      )
+    const key = loadJournalKey(false)
+    if ('problem' in key) return unverified(`cannot be checked: ${key.problem}`, claimed)
+    if (!tagMatches(key.key, this.scope(), outer.record, outer.tag))
+      return unverified(
+        'does not carry a valid integrity tag: it was not written by Patchsmith as this user for this repository',
+        claimed
+      )
+    const parsed = parseJournalRecord(inner)
+    if ('problem' in parsed)
+      return unverified(`holds a value Patchsmith never writes (${parsed.problem})`, claimed)
+    return { verified: true, record: parsed.record }
   }
 
   /** Written whole and renamed into place, so a kill mid-write leaves the previous record. */
   write(record: JournalRecord): void {
     mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 })
+    const body = JSON.stringify(record)
+    const key = loadJournalKey(true)
+    const tag = 'key' in key ? journalTag(key.key, this.scope(), body) : null
     const temp = `${this.file}.tmp`
-    writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 })
+    writeFileSync(temp, `${JSON.stringify({ format: FORMAT, record: body, tag })}\n`, {
+      mode: 0o600
+    })
     renameSync(temp, this.file)
   }
 
   remove(): void {
     rmSync(this.file, { force: true })
   }
+
+  /** Moves a journal that is not carried out out of the way, kept for a person to read. */
+  setAside(): string {
+    const kept = join(this.file, '..', 'journal.unverified.json')
+    renameSync(this.file, kept)
+    return kept
+  }
+
+  /** What the tag binds the record to: this git folder, so another repository's does not do. */
+  private scope(): string {
+    return `${FORMAT}\0${realpathSync(join(this.file, '..'))}`
+  }
 }
 
-/**
- * Puts back what a dead run changed, from its journal: its edits and commits undone, the branch
- * it created deleted (on origin only when the tip there is its own commit), the checkout back
- * where it started and the user's stashed changes back in place. Returns what was done, and
- * what could not be, as sentences.
- */
-export async function recoverFromJournal(
-  git: Git,
-  record: JournalRecord,
-  auth?: PushAuth
-): Promise<{ done: string[]; problems: string[] }> {
-  const done: string[] = []
-  const problems: string[] = []
-  const step = async (what: string, action: () => Promise<unknown>) => {
-    try {
-      await action()
-      done.push(what)
-    } catch (error) {
-      problems.push(`${what}: ${(error as Error).message}`)
-    }
-  }
-  const stash = record.stash ?? (await stashByMessage(git, record.stashMessage))
-  const touchedTree =
-    record.worktreeChanged || record.baseMoved || record.leftStart || record.createdLocal
-  if (touchedTree) {
-    const start = record.startBranch ?? record.startHead
-    await step(`checked out ${start}`, () => git.checkout(start, { force: true }))
-    if (record.baseMoved && record.base === record.startBranch)
-      await step(`moved ${record.base} back to ${record.baseSha.slice(0, 12)}`, () =>
-        git.resetHard(record.baseSha)
-      )
-    else if (record.baseMoved)
-      await step(`moved ${record.base} back to ${record.baseSha.slice(0, 12)}`, () =>
-        git.exec(['update-ref', `refs/heads/${record.base}`, record.baseSha])
-      )
-    if (record.touched.length > 0)
-      await step('removed the files the run created', () => git.cleanPaths(record.touched))
-  }
-  if (record.createdLocal || record.baseMoved) {
-    const tip = await git.tryRevParse(`refs/heads/${record.branch}`)
-    if (tip && (record.commits.includes(tip) || tip === record.baseSha))
-      await step(`deleted the branch ${record.branch}`, () => git.deleteLocalBranch(record.branch))
-  }
-  if (record.pushing) {
-    const heads = await git.remoteHeads('origin', record.branch, auth?.env).catch((error) => {
-      problems.push(`look for ${record.branch} on origin: ${(error as Error).message}`)
-      return undefined
-    })
-    if (heads?.tip && record.commits.includes(heads.tip))
-      await step(`deleted the branch ${record.branch} on origin`, async () => {
-        const out = await git.push('origin', `:refs/heads/${record.branch}`, auth?.env)
-        if (out.exitCode !== 0) throw new Error(out.stderr.trim())
-      })
-  }
-  if (stash) {
-    await step('put the uncommitted changes back', async () => {
-      const out = await git.stashRestore(stash)
-      if (out.exitCode !== 0)
-        throw new Error(`they are kept in the stash (${stash.slice(0, 12)}): ${out.stderr.trim()}`)
-    })
-  }
-  return { done, problems }
+function unverified(
+  problem: string,
+  claimed: Extract<JournalReading, { verified: false }>['claimed'] = {}
+): JournalReading {
+  return { verified: false, problem, claimed }
 }
 
-/** A stash pushed just before the run died, before its SHA reached the journal. */
-async function stashByMessage(git: Git, message: string | undefined): Promise<string | undefined> {
-  if (!message) return undefined
-  const top = await git.tryRevParse('refs/stash')
-  if (!top) return undefined
-  const subject = await git.exec(['log', '-1', '--format=%s', top], { allowFailure: true })
-  return subject.stdout.trim().endsWith(message) ? top : undefined
-}
-
-export interface Recovery {
-  record: JournalRecord
-  done: string[]
-  problems: string[]
-}
-
-/**
- * A dead run's journal, if the repository has one, carried out; the journal is removed once
- * everything was put back, and kept (for another try, by hand) otherwise. Call with the run lock
- * held: a journal then belongs to a run that is gone.
- */
-export async function recoverRepository(
-  repoDir: string,
-  auth?: PushAuth
-): Promise<Recovery | undefined> {
-  const journal = RunJournal.for(repoDir)
-  const record = journal.read()
-  if (!record) return undefined
-  const result = await recoverFromJournal(await Git.open(repoDir), record, auth)
-  if (result.problems.length === 0) journal.remove()
-  return { record, ...result }
+function claims(value: unknown): Extract<JournalReading, { verified: false }>['claimed'] {
+  if (value === null || typeof value !== 'object') return {}
+  const { pid, branch, base, started } = value as Record<string, unknown>
+  return { pid, branch, base, started }
 }
