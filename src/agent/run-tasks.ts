@@ -8,7 +8,14 @@ import {
   type Commit
 } from '../contract/index.js'
 import { resolveEditFormat } from '../edits/index.js'
-import { ChangeBranch, Git, RunJournal, WorktreeFiles, pushAuth } from '../git/index.js'
+import {
+  ChangeBranch,
+  Git,
+  RunJournal,
+  WorktreeFiles,
+  gitIncludedPaths,
+  pushAuth
+} from '../git/index.js'
 import {
   loadTasks,
   taskBatches,
@@ -100,7 +107,8 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       taskInput(task, { ...loaded, branch: branchName, exists: () => true })
     const policy = new PathPolicy({
       blockedGlobs: config.blockedPaths,
-      allowProtected: config.allowProtectedPaths
+      allowProtected: config.allowProtectedPaths,
+      protectedFiles: gitIncludedPaths(repoDir)
     })
     policy.assertAllowed(planned, 'plan')
     const commands = assertCommandsAllowed([], config.validationCommands, config.allowPlanCommands)

@@ -128,7 +128,6 @@ export class Git {
   }
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
-    Git.program ??= which('git', true)
     const seal = await this.seal()
     if (options.network) assertSafeRemoteKeys(repositoryEntries(seal.entries))
     this.processCount++
@@ -138,7 +137,7 @@ export class Git {
       ...(options.network ? REMOTE_CONFIG : [])
     ]
     if (options.hooks && this.hookJail) return this.execWithHooks([...config, ...args], options)
-    const output = await getExecOutput(await Git.program, [...config, ...args], {
+    const output = await getExecOutput(await Git.program!, [...config, ...args], {
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,
@@ -183,6 +182,7 @@ export class Git {
    * (the repository's config, every file it includes, HEAD for `onbranch:` includes).
    */
   private seal(): Promise<Seal> {
+    Git.program ??= which('git', true)
     const hashes = fileHashes(configFiles(this.dir, this.lastEntries))
     const digest = digestOf(hashes)
     if (this.sealed?.digest === digest) return this.sealed.seal

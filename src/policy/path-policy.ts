@@ -26,6 +26,8 @@ export interface PathPolicyOptions {
   allowProtected?: readonly string[]
   /** Accept non-ASCII (NFC) path names; control, bidi and invisible characters stay refused. */
   allowNonAscii?: boolean
+  /** Files protected in this repository only: those its git config includes (gitIncludedPaths). */
+  protectedFiles?: readonly string[]
 }
 
 export const MAX_PATH_CHARS = 4096
@@ -51,8 +53,10 @@ export class PathPolicy {
   readonly blockedGlobs: readonly string[]
   readonly allowProtected: readonly string[]
   readonly allowNonAscii: boolean
+  readonly protectedFiles: readonly string[]
 
   constructor(options: PathPolicyOptions = {}) {
+    this.protectedFiles = (options.protectedFiles ?? []).map((path) => path.toLowerCase())
     this.blockedGlobs = [...BUILTIN_BLOCKED_GLOBS, ...(options.blockedGlobs ?? [])]
     this.allowProtected = [...(options.allowProtected ?? [])]
     this.allowNonAscii = options.allowNonAscii ?? false
@@ -95,7 +99,9 @@ export class PathPolicy {
 
   /** The protected group of a path, unless a maintainer allowed it with allow-protected-paths. */
   checkProtected(path: string): PathViolation | undefined {
-    const group = protectedGroup(path)
+    const group =
+      protectedGroup(path) ??
+      (this.protectedFiles.includes(path.toLowerCase()) ? INCLUDED_CONFIG : undefined)
     if (!group || this.allowsProtected(path)) return undefined
     return {
       path,
@@ -129,6 +135,12 @@ export class PathPolicy {
       return 'the path holds ", \\, :, <, >, |, ?, * or is not in Unicode NFC form'
     return undefined
   }
+}
+
+const INCLUDED_CONFIG: ProtectedGroup = {
+  name: 'git-config-include',
+  why: "the repository's git config includes this file, so an edit of it is an edit of git's config (filters, hooks)",
+  globs: []
 }
 
 export function protectedGroup(path: string): ProtectedGroup | undefined {

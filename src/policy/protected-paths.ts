@@ -32,8 +32,16 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
   },
   {
     name: 'git-metadata',
-    why: '.gitmodules pulls in foreign code, .gitattributes selects filters and hides diffs from review, .gitignore hides files from git status',
-    globs: ['**/.gitmodules', '**/gitmod~*', '**/.gitattributes', '**/.gitignore', '**/.mailmap']
+    why: '.gitmodules pulls in foreign code, .gitattributes selects filters and hides diffs from review, .gitconfig and .lfsconfig are git config a repository may include, .gitignore hides files from git status',
+    globs: [
+      '**/.gitmodules',
+      '**/gitmod~*',
+      '**/.gitattributes',
+      '**/.gitconfig',
+      '**/.lfsconfig',
+      '**/.gitignore',
+      '**/.mailmap'
+    ]
   },
   {
     name: 'hook-manager',
