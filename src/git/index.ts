@@ -16,7 +16,8 @@ export {
   commitScope,
   templateSubject,
   acceptSubject,
-  commitMessage
+  commitMessage,
+  PATCHSMITH_TRAILER
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'
