@@ -213,13 +213,35 @@ describe('opt-in git hooks in the sandbox', () => {
     })
     expect(hostile.result.metrics?.sandbox).toBe('bubblewrap')
     expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
-    expect(hostile.result.error?.message).toContain('"leak.txt" is committed but not approved')
+    // Checked right after the hooked commit: its tree is not the approved index.
+    expect(hostile.result.error?.details?.rule).toBe('hook-tampered')
+    expect(hostile.result.error?.message).toContain(
+      'the committed tree is not the approved content'
+    )
     expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
     // What the hook saw, kept in an ignored folder that the rollback leaves alone.
     const leak = readFileSync(join(hostile.repo.dir, 'dist/leak.txt'), 'utf8')
     expect(leak).toContain('PATH=')
     for (const canary of Object.values(CANARY)) expect(leak).not.toContain(canary)
     expect(leakedCanaries(hostile)).toEqual([])
+  })
+
+  it('a hook that writes a filter into .git/config and info/attributes, or rewrites the approved file, is refused; .git put back, nothing pushed', async () => {
+    for (const body of [
+      'git config filter.evil.smudge "touch ../pwned; cat"\necho "* filter=evil" >> .git/info/attributes',
+      'printf "pwned\\n" > README.md\ngit add README.md'
+    ]) {
+      const hostile = await run({ setup: hook(body), inputs: { 'git-hooks': 'true' } })
+      const { repo, before } = hostile
+      expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
+      expect(hostile.result.error?.details?.rule).toBe('hook-tampered')
+      expect(repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
+      expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(before.config)
+      expect(existsSync(join(repo.dir, '.git/info/attributes'))).toBe(false)
+      expect(repo.git('rev-parse', 'HEAD')).toBe(before.head)
+      expect(repo.git('status', '--porcelain')).toBe('')
+      expect(existsSync(join(repo.root, 'pwned'))).toBe(false)
+    }
   })
 
   it('commit the approved change when they only check it', async () => {
