@@ -153,7 +153,7 @@ export function usage(): string {
     '       patchsmith run --repo DIR --coding-task FILE                (prints a CommitResult)',
     '       patchsmith commit [--repo DIR]   (seed code-commit: agent-config/query.txt, build.sh)',
     "       patchsmith follow-up --repo DIR --pr N   (answer the review of Patchsmith's own PR)",
-    '       patchsmith recover [--repo DIR]  (undo what a killed run left; a run does it first)',
+    '       patchsmith recover [--repo DIR]  (undo what a killed run left, clear a stale lock; a run does it first)',
     '',
     'Turns an issue and a fix plan into a validated commit. The JSON result goes to stdout,',
     'or to --output FILE; progress goes to stderr. Exit codes: 0 committed, 1 refused or',
