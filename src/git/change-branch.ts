@@ -295,8 +295,8 @@ export class ChangeBranch {
     const made: MadeCommit[] = []
     for (const commit of existing.commits) {
       const { diff } = await this.git.commitPatch(commit.sha)
-      // As this run would report it: without the sign-off trailer git added.
-      const message = commit.message.replace(/(\n+Signed-off-by: [^\n]*)+$/, '')
+      // As this run would report it: without the sign-off and Patchsmith trailers git added.
+      const message = commit.message.replace(/(\n+(Signed-off-by|Patchsmith-Commit): [^\n]*)+$/, '')
       made.push({ sha: commit.sha, message, patchId: patchId(diff), diff })
     }
     return made
