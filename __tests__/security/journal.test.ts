@@ -6,7 +6,7 @@
  * 1, a reused pid) is stale. `patchsmith recover` says all of it and never throws.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cli } from '../../src/cli/index.js'
@@ -235,5 +235,25 @@ describe('a lock that is not a live run', () => {
     expect(again.stderr).toMatch(WHAT_TO_DO)
     expectNoStackTrace(again.stderr)
     expect(existsSync(join(repo.dir, '.git/patchsmith/lock'))).toBe(false)
+  })
+})
+
+describe('the journal key', () => {
+  it("is out of validation's sight, also in a state folder outside HOME", async () => {
+    const state = mkdtempSync('/var/tmp/patchsmith-state-')
+    try {
+      const key = join(state, 'patchsmith/journal-key')
+      const { result } = await tracked({
+        env: () => ({ XDG_STATE_HOME: state }),
+        inputs: { 'validation-commands': `cat ${key} || echo no key here`, sandbox: 'required' }
+      })
+      expect(result.success, JSON.stringify(result.error)).toBe(true)
+      const secret = readFileSync(key, 'utf8').trim()
+      expect(secret).toMatch(/^[0-9a-f]{64}$/)
+      expect(JSON.stringify(result)).not.toContain(secret)
+      expect(JSON.stringify(result)).toContain('no key here')
+    } finally {
+      rmSync(state, { recursive: true, force: true })
+    }
   })
 })

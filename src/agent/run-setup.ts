@@ -4,6 +4,7 @@ import type { RunConfig } from '../config.js'
 import { GitConflictError, SecurityViolationError } from '../contract/index.js'
 import {
   gitDirs,
+  journalKeyFolder,
   leftoverSigns,
   loadJournalKey,
   pushAuth,
@@ -96,7 +97,11 @@ export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<S
   }
   // No repository there: loading refuses the run with the right error before anything runs.
   if (!existsSync(join(repoDir, '.git'))) return Sandbox.none(['no repository'])
-  const layout = jailLayout(facts.vars, repoDir, gitDirs(repoDir), [dirname(outputPath), logDir])
+  const layout = jailLayout(facts.vars, repoDir, gitDirs(repoDir), [
+    dirname(outputPath),
+    logDir,
+    journalKeyFolder()
+  ])
   const backends = backendChoice(facts.vars.PATCHSMITH_SANDBOX_BACKENDS)
   const sandbox = await Sandbox.open(layout, backends, { network: config.validationNetwork })
   if (sandbox.active) {

@@ -32,4 +32,4 @@ export {
   unverifiedJournalMessage,
   type UnverifiedJournal
 } from './unverified-journal.js'
-export { loadJournalKey } from './journal-key.js'
+export { journalKeyFolder, loadJournalKey } from './journal-key.js'

@@ -24,6 +24,15 @@ export function journalKeyPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(state, 'patchsmith', 'journal-key')
 }
 
+/**
+ * The key's folder, for the sandbox to hide; the key is made first (when it can be), so that a
+ * folder outside HOME (an $XDG_STATE_HOME elsewhere) exists when the jail is laid out.
+ */
+export function journalKeyFolder(): string {
+  loadJournalKey(true)
+  return dirname(journalKeyPath())
+}
+
 const cache = new Map<string, Buffer>()
 
 /**
