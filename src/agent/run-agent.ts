@@ -51,6 +51,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     const resumeFrom = resumePath(config.resume, outputPath)
     const resume = resumeFrom ? readResumePoint(resumeFrom, prepared.input) : undefined
     await prepared.branch.create()
+    await session.setupCommands()
     green = await attemptChange({
       input: prepared.input,
       format: resolveEditFormat(config.editFormat, config.model),

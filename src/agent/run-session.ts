@@ -6,6 +6,7 @@ import { writeResultFile } from '../report/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import type { CommandRunnerOptions } from '../validation/index.js'
 import { claimRepository, openSandbox, startRun, type RunSetup } from './run-setup.js'
+import { runSetupCommands } from './setup-commands.js'
 import {
   assertStarterAllowed,
   modelClient,
@@ -54,6 +55,14 @@ export class RunSession {
     await assertStarterAllowed(this.config, this.env)
     this.sandbox = await openSandbox(this.config, this.setup)
     this.lock = await claimRepository(this.setup.repoDir, this.config, this.logger, this.env)
+  }
+
+  /** setup-commands on the checked-out base, before drafting (setup-commands.ts). */
+  async setupCommands(): Promise<void> {
+    if (this.config.setupCommands.length === 0) return
+    await this.setup.clock.time('validate', () =>
+      runSetupCommands(this.config, this.commandRunner(), this.logger)
+    )
   }
 
   /** A value that must never appear in output: masked here and by the runner. */
@@ -120,6 +129,7 @@ export class RunSession {
       ...modelMetrics(this.model, this.prompter, this.budget),
       git_processes: this.git?.processCount ?? 0,
       ...(this.sandbox ? { sandbox: this.sandbox.backend } : {}),
+      ...(this.sandbox?.active ? { validation_network: this.sandbox.network } : {}),
       phase_ms: clock.totals,
       duration_ms: clock.elapsed(),
       ...after

@@ -126,6 +126,7 @@ export async function runTasks(config: RunConfig, env: AgentEnvironment): Promis
       journal: RunJournal.for(repoDir),
       plannedPaths: planned
     })
+    await session.setupCommands()
     const run: TaskRun = {
       config,
       env,

@@ -163,6 +163,10 @@ function runParts(metrics: Record<string, unknown>): string[] {
   add('Cost', cost === undefined ? undefined : `$${formatUsd(cost)}`)
   add('Git processes', number(metrics.git_processes)?.toString())
   if (typeof metrics.sandbox === 'string') add('Sandbox', metrics.sandbox)
+  if (metrics.validation_network === 'open')
+    add('Validation network', 'open (commands could reach the network)')
+  else if (typeof metrics.validation_network === 'string')
+    add('Validation network', metrics.validation_network)
   const ms = number(metrics.duration_ms)
   add('Duration', ms === undefined ? undefined : duration(ms))
   return rows.length > 0 ? ['### Run', table(['Measure', 'Value'], rows)] : []

@@ -100,7 +100,8 @@ function render(entries: Entry[]): string {
   const sections = new Map<string, string[]>()
   for (const [key, value] of entries) {
     if (CREDENTIAL_KEY.test(key.toLowerCase())) continue
-    if (value !== undefined && CREDENTIAL_VALUE.test(value)) continue
+    const clean = value?.replace(USERINFO, '$1')
+    if (clean !== undefined && CREDENTIAL_VALUE.test(clean)) continue
     const first = key.indexOf('.')
     const last = key.lastIndexOf('.')
     if (first < 0) continue
@@ -111,7 +112,7 @@ function render(entries: Entry[]): string {
     const line =
       value === undefined
         ? `\t${key.slice(last + 1)}`
-        : `\t${key.slice(last + 1)} = ${quote(value.replace(USERINFO, '$1'))}`
+        : `\t${key.slice(last + 1)} = ${quote(clean!)}`
     sections.set(header, [...(sections.get(header) ?? []), line])
   }
   return [...sections].map(([header, lines]) => `${header}\n${lines.join('\n')}\n`).join('')

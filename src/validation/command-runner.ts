@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import stripAnsi from 'strip-ansi'
 import type { ValidationResult } from '../contract/index.js'
-import { Sandbox, validationEnv } from '../sandbox/index.js'
+import { Sandbox, validationEnv, type NetworkMode } from '../sandbox/index.js'
 import { CappedOutput, truncateMiddle } from './capped-output.js'
 import type { SecretMasker } from './secret-masker.js'
 
@@ -17,6 +17,8 @@ export interface CommandRunnerOptions {
   sandbox?: Sandbox
   /** Ends the command (its whole sandbox or process group) when aborted: a cancelled run. */
   signal?: AbortSignal
+  /** This command's network over the sandbox's (setup commands: open). */
+  network?: NetworkMode
 }
 
 export interface CommandOutcome extends ValidationResult {
@@ -38,7 +40,8 @@ export function runCommand(
   const started = Date.now()
   return new Promise((resolve) => {
     const sandbox = options.sandbox ?? Sandbox.none()
-    const spec = sandbox.spawnSpec(command, options.cwd, options.env ?? validationEnv(process.env))
+    const env = options.env ?? validationEnv(process.env)
+    const spec = sandbox.spawnSpec(command, options.cwd, env, { network: options.network })
     const child = spawn(spec.file, spec.args, {
       cwd: options.cwd,
       env: spec.env,

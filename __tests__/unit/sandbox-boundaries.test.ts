@@ -1,0 +1,375 @@
+/**
+ * Issue 24's boundaries, for real, under bubblewrap, unshare (as root) and the GitHub-hosted
+ * runner's path (a user with passwordless sudo, here patchsmith-sudo, in a group that owns a
+ * host socket): no network but loopback, no host unix socket (path or abstract), no writable
+ * /proc/sys or /sys, a fresh HOME, no credential in .git, a private /dev/shm, a task limit.
+ * Without bubblewrap or the sudo user these tests say why and skip, unless
+ * PATCHSMITH_REQUIRE_SANDBOX=1 (CI), where they fail.
+ */
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
+import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  gitFileCovers,
+  jailLayout,
+  jailPlan,
+  Sandbox,
+  unshareSpec,
+  validationEnv,
+  type BackendName
+} from '../../src/sandbox/index.js'
+import { runCommand, SecretMasker } from '../../src/validation/index.js'
+import { gitDirs } from '../../src/git/index.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+
+const REQUIRE = process.env.PATCHSMITH_REQUIRE_SANDBOX === '1'
+const SUDO_USER = 'patchsmith-sudo'
+const SOCKET_GROUP = 'patchsmith-sock'
+const TOKEN = 'ghs_JAILcanary0123456789abcdefghijklmnop'
+const KEY = 'JAIL-SSH-KEY-canary'
+const TASKS = 350
+
+const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0
+const root = process.getuid?.() === 0
+const why: Partial<Record<BackendName, string>> = {
+  bubblewrap: has('bwrap') ? undefined : 'no bwrap: apt-get install bubblewrap',
+  unshare: !root ? 'not root' : has('unshare') ? undefined : 'no unshare (util-linux)',
+  'sudo-unshare':
+    !root || !existsSync(`/etc/sudoers.d/${SUDO_USER}`) || !has('sudo')
+      ? `needs root, sudo and the ${SUDO_USER} user (.ci/run makes them; apt-get install bubblewrap sudo)`
+      : undefined
+}
+for (const [backend, reason] of Object.entries(why))
+  if (reason && !REQUIRE) console.log(`SKIP sandbox boundaries under ${backend}: ${reason}`)
+
+/** A probe the jailed command runs with node: connect, print open or closed. */
+const PROBE = `const net = require('net'); const [kind, target] = process.argv.slice(2);
+const to = kind === 'tcp' ? { host: '127.0.0.1', port: Number(target) } : { path: kind === 'abstract' ? '\\0' + target : target };
+const s = net.connect(to); s.on('connect', () => { console.log(kind + '-open'); process.exit(0) });
+s.on('error', () => { console.log(kind + '-closed'); process.exit(0) });`
+
+interface Host {
+  tcp: Server
+  port: number
+  packages: HttpServer
+  packagePort: number
+  runSocket: string
+  looseSocket: string
+  abstract: string
+  sockets: Server[]
+  home: string
+  shm: string
+  outside: string
+}
+
+let host: Host
+
+async function listen(server: Server | HttpServer, where: unknown): Promise<void> {
+  await new Promise<void>((resolve) => (server as Server).listen(where as string, resolve))
+}
+
+beforeAll(async () => {
+  const outside = mkdtempSync('/var/tmp/patchsmith-jail-')
+  chmodSync(outside, 0o755)
+  const tcp = createServer((socket) => socket.end('hello'))
+  await listen(tcp, { host: '127.0.0.1', port: 0 })
+  const packages = createHttpServer((_request, response) => response.end('package-bytes\n'))
+  await listen(packages, { host: '127.0.0.1', port: 0 })
+  // A socket in /run owned by a group the sudo user is in (the docker socket's shape), one where
+  // no folder is hidden (/var/tmp), and one in the host's abstract namespace.
+  const runSocket = `/run/patchsmith-test-${process.pid}.sock`
+  const looseSocket = join(outside, 'loose.sock')
+  const abstract = `patchsmith-abstract-${process.pid}`
+  const sockets = [runSocket, looseSocket, `\0${abstract}`].map(() =>
+    createServer((socket) => socket.end('hello'))
+  )
+  await listen(sockets[0]!, runSocket)
+  await listen(sockets[1]!, looseSocket)
+  await listen(sockets[2]!, `\0${abstract}`)
+  chmodSync(looseSocket, 0o666)
+  if (root && !why['sudo-unshare']) {
+    spawnSync('groupadd', ['-f', SOCKET_GROUP])
+    execFileSync('usermod', ['-aG', SOCKET_GROUP, SUDO_USER])
+    execFileSync('chown', [`root:${SOCKET_GROUP}`, runSocket])
+    chmodSync(runSocket, 0o660)
+  }
+  // The HOME the action sees, with what a runner keeps there; outside /tmp, which is private anyway.
+  const home = join(outside, 'home')
+  mkdirSync(join(home, '.ssh'), { recursive: true })
+  mkdirSync(join(home, '.docker'))
+  writeFileSync(join(home, '.ssh/id_rsa'), KEY)
+  writeFileSync(join(home, '.docker/config.json'), `{"auths":{"x":{"auth":"${KEY}"}}}`)
+  writeFileSync(join(outside, 'probe.cjs'), PROBE)
+  writeFileSync(join(outside, 'creds'), `https://x:${TOKEN}@github.com\n`)
+  execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, home], { stdio: 'ignore' })
+  const shm = `/dev/shm/patchsmith-host-${process.pid}`
+  writeFileSync(shm, 'host')
+  host = {
+    tcp,
+    port: (tcp.address() as { port: number }).port,
+    packages,
+    packagePort: (packages.address() as { port: number }).port,
+    runSocket,
+    looseSocket,
+    abstract,
+    sockets,
+    home,
+    shm,
+    outside
+  }
+})
+
+afterAll(() => {
+  for (const server of [host.tcp, host.packages, ...host.sockets]) server.close()
+  rmSync(host.outside, { recursive: true, force: true })
+  rmSync(host.shm, { force: true })
+})
+
+interface Jail {
+  dir: string
+  run(command: string, network?: 'open' | 'closed'): Promise<string>
+  close(): void
+}
+
+/** A work tree whose .git carries the token actions/checkout persists, and credential files. */
+function credentialRepo(): TestRepo {
+  const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'jail' })
+  repo.git('config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${TOKEN}`)
+  repo.git('config', 'remote.origin.url', `https://x-access-token:${TOKEN}@github.com/o/r`)
+  repo.git('config', 'include.path', join(host.outside, 'creds'))
+  writeFileSync(join(repo.dir, '.git/.git-credentials'), `https://x:${TOKEN}@github.com\n`)
+  writeFileSync(join(repo.dir, 'probe.cjs'), PROBE)
+  return repo
+}
+
+function layoutFor(repo: TestRepo) {
+  const vars = { ...process.env, HOME: host.home }
+  return jailLayout(vars, repo.dir, gitDirs(repo.dir))
+}
+
+async function openJail(backend: BackendName): Promise<Jail> {
+  const repo = credentialRepo()
+  const env = { ...validationEnv(process.env), PATH: '/usr/local/bin:/usr/bin:/bin' }
+  if (backend !== 'sudo-unshare') {
+    const sandbox = await Sandbox.open(layoutFor(repo), [backend], { maxTasks: TASKS })
+    expect(sandbox.unavailable).toEqual([])
+    const options = { cwd: repo.dir, timeoutMs: 60_000, outputLimit: 200_000 }
+    return {
+      dir: repo.dir,
+      async run(command, network) {
+        const masker = new SecretMasker()
+        const result = await runCommand(command, { ...options, masker, env, sandbox, network })
+        return result.stdout + result.stderr
+      },
+      close() {
+        sandbox.dispose()
+        repo.cleanup()
+      }
+    }
+  }
+  // As the runner's user, who asks sudo for the mounts, as Patchsmith would.
+  execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, repo.root])
+  chmodSync(repo.root, 0o755)
+  const [uid, gid] = ['-u', '-g'].map((flag) =>
+    Number(execFileSync('id', [flag, SUDO_USER], { encoding: 'utf8' }).trim())
+  )
+  const mine = mkdtempSync('/tmp/patchsmith-sudo-jail-')
+  mkdirSync(join(mine, 'stash'))
+  mkdirSync(join(mine, 'git'))
+  const layout = layoutFor(repo)
+  const covers = gitFileCovers(layout.gitDirs, join(mine, 'git'))
+  execFileSync('chmod', ['-R', 'a+rX', mine])
+  const programs = Object.fromEntries(
+    ['unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'runuser'].map((name) => [
+      name,
+      execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${name}`], {
+        encoding: 'utf8'
+      }).trim()
+    ])
+  )
+  return {
+    dir: repo.dir,
+    async run(command, network) {
+      const plan = jailPlan(layout, covers, { network, maxTasks: TASKS })
+      const caller = { uid: uid!, gid: gid!, tasks: 0 }
+      const stash = join(mine, 'stash')
+      const spec = unshareSpec(programs, plan, stash, command, repo.dir, env, true, caller)
+      // Asynchronously: the test's own servers must keep answering meanwhile.
+      const args = ['-u', SUDO_USER, '--', spec.file, ...spec.args]
+      const options = { cwd: repo.dir, env: spec.env, encoding: 'utf8' as const, timeout: 60_000 }
+      return new Promise<string>((resolve) =>
+        execFile(programs.runuser!, args, options, (error, stdout, stderr) =>
+          resolve(`${stdout}${stderr}${error && !stdout ? String(error) : ''}`)
+        )
+      )
+    },
+    close() {
+      rmSync(mine, { recursive: true, force: true })
+      execFileSync('rm', ['-rf', repo.root])
+    }
+  }
+}
+
+describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
+  'the %s jail',
+  (backend) => {
+    const skip = !!why[backend] && !REQUIRE
+    let jail: Jail
+    beforeAll(async () => {
+      if (!skip) jail = await openJail(backend)
+    })
+    afterAll(() => jail?.close())
+
+    it.skipIf(skip)(
+      'has no network but loopback: a listener on the host loopback is unreachable',
+      async () => {
+        const out = await jail.run(
+          `node probe.cjs tcp ${host.port}; ip -o link 2>/dev/null | grep -c UP`
+        )
+        expect(out).toContain('tcp-closed')
+        // Its own loopback works (a test's local server).
+        const own = await jail.run(
+          `node -e "const s=require('net').createServer(c=>c.end('x')).listen(0,'127.0.0.1',()=>{require('net').connect(s.address().port,'127.0.0.1').on('data',()=>{console.log('own-loopback');process.exit()})})"`
+        )
+        expect(own).toContain('own-loopback')
+      }
+    )
+
+    it.skipIf(skip)(
+      'opens the network for setup commands: a loopback package server answers',
+      async () => {
+        const url = `http://127.0.0.1:${host.packagePort}/pkg.tgz`
+        const out = await jail.run(
+          `curl -fsS ${url} || node -e "fetch('${url}').then(r=>r.text()).then(console.log)"`,
+          'open'
+        )
+        expect(out).toContain('package-bytes')
+        expect(await jail.run(`curl -fsS --max-time 5 ${url} || echo unreachable`)).toContain(
+          'unreachable'
+        )
+      }
+    )
+
+    it.skipIf(skip)(
+      'reaches no host unix socket: in /run (group-owned), elsewhere, or abstract',
+      async () => {
+        const out = await jail.run(
+          [
+            `node probe.cjs unix ${host.runSocket}`,
+            `node probe.cjs unix ${host.looseSocket}`,
+            `node probe.cjs abstract ${host.abstract}`,
+            'ls -A /run /var/run',
+            'id -G'
+          ].join('; ')
+        )
+        expect(out).not.toMatch(/unix-open|abstract-open/)
+        expect(out.match(/unix-closed/g)).toHaveLength(2)
+        expect(out).toContain('abstract-closed')
+        if (backend === 'sudo-unshare') {
+          // The user could reach it outside the jail: the jail, not the permissions, stops it.
+          const gid = execFileSync('getent', ['group', SOCKET_GROUP], { encoding: 'utf8' }).split(
+            ':'
+          )[2]
+          expect(out.trim().split('\n').at(-1)!.split(' ')).not.toContain(gid)
+          const bare = spawnSync(
+            'runuser',
+            [
+              '-u',
+              SUDO_USER,
+              '--',
+              'node',
+              join(host.outside, 'probe.cjs'),
+              'unix',
+              host.runSocket
+            ],
+            {
+              encoding: 'utf8'
+            }
+          )
+          expect(bare.stdout).toContain('unix-open')
+        }
+      }
+    )
+
+    it.skipIf(skip)(
+      'leaves /proc/sys, sysrq-trigger and /sys read-only, even as root',
+      async () => {
+        const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8')
+        const out = await jail.run(
+          [
+            'v=$(cat /proc/sys/kernel/core_pattern)',
+            '(echo "$v" > /proc/sys/kernel/core_pattern) 2>/dev/null && echo procsys-writable || echo procsys-ro',
+            'test -w /proc/sys/kernel && echo procsys-dir-writable || echo procsys-dir-ro',
+            'test -w /proc/sysrq-trigger && echo sysrq-writable || echo sysrq-ro',
+            'test -w /sys/kernel && echo sys-writable || echo sys-ro'
+          ].join('; ')
+        )
+        expect(out).toContain('procsys-ro')
+        expect(out).toContain('procsys-dir-ro')
+        expect(out).toContain('sysrq-ro')
+        expect(out).toContain('sys-ro')
+        expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before)
+      }
+    )
+
+    it.skipIf(skip)(
+      "gives a fresh, empty HOME: the runner's ~/.ssh and ~/.docker are out of reach",
+      async () => {
+        const out = await jail.run(
+          [
+            'echo "HOME=$HOME"',
+            'echo "entries=$(ls -A "$HOME" | wc -l)"',
+            `cat ${host.home}/.ssh/id_rsa ${host.home}/.docker/config.json 2>/dev/null`,
+            `find / -xdev -name id_rsa 2>/dev/null | xargs cat 2>/dev/null`,
+            'echo x > "$HOME/written" && echo home-writable'
+          ].join('; ')
+        )
+        expect(out).not.toContain(KEY)
+        expect(out).not.toContain(`HOME=${host.home}`)
+        expect(out).toContain('entries=0')
+        expect(out).toContain('home-writable')
+      }
+    )
+
+    it.skipIf(skip)(
+      'shows .git without the persisted token, credential stores or included credentials',
+      async () => {
+        const out = await jail.run(
+          'cat .git/config; git config --list; git config --list --show-origin; cat .git/.git-credentials; ' +
+            `cat ${host.outside}/creds; git remote -v; echo done`
+        )
+        expect(out).toContain('done')
+        expect(out).not.toContain(TOKEN)
+        expect(out).not.toMatch(/extraheader/i)
+        expect(out).toContain('github.com/o/r')
+        // Patchsmith's own view is untouched.
+        expect(readFileSync(join(jail.dir, '.git/config'), 'utf8')).toContain(TOKEN)
+      }
+    )
+
+    it.skipIf(skip)('has a private /dev/shm', async () => {
+      const name = `patchsmith-jail-${backend}-${process.pid}`
+      const out = await jail.run(
+        `ls -A /dev/shm; echo jail > /dev/shm/${name} && echo shm-writable`
+      )
+      expect(out).not.toContain(`patchsmith-host-${process.pid}`)
+      expect(out).toContain('shm-writable')
+      expect(existsSync(`/dev/shm/${name}`)).toBe(false)
+    })
+
+    it.skipIf(skip)('holds the command to a task limit (a fork bomb stops there)', async () => {
+      const out = await jail.run(
+        'i=0; while [ $i -lt 800 ]; do (sleep 4 &) 2>/dev/null; i=$((i+1)); done; ' +
+          // Counted with builtins only: at the limit, the shell cannot fork either.
+          'c=0; for p in /proc/[0-9]*; do c=$((c+1)); done; echo "tasks=$c"'
+      )
+      const tasks = Number(/tasks=(\d+)/.exec(out)?.[1])
+      expect(tasks).toBeGreaterThan(50)
+      expect(tasks).toBeLessThanOrEqual(TASKS + 5)
+    })
+  }
+)
