@@ -118,6 +118,12 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       'A glob of protected paths (workflows, lockfiles, hook managers, agent instruction files, ...) the agent may change.'
   },
+  'unicode-text-paths': {
+    key: 'unicodeTextPaths',
+    list: true,
+    about:
+      'A glob of files whose text is content, where added lines may hold joiners, zero-width characters and bidi marks (a language that needs them), beside the defaults: prose (`*.md`, `*.txt`, `*.rst`, ...), translation catalogues (`*.po`, `*.xliff`, `*.strings`, `*.arb`, `*.ftl`, ...), `*.csv`, and data files (JSON, YAML, TOML, properties, XML) in `locale`, `locales`, `i18n`, `l10n`, `lang`, `translations` or `messages` folders. Everywhere else such characters are refused (SECURITY_VIOLATION invisible-unicode); bidi overrides and tag characters in every file.'
+  },
   signoff: { key: 'signoff', about: 'Add a Signed-off-by trailer to the commit.' },
   'git-hooks': {
     key: 'gitHooks',

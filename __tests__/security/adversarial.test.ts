@@ -266,7 +266,7 @@ describe('edits that pass the headers but not the content (T33, T35, T52, T70)',
   ])('%s: added lines are scanned before anything is committed', async (name, line) => {
     const reply = `--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n # Demo\n \n Hello\n+${line}\n`
     const hostile = await run({ reply })
-    const rule = name.startsWith('T52') ? 'secret-detected' : 'unicode'
+    const rule = name.startsWith('T52') ? 'secret-detected' : 'invisible-unicode'
     expectRefused(hostile, { code: 'SECURITY_VIOLATION', rule })
     expect(hostile.result.error!.details).toMatchObject({ path: 'README.md', line: 4 })
   })

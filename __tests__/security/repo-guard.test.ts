@@ -152,8 +152,8 @@ describe('guardEdits', () => {
     for (const [added, rule] of [
       ['export const token = "ghs_CANARYcanary0123456789abcdefghijklmn"\n', 'secret-detected'],
       ['export const x = "zX9!canary-Q7"\n', 'secret-detected'],
-      ['// \u202e } if (isAdmin) {\n', 'unicode'],
-      ['const s = "\u{E0069}\u{E0067}"\n', 'unicode']
+      ['// \u202e } if (isAdmin) {\n', 'invisible-unicode'],
+      ['const s = "\u{E0069}\u{E0067}"\n', 'invisible-unicode']
     ] as const) {
       const error = await refusal(() =>
         guardEdits(

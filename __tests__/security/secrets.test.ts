@@ -231,7 +231,7 @@ describe('scanAddedLines (T52, T24 unicode)', () => {
     const findings = scanAddedLines([{ path: 'src/a.js', before, after }])
     expect(findings).toEqual([
       { path: 'src/a.js', line: 3, rule: 'secret-detected', what: 'github-app-token' },
-      { path: 'src/a.js', line: 4, rule: 'unicode', what: 'U+202E' }
+      { path: 'src/a.js', line: 4, rule: 'invisible-unicode', what: 'U+202E' }
     ])
   })
 

@@ -43,6 +43,8 @@ export interface AttemptSettings extends DraftContext {
   progress?: AttemptProgress
   /** An earlier run's last attempt (`resume`): the first attempt applies it instead of drafting. */
   resume?: LastAttempt
+  /** Files whose text is content, beside the defaults (`unicode-text-paths`). */
+  unicodeTextPaths?: readonly string[]
 }
 
 export interface AttemptStats {
@@ -229,7 +231,8 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
   const paths = edits.map((edit) => edit.path)
   await guardEdits(edits, settings.policy, settings.runner.cwd, settings.branch.git, {
     planned: settings.input.fix_plan.file_changes,
-    masker: settings.runner.masker
+    masker: settings.runner.masker,
+    unicodeTextPaths: settings.unicodeTextPaths
   })
   const diff = renderDiff(edits)
   await settings.branch.reset()

@@ -15,7 +15,7 @@ import {
   type MadeCommit
 } from '../git/index.js'
 import { commitMessages, type ModelClient, type RunBudget } from '../model/index.js'
-import { assertCommittedAsApproved } from '../policy/index.js'
+import { assertCommittedAsApproved, assertNoSecretInChange } from '../policy/index.js'
 import { failureComment, postFailureFeedback } from '../report/index.js'
 import type { SecretMasker } from '../validation/index.js'
 import type { GreenChange } from './attempts.js'
@@ -57,6 +57,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     ctx.masker.add(secret)
     ctx.onSecret?.(secret)
   }
+  assertNoSecretInChange(green.edits, ctx.masker)
   const planned = plan.file_changes.map((change) => change.path)
   const describe = (
     made: Partial<MadeCommit> & { message: string },

@@ -74,6 +74,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       resume,
       branch: prepared.branch,
       policy: prepared.policy,
+      unicodeTextPaths: config.unicodeTextPaths,
       clock,
       logger
     })

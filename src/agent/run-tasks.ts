@@ -272,7 +272,8 @@ async function runTask(
       runner: run.runner,
       budget: run.budget,
       branch,
-      clock: run.clock
+      clock: run.clock,
+      unicodeTextPaths: config.unicodeTextPaths
     })
     attempts = green.attempts
     const made = await commitChange(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { SecurityViolationError } from '../contract/index.js'
 import { RepoIntegrity } from '../git/repo-integrity.js'
+import type { SecretMasker } from '../validation/secret-masker.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
@@ -80,6 +81,23 @@ export async function assertCommittedAsApproved(
   if (commits.at(-1)?.[1] !== base) problems.push('the branch does not start at the base')
   problems.push(...entryProblems(rawEntries(tree.stdout), edits, 'committed', options.content))
   if (problems.length > 0) throw unexpected('commit', problems)
+}
+
+/**
+ * Before the commit: no file the change writes holds a known secret of the run (in any encoding
+ * the masker knows, secret-encodings.ts) more often than it did before, whatever put it there
+ * (a fix command, a secret registered after the edit was guarded, such as the push credential).
+ * The file is named, never the secret.
+ */
+export function assertNoSecretInChange(edits: readonly GuardedEdit[], masker: SecretMasker): void {
+  for (const edit of edits) {
+    if (edit.after === null) continue
+    if (masker.countKnown(edit.after) <= masker.countKnown(edit.before ?? '')) continue
+    throw new SecurityViolationError(
+      `Refused the commit: "${printable(edit.path)}" would hold a secret of this run (the value or an encoding of it); nothing is committed or pushed [rule secret-in-change].`,
+      { path: edit.path, rule: 'secret-in-change', stage: 'commit' }
+    )
+  }
 }
 
 /** Where the entries git lists differ from the approved edits: path, operation, content, mode. */

@@ -5,6 +5,7 @@ import { scanAddedLines } from '../validation/secret-scan.js'
 import { printable, violationError, type PathPolicy } from './path-policy.js'
 import { MANIFEST_GLOB, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
 import { assertRepoPaths, type GitRunner } from './repo-paths.js'
+import { unicodeTextMatcher } from './unicode-text.js'
 
 /** One file's change as new contents (the shape every edit format ends in). */
 export interface GuardedEdit {
@@ -19,6 +20,19 @@ export interface EditGuardOptions {
   planned: ReadonlyArray<{ path: string; operation: string }>
   /** The run's known secrets: added lines holding one stop the edit. */
   masker?: SecretMasker
+  /** Globs of files whose text is content, beside the defaults (the `unicode-text-paths` setting). */
+  unicodeTextPaths?: readonly string[]
+}
+
+const REFUSED_BECAUSE: Record<string, (what: string) => string> = {
+  'secret-detected': (what) =>
+    `an added line holds a secret (${what}); secrets are never committed`,
+  'secret-in-change': () =>
+    'an added line holds a known secret of this run, encoded; secrets are never committed',
+  'invisible-unicode': (what) =>
+    `an added line holds the invisible or bidi character ${what}, which can make code read ` +
+    'other than it runs; a file whose text needs joiners or bidi marks (a translation) can be ' +
+    'listed in "unicode-text-paths" (bidi overrides and tag characters stay refused there)'
 }
 
 export const MAX_EDIT_FILES = 50
@@ -60,20 +74,17 @@ export async function guardEdits(
     { askGitignore: false }
   )
   for (const edit of edits) assertManifestFields(edit, policy)
-  const finding = scanAddedLines(edits, options.masker)[0]
+  const isText = unicodeTextMatcher(options.unicodeTextPaths)
+  const finding = scanAddedLines(edits, options.masker, { isText })[0]
   if (finding) {
-    const what =
-      finding.rule === 'unicode'
-        ? `an added line holds the invisible or bidi character ${finding.what}`
-        : `an added line holds a secret (${finding.what}); secrets are never committed`
     throw new SecurityViolationError(
-      `Refused the edit of "${printable(finding.path)}" at line ${finding.line}: ${what} [rule ${finding.rule}].`,
+      `Refused the edit of "${printable(finding.path)}" at line ${finding.line}: ${REFUSED_BECAUSE[finding.rule]!(finding.what)} [rule ${finding.rule}].`,
       {
         path: finding.path,
         line: finding.line,
         rule: finding.rule,
         stage: 'edit',
-        [finding.rule === 'unicode' ? 'character' : 'secret_rule']: finding.what
+        [finding.rule === 'invisible-unicode' ? 'character' : 'secret_rule']: finding.what
       }
     )
   }

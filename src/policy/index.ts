@@ -20,7 +20,13 @@ export {
   MAX_EDIT_TOTAL_BYTES
 } from './edit-guard.js'
 export type { GuardedEdit, EditGuardOptions } from './edit-guard.js'
-export { assertCommittedAsApproved, assertExactChanges, ValidationWatch } from './change-set.js'
+export {
+  assertCommittedAsApproved,
+  assertExactChanges,
+  assertNoSecretInChange,
+  ValidationWatch
+} from './change-set.js'
+export { DEFAULT_UNICODE_TEXT_GLOBS, unicodeTextMatcher } from './unicode-text.js'
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'
 export type { ActorCheck, PermissionLevel } from './actor-policy.js'

@@ -24,8 +24,11 @@ export const SECURITY_REASONS = {
   E_PATH_BLOCKED: { code: 'SECURITY_VIOLATION', rules: ['blocked-path', 'gitignored'] },
   E_PATH_PROTECTED: { code: 'SECURITY_VIOLATION', rules: ['protected-path'] },
   E_OUTSIDE_PLAN: { code: 'SECURITY_VIOLATION', rules: ['outside-plan'] },
-  E_UNICODE: { code: 'SECURITY_VIOLATION', rules: ['unicode', 'path-charset'] },
-  E_SECRET_DETECTED: { code: 'SECURITY_VIOLATION', rules: ['secret-detected'] },
+  E_UNICODE: { code: 'SECURITY_VIOLATION', rules: ['invisible-unicode', 'path-charset'] },
+  E_SECRET_DETECTED: {
+    code: 'SECURITY_VIOLATION',
+    rules: ['secret-detected', 'secret-in-change']
+  },
   E_BRANCH_NAME: { code: 'INVALID_INPUT', rules: ['branch-name', 'base-branch'] },
   E_CMD_NOT_ALLOWED: { code: 'SECURITY_VIOLATION', rules: ['command-not-allowed'] },
   E_CMD_TIMEOUT: { code: 'VALIDATION_FAILED', rules: [] },

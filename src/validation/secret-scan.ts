@@ -1,4 +1,5 @@
 import { diffLines } from 'diff'
+import { findHiddenCharacter } from './invisible-unicode.js'
 import type { SecretMasker } from './secret-masker.js'
 import { findSecrets, SECRET_RULES } from './secret-patterns.js'
 
@@ -12,24 +13,31 @@ export interface AddedLineFinding {
   path: string
   /** 1-based line in the new content. */
   line: number
-  rule: 'secret-detected' | 'unicode'
+  /**
+   * `secret-detected`: a pattern rule or a known value as written; `secret-in-change`: a known
+   * value encoded; `invisible-unicode`: a bidi control or an invisible character.
+   */
+  rule: 'secret-detected' | 'secret-in-change' | 'invisible-unicode'
   /** The secret rule, or the code point found (never the secret itself). */
   what: string
 }
 
+export interface ScanOptions {
+  /** Files whose text is content (unicode-text-paths): bidi and joiners are writing there. */
+  isText?: (path: string) => boolean
+}
+
 const COMMIT_RULES = SECRET_RULES.filter((rule) => rule.commit)
-// Bidi controls (Trojan Source), invisible characters and Unicode tags ("ASCII smuggling").
-// U+200D stays allowed: emoji sequences need it.
-const HIDDEN_IN_CODE =
-  /[\u202a-\u202e\u2066-\u2069\u200b\u200c\u200e\u200f\u2060-\u2064\u180e\ufeff]|[\u{e0000}-\u{e007f}]/u
 
 /**
  * The lines an edit adds (all of a new file), scanned for secrets (pattern rules precise enough
- * to fail a commit, and the run's known values) and for bidi, invisible or tag characters.
+ * to fail a commit, and the run's known values in any encoding) and for bidi, invisible or tag
+ * characters (invisible-unicode.ts).
  */
 export function scanAddedLines(
   edits: readonly ScannedEdit[],
-  masker?: SecretMasker
+  masker?: SecretMasker,
+  options: ScanOptions = {}
 ): AddedLineFinding[] {
   const findings: AddedLineFinding[] = []
   for (const edit of edits) {
@@ -50,18 +58,24 @@ export function scanAddedLines(
           rule: 'secret-detected',
           what: 'known-secret-value'
         })
-      // A byte order mark at the very start of a file is an encoding marker, not a trick.
-      const scanned = line === 1 ? text.replace(/^\ufeff/, '') : text
-      const hidden = HIDDEN_IN_CODE.exec(scanned)
-      if (hidden) {
-        const code = hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
+      else if (masker && masker.countKnown(text) > 0)
+        findings.push({
+          path: edit.path,
+          line,
+          rule: 'secret-in-change',
+          what: 'encoded-secret-value'
+        })
+      const hidden = findHiddenCharacter(text, {
+        content: options.isText?.(edit.path) ?? false,
+        fileStart: line === 1
+      })
+      if (hidden)
         findings.push({
           path: edit.path,
           line: lineOf(hidden.index),
-          rule: 'unicode',
-          what: `U+${code}`
+          rule: 'invisible-unicode',
+          what: hidden.codePoint
         })
-      }
     }
   }
   return findings

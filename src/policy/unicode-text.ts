@@ -1,0 +1,28 @@
+import { minimatch } from 'minimatch'
+
+/**
+ * Files whose text is content, not code: prose and translations, where joiners, bidi marks
+ * and zero-width spaces are how languages are written (Persian, Hindi, Hebrew, Thai, emoji).
+ * Added lines there are refused only for what hides or reorders text anywhere (bidi
+ * overrides, tag characters, interlinear annotations, runs of variation selectors); in every
+ * other file each invisible or bidi character is (invisible-unicode.ts). `unicode-text-paths`
+ * adds globs to these.
+ */
+export const DEFAULT_UNICODE_TEXT_GLOBS = [
+  // prose and documentation
+  '**/*.{md,markdown,mdx,rst,txt,text,adoc,asciidoc,org,tex}',
+  // translation catalogues
+  '**/*.{po,pot,xliff,xlf,strings,stringsdict,arb,ftl,resx,resw}',
+  // tabular data and subtitles
+  '**/*.{csv,tsv,srt,vtt}',
+  // data files in locale folders (locales/fa.json, i18n/he.yml, messages/ar.json)
+  '**/{locale,locales,i18n,l10n,lang,langs,translations,messages}/**/*.{json,json5,yaml,yml,toml,properties,xml,ini}'
+] as const
+
+const GLOB = { dot: true, nocase: true } as const
+
+/** Whether a path's text is content: one of the defaults or of the setting's globs. */
+export function unicodeTextMatcher(extra: readonly string[] = []): (path: string) => boolean {
+  const globs = [...DEFAULT_UNICODE_TEXT_GLOBS, ...extra]
+  return (path) => globs.some((glob) => minimatch(path, glob, GLOB))
+}
