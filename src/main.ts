@@ -62,7 +62,8 @@ export async function run(): Promise<void> {
       const masker = SecretMasker.forRun({
         apiKey: config.apiKey,
         githubToken: config.githubToken,
-        env: process.env
+        env: process.env,
+        validationEnv: config.validationEnv
       })
       await runner.group('Artifact', () =>
         uploadReport(

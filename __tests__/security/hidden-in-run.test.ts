@@ -42,7 +42,7 @@ function encodings(value: string): string[] {
 
 // The same encodings, made inside the sandbox from the validation-env value.
 const LEAK_SCRIPT = `
-const v = process.env.EXTRA_SECRET
+for (const v of [process.env.EXTRA_SECRET, process.env.DATABASE_URL]) {
 const b32 = (bytes) => { let out = '', buf = 0, bits = 0
   for (const byte of bytes) { buf = ((buf << 8) | byte) & 0xfff; bits += 8
     while (bits >= 5) { out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[(buf >>> (bits - 5)) & 31]; bits -= 5 } }
@@ -54,6 +54,7 @@ const forms = [b32(Buffer.from(v)), rot(v), v.toUpperCase(), [...v].join('-'), [
   [...v].map((c) => '\\\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join(''),
   Buffer.from(v, 'utf16le').toString('hex')]
 for (const form of forms) { console.log('leak: ' + form); console.error('leak: ' + form) }
+}
 process.exit(3)
 `
 
@@ -67,17 +68,21 @@ describe('encoded secrets in a real run (issue 24, point 10)', () => {
       },
       inputs: {
         'validation-commands': 'cat leak.txt; cat leak.txt >&2; node leak.js',
-        'validation-env': 'EXTRA_SECRET'
+        // DATABASE_URL: a name the masker does not know as secret; listing it makes it one.
+        'validation-env': 'EXTRA_SECRET\nDATABASE_URL'
       }
     })
     expect(hostile.result.error?.code).toBe('VALIDATION_FAILED')
     const output = channels(hostile)
     // The sandboxed script did print (masked) what it made from the value it was given.
     expect(output.result).toContain('leak: ***')
-    const made = encodings(CANARY.extra).concat(
-      CANARY.extra.toUpperCase(),
-      [...CANARY.extra].join('-'),
-      [...CANARY.extra].join('_')
+    const made = [CANARY.extra, `postgres://app:${CANARY.database}@db:5432/app`].flatMap(
+      (value) => [
+        ...encodings(value),
+        value.toUpperCase(),
+        [...value].join('-'),
+        [...value].join('_')
+      ]
     )
     for (const [channel, text] of Object.entries(output))
       for (const form of [...printed, ...made])

@@ -102,6 +102,21 @@ describe('SecretMasker: encoded forms of every known secret (issue 24, point 10)
     })
   }
 
+  it('knows the values validation-env hands to commands, whatever their names', () => {
+    const url = 'postgres://app:s3cretPass@db:5432/app'
+    const run = SecretMasker.forRun({
+      env: { DATABASE_URL: url, NODE_ENV: 'test', CERT: '/etc/ssl/certs/ca.pem' },
+      validationEnv: ['DATABASE_URL', 'NODE_ENV', 'CERT', 'MISSING']
+    })
+    expect(run.mask(`url=${rot13(url)}`)).toBe('url=***')
+    expect(run.mask('NODE_ENV=test /etc/ssl/certs/ca.pem')).toBe(
+      'NODE_ENV=test /etc/ssl/certs/ca.pem'
+    )
+    expect(SecretMasker.forRun({ env: { DATABASE_URL: url } }).maskKnown(rot13(url))).toBe(
+      rot13(url)
+    )
+  })
+
   it('still shows the API key by its last two characters, and masks its other spellings whole', () => {
     const run = masker()
     expect(run.mask(`key=${API_KEY}`)).toBe(`key=***${API_KEY.slice(-2)}`)

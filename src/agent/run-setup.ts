@@ -46,7 +46,8 @@ export function startRun(
   const masker = SecretMasker.forRun({
     apiKey: config.apiKey,
     githubToken: config.githubToken,
-    env: env.vars
+    env: env.vars,
+    validationEnv: config.validationEnv
   })
   for (const value of masker.values()) env.onSecret?.(value)
   let scratch: string | undefined

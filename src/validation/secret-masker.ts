@@ -41,16 +41,27 @@ export class SecretMasker {
   /** Every secret's encodings as the normalised readings show them (secret-encodings.ts). */
   private readonly encoded: SecretForms = { alnum: [], hex: [], digits: [] }
 
-  /** A masker that knows every secret of a run: the key, the token and secret-named variables. */
+  /**
+   * A masker that knows every secret of a run: the key, the token, secret-named variables and
+   * the variables `validation-env` hands to commands (a maintainer passes a DATABASE_URL because
+   * the tests need its password).
+   */
   static forRun(secrets: {
     apiKey?: string
     githubToken?: string
     env?: NodeJS.ProcessEnv
+    /** The `validation-env` names. */
+    validationEnv?: readonly string[]
   }): SecretMasker {
     const masker = new SecretMasker()
+    const env = secrets.env ?? {}
     masker.add(secrets.apiKey, { reveal: 2 })
     masker.add(secrets.githubToken)
-    for (const value of secretEnvValues(secrets.env ?? {})) masker.add(value)
+    for (const value of secretEnvValues(env)) masker.add(value)
+    for (const name of secrets.validationEnv ?? []) {
+      const value = env[name]
+      if (value && value.length >= 8 && !CERTIFICATE_PATH.test(value)) masker.add(value)
+    }
     return masker
   }
 

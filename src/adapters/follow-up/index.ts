@@ -116,7 +116,8 @@ export async function runFollowUp(
   const masker = SecretMasker.forRun({
     apiKey: config.apiKey,
     githubToken: config.githubToken,
-    env: env.vars
+    env: env.vars,
+    validationEnv: config.validationEnv
   })
   const mask = (text: string) => masker.mask(text)
   let response = run.response
