@@ -5,7 +5,7 @@ import {
   type ValidationResult
 } from '../contract/index.js'
 import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
-import { WorktreeFiles, type ChangeBranch } from '../git/index.js'
+import { WorktreeFiles, asStoredByGit, type ChangeBranch } from '../git/index.js'
 import type { RepairContext, RunBudget } from '../model/index.js'
 import {
   assertExactChanges,
@@ -43,8 +43,6 @@ export interface AttemptSettings extends DraftContext {
   progress?: AttemptProgress
   /** An earlier run's last attempt (`resume`): the first attempt applies it instead of drafting. */
   resume?: LastAttempt
-  /** Files whose text is content, beside the defaults (`unicode-text-paths`). */
-  unicodeTextPaths?: readonly string[]
 }
 
 export interface AttemptStats {
@@ -231,10 +229,10 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
   const paths = edits.map((edit) => edit.path)
   await guardEdits(edits, settings.policy, settings.runner.cwd, settings.branch.git, {
     planned: settings.input.fix_plan.file_changes,
-    masker: settings.runner.masker,
-    unicodeTextPaths: settings.unicodeTextPaths
+    masker: settings.runner.masker
   })
-  const diff = renderDiff(edits)
+  const stored = await asStoredByGit(settings.branch.git, edits)
+  const diff = renderDiff(stored)
   await settings.branch.reset()
   const result = await settings.branch.apply(diff, paths)
   if (result.exitCode !== 0) {
@@ -243,8 +241,8 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
       stderr: result.stderr.trim()
     })
   }
-  const staged = await assertExactChanges(settings.branch.git, edits, 'apply')
-  return { edits, diff, staged }
+  const staged = await assertExactChanges(settings.branch.git, stored, 'apply')
+  return { edits: stored, diff, staged }
 }
 
 /**
