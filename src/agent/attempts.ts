@@ -43,6 +43,8 @@ export interface AttemptSettings extends DraftContext {
   progress?: AttemptProgress
   /** An earlier run's last attempt (`resume`): the first attempt applies it instead of drafting. */
   resume?: LastAttempt
+  /** Files whose text is content, beside the defaults (`unicode-text-paths`). */
+  unicodeTextPaths?: readonly string[]
 }
 
 export interface AttemptStats {
@@ -229,8 +231,10 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
   const paths = edits.map((edit) => edit.path)
   await guardEdits(edits, settings.policy, settings.runner.cwd, settings.branch.git, {
     planned: settings.input.fix_plan.file_changes,
-    masker: settings.runner.masker
+    masker: settings.runner.masker,
+    unicodeTextPaths: settings.unicodeTextPaths
   })
+  // The patch and the approved contents as git stores them (LF where the work tree has CRLF).
   const stored = await asStoredByGit(settings.branch.git, edits)
   const diff = renderDiff(stored)
   await settings.branch.reset()
