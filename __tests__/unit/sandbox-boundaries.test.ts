@@ -10,7 +10,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -75,7 +75,7 @@ async function listen(server: Server | HttpServer, where: unknown): Promise<void
 beforeAll(async () => {
   const outside = mkdtempSync('/var/tmp/patchsmith-jail-')
   chmodSync(outside, 0o755)
-  const tcp = createServer((socket) => socket.end('hello'))
+  const tcp = createServer((socket) => socket.on('error', () => undefined).end('hello'))
   await listen(tcp, { host: '127.0.0.1', port: 0 })
   const packages = createHttpServer((_request, response) => response.end('package-bytes\n'))
   await listen(packages, { host: '127.0.0.1', port: 0 })
@@ -84,9 +84,9 @@ beforeAll(async () => {
   const runSocket = `/run/patchsmith-test-${process.pid}.sock`
   const looseSocket = join(outside, 'loose.sock')
   const abstract = `patchsmith-abstract-${process.pid}`
-  const sockets = [runSocket, looseSocket, `\0${abstract}`].map(() =>
-    createServer((socket) => socket.end('hello'))
-  )
+  // The probes hang up at once: a write after that is no failure.
+  const answer = (socket: Socket) => socket.on('error', () => undefined).end('hello')
+  const sockets = [runSocket, looseSocket, `\0${abstract}`].map(() => createServer(answer))
   await listen(sockets[0]!, runSocket)
   await listen(sockets[1]!, looseSocket)
   await listen(sockets[2]!, `\0${abstract}`)

@@ -56,26 +56,30 @@ export function taskLimit(root: boolean): 'pid-namespace' | 'rlimit' | 'none' {
 }
 
 /** Shell lines, run with root's powers inside the jail's namespaces: /proc's writable parts. */
-export function procLines(plan: JailPlan, root: boolean, mount: string): string[] {
+export function procLines(
+  plan: JailPlan,
+  root: boolean,
+  mount: string,
+  names: readonly string[] = PROC_COVERS
+): string[] {
   const lines: string[] = []
   // The kernel refuses a pid_max under 301.
   if (root && taskLimit(true) === 'pid-namespace')
     lines.push(`echo ${Math.max(301, plan.maxTasks)} > /proc/sys/kernel/pid_max`)
-  for (const name of PROC_COVERS) {
+  // One mount(8) each: it binds and remounts read-only in one go (each exec costs).
+  for (const name of names) {
     const path = shellQuote(`/proc/${name}`)
-    lines.push(
-      `if [ -e ${path} ]; then ${mount} --bind ${path} ${path} && ${mount} -o remount,bind,ro ${path}; fi`
-    )
+    lines.push(`if [ -e ${path} ]; then ${mount} -o bind,ro ${path} ${path}; fi`)
   }
   return lines
 }
 
 /**
- * `prlimit --nproc` before the command: the limit for any other user than root, and shown to
- * root's commands too (the PID namespace holds them to it).
+ * `prlimit --nproc` before the command: the limit for any other user than root (for root, where
+ * the PID namespace holds it, the exec is saved; elsewhere it is at least shown).
  */
 export function limitPrefix(programs: Programs, plan: JailPlan, caller: Caller): string[] {
-  if (!programs.prlimit) return []
+  if (!programs.prlimit || (caller.uid === 0 && taskLimit(true) === 'pid-namespace')) return []
   const tasks = plan.maxTasks + (caller.uid === 0 ? 0 : (caller.tasks ?? 0))
   return [programs.prlimit, `--nproc=${tasks}:${tasks}`, '--']
 }

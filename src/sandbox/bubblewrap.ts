@@ -40,8 +40,9 @@ export function bubblewrapSpec(
     for (const cap of keep) args.push('--cap-add', `CAP_${cap.toUpperCase()}`)
   }
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
-  if (!wrapped)
-    for (const name of PROC_COVERS) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`)
+  // The wrapping shell covers /proc/sys itself, after writing pid_max there.
+  for (const name of PROC_COVERS)
+    if (!wrapped || name !== 'sys') args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`)
   const options = programs.bwrapOptions ?? { size: false, perms: false }
   for (const mount of plan.mounts) {
     if (mount.type === 'tmpfs') {
@@ -67,7 +68,7 @@ export function bubblewrapSpec(
     ]
     const script = [
       'set -e',
-      ...procLines(plan, true, shellQuote(mount)),
+      ...procLines(plan, true, shellQuote(mount), ['sys']),
       `exec ${drop.map(shellQuote).join(' ')} /bin/sh -c "$0"`
     ].join('\n')
     args.push('/bin/sh', '-c', script, command)
