@@ -7,6 +7,7 @@
 import {
   chmodSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -16,7 +17,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { recoverRepository, RunJournal, type JournalRecord } from '../../src/git/index.js'
+import { recoverRepository, RunJournal, RunLock, type JournalRecord } from '../../src/git/index.js'
 import { journalKeyPath, loadJournalKey } from '../../src/git/journal-key.js'
 import { branchNameProblem, journalPathProblem } from '../../src/git/journal-record.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -233,5 +234,26 @@ describe('recovery from a journal that verifies', () => {
     )
     await recoverRepository(r.dir)
     expect(r.git('rev-parse', 'main')).toBe(runs)
+  })
+})
+
+describe('the run lock', () => {
+  it('is released only by the run that holds it; a pid-1 lock is taken over', () => {
+    const r = repo()
+    const file = join(r.dir, '.git/patchsmith/lock')
+    const lock = RunLock.acquire(r.dir)
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      pid: process.pid,
+      startTime: expect.stringMatching(/^\d+$/),
+      runId: expect.any(String)
+    })
+    expect(() => RunLock.acquire(r.dir)).toThrow(/Another Patchsmith run/)
+    writeFileSync(file, JSON.stringify({ pid: 1, started: 'then' }))
+    lock.release()
+    expect(existsSync(file)).toBe(true)
+    const next = RunLock.acquire(r.dir)
+    expect(next.replaced?.why).toBe('it records no start time for pid 1')
+    next.release()
+    expect(existsSync(file)).toBe(false)
   })
 })

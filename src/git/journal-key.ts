@@ -80,7 +80,9 @@ function readKey(file: string): Buffer | undefined {
   if (!stat.isFile()) throw new Error('it is not a regular file')
   if (uid !== undefined && (stat.uid !== uid || folder.uid !== uid))
     throw new Error('it belongs to another user')
-  if ((stat.mode & 0o077) !== 0 || (folder.mode & 0o022) !== 0)
+  // Windows has no such mode bits (a user's profile folder is private there).
+  const posix = process.platform !== 'win32'
+  if (posix && ((stat.mode & 0o077) !== 0 || (folder.mode & 0o022) !== 0))
     throw new Error('others can read or replace it (chmod 600 the file, 700 its folder)')
   const text = readFileSync(file, 'utf8').trim()
   if (!/^[0-9a-f]{64}$/.test(text)) throw new Error('it does not hold a key')

@@ -33,6 +33,10 @@ export async function recoverFromJournal(
   const branch = record.branch
   const kept = await keptBranches(git, record)
   const stash = await findStash(git, record)
+  if (record.stash && !stash)
+    done.push(
+      `left the stash ${record.stash.slice(0, 12)} alone: it is no longer in the stash list`
+    )
   const touchedTree =
     record.worktreeChanged || record.baseMoved || record.leftStart || record.createdLocal
   if (touchedTree) {
