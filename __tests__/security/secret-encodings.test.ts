@@ -33,9 +33,22 @@ const CLASSES: Record<string, (value: string) => string[]> = {
     base32(Buffer.from(`ab${v}`))
       .replace(/=+$/, '')
       .toLowerCase(),
-    base32(Buffer.from(v), '0123456789ABCDEFGHIJKLMNOPQRSTUV')
+    base32(Buffer.from(v), '0123456789ABCDEFGHIJKLMNOPQRSTUV'),
+    base32(Buffer.from(v), '0123456789ABCDEFGHJKMNPQRSTVWXYZ').replace(/=+$/, ''),
+    base32(Buffer.from(`x${v}`), 'ybndrfg8ejkmcpqxot1uwisza345h769')
   ],
-  rot13: (v) => [rot13(v), rot13(v).toUpperCase(), `prefix-${rot13(v)}-suffix`],
+  'base64 of UTF-16': (v) => [
+    Buffer.from(v, 'utf16le').toString('base64'),
+    Buffer.from(`:${v}`, 'utf16le').toString('base64url'),
+    Buffer.from(v, 'utf16le').swap16().toString('base64')
+  ],
+  rot13: (v) => [
+    rot13(v),
+    rot13(v).toUpperCase(),
+    `prefix-${rot13(v)}-suffix`,
+    [...rot13(v)].reverse().join(''),
+    rot13(v).replace(/[0-9]/g, (d) => String((Number(d) + 5) % 10))
+  ],
   'letter case': (v) => [v.toUpperCase(), v.toLowerCase(), swapCase(v), mixedCase(v)],
   separators: (v) =>
     ['.', ' ', '-', '_', ',', ', ', ' | ', '\t', '::', '/', '\n'].map((sep) => [...v].join(sep)),
@@ -59,6 +72,12 @@ const CLASSES: Record<string, (value: string) => string[]> = {
       .map((u) => hex4(u).replace(/^(..)(..)$/, '$2$1'))
       .join(''),
     Buffer.from(v, 'utf16le').toString('hex').toUpperCase(),
+    codeUnits(v)
+      .map((u) => `U+${hex4(u).toUpperCase()}`)
+      .join(' '),
+    codeUnits(v)
+      .map((u) => `\\U${u.toString(16).padStart(8, '0')}`)
+      .join(''),
     codeUnits(v).map(hex4).join(' ')
   ],
   'other escapes': (v) => [

@@ -5,24 +5,32 @@ import ansiRegex from 'ansi-regex'
  * readings of the text rather than one rule per case. Each secret is encoded once, in every way
  * below, and each encoding is searched for in the reading that ignores what varies:
  *
- * - letters and digits, lower-cased, everything else dropped: the value as written, reversed,
- *   rot13 and rot47, JSON- and URL-escaped, base64/base64url and base32/base32hex at every
- *   alignment (`x-access-token:` + token is base64 at another offset) with or without padding; so
- *   any letter case and any separator between the characters (`g.h.s`, `G H S`, `g_h_s`, a line
- *   break) are found too;
+ * - letters and digits, lower-cased, everything else dropped: the value, rot13, rot18 and rot47,
+ *   each also reversed; JSON- and URL-escaped; base64/base64url of its UTF-8, UTF-16LE and
+ *   UTF-16BE bytes and base32 (RFC 4648, base32hex, Crockford, z-base-32) of its UTF-8 bytes,
+ *   at every alignment (`x-access-token:` + token is base64 at another offset), padded or not.
+ *   So any letter case and any separators between the characters (`g.h.s`, `G H S`, `g_h_s`,
+ *   a line break, a colour code) are found too;
  * - hex digits, lower-cased, with `0x` prefixes and all else dropped: the UTF-8 bytes and the
- *   UTF-16 code units (big- and little-endian) in hex, so `%67%68`, `\x67\x68`, `\u0067\u0068`,
- *   `0067 0068`, `6700 6800` and `&#x67;&#x68;` are one form each;
+ *   UTF-16 and UTF-32 units (big- and little-endian) in hex, so `%67%68`, `\x67\x68`,
+ *   `\u0067\u0068`, `0067 0068`, `6700 6800`, `U+0067`, `0x67, 0x68` and `&#x67;` are one
+ *   form each;
  * - digits only: character codes in decimal (`103,104`, `&#103;`) and bytes in octal (`\147`).
  *
- * A hit masks the whole stretch of the original text it was read from. Forms shorter than
- * MIN_FORM in their reading are left to the plain search of the raw value.
+ * A hit masks the whole stretch of the original text it was read from. Values shorter than
+ * MIN_FORM are left to the plain search: their encodings are too short to be told from chance.
  */
 
 export const MIN_FORM = 8
 
+// RFC 4648 base32 and base32hex, Crockford's, and z-base-32: the same 5-bit groups.
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
-const BASE32_HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV'
+const BASE32_ALPHABETS = [
+  BASE32,
+  '0123456789ABCDEFGHIJKLMNOPQRSTUV',
+  '0123456789ABCDEFGHJKMNPQRSTVWXYZ',
+  'ybndrfg8ejkmcpqxot1uwisza345h769'
+]
 
 export type Reading = 'alnum' | 'hex' | 'digits'
 
@@ -30,30 +38,39 @@ export type Reading = 'alnum' | 'hex' | 'digits'
 export type SecretForms = Record<Reading, string[]>
 
 export function secretForms(value: string): SecretForms {
-  const bytes = Buffer.from(value)
+  const utf8 = Buffer.from(value)
+  const utf16le = Buffer.from(value, 'utf16le')
+  const utf16be = Buffer.from(utf16le).swap16()
   const codeUnits = Array.from({ length: value.length }, (_, i) => value.charCodeAt(i))
-  const hex = (n: number, width: number) => n.toString(16).padStart(width, '0')
+  const codePoints = [...value].map((char) => char.codePointAt(0)!)
   const texts = [
-    value,
-    [...value].reverse().join(''),
-    rot13(value),
-    rot47(value),
+    ...[value, rot13(value), rot18(value), rot47(value)].flatMap((text) => [
+      text,
+      [...text].reverse().join('')
+    ]),
     JSON.stringify(value).slice(1, -1),
     encodeURIComponent(value),
-    ...alignedEncodings(bytes, 3, 4, (data) => data.toString('base64')),
-    ...alignedEncodings(bytes, 5, 8, (data) => base32(data, BASE32)),
-    ...alignedEncodings(bytes, 5, 8, (data) => base32(data, BASE32_HEX))
+    // UTF-16 without the zero byte at its outer end (ASCII's high byte): either byte order is
+    // then the same bytes, and no form reaches past the encoding into the text after it.
+    ...[utf8, utf16le.subarray(0, -1), utf16be.subarray(1)].flatMap((bytes) =>
+      alignedEncodings(bytes, 3, 4, (data) => data.toString('base64'))
+    ),
+    ...BASE32_ALPHABETS.flatMap((alphabet) =>
+      alignedEncodings(utf8, 5, 8, (data) => base32(data, alphabet))
+    )
   ]
   const forms: SecretForms = {
     alnum: texts.map((text) => text.replace(NOT_ALNUM, '').toLowerCase()),
     hex: [
-      [...bytes].map((b) => hex(b, 2)).join(''),
-      codeUnits.map((u) => hex(u, 4)).join(''),
-      codeUnits.map((u) => hex(u, 4).replace(/^(..)(..)$/, '$2$1')).join('')
+      utf8.toString('hex'),
+      utf16be.toString('hex'),
+      utf16le.toString('hex'),
+      utf32(codePoints, 'BE'),
+      utf32(codePoints, 'LE')
     ],
     digits: [
       codeUnits.map(String).join(''),
-      [...bytes].map((b) => b.toString(8).padStart(3, '0')).join('')
+      [...utf8].map((b) => b.toString(8).padStart(3, '0')).join('')
     ]
   }
   for (const reading of Object.keys(forms) as Reading[])
@@ -195,7 +212,7 @@ function alignedEncodings(
   return texts
 }
 
-/** RFC 4648 base32 (or base32hex with its alphabet), padded with `=`. */
+/** RFC 4648 base32 (or another alphabet of 32), padded with `=`. */
 export function base32(bytes: Uint8Array, alphabet = BASE32): string {
   let out = ''
   let buffer = 0
@@ -210,6 +227,19 @@ export function base32(bytes: Uint8Array, alphabet = BASE32): string {
   }
   if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31]
   return out.padEnd(Math.ceil(out.length / 8) * 8, '=')
+}
+
+function utf32(codePoints: readonly number[], order: 'BE' | 'LE'): string {
+  const bytes = Buffer.alloc(4 * codePoints.length)
+  codePoints.forEach((point, i) =>
+    order === 'BE' ? bytes.writeUInt32BE(point, 4 * i) : bytes.writeUInt32LE(point, 4 * i)
+  )
+  return bytes.toString('hex')
+}
+
+/** rot13 on letters and rot5 on digits. */
+function rot18(text: string): string {
+  return rot13(text).replace(/[0-9]/g, (digit) => String((Number(digit) + 5) % 10))
 }
 
 export function rot13(text: string): string {
