@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { InvalidInputError } from '../../src/contract/index.js'
+import { withPatchsmithTrailer } from '../../src/git/commit-message.js'
 import { followUpTrigger } from '../../src/adapters/follow-up/index.js'
 import { madeByPatchsmith, parseTrailers, roundOf } from '../../src/adapters/follow-up/trailers.js'
 
@@ -140,5 +141,24 @@ describe('the trailers of a commit message', () => {
     expect(madeByPatchsmith(round)).toBe(true)
     expect(madeByPatchsmith('fix: x\n\nFixes #3')).toBe(false)
     expect(madeByPatchsmith('fix: x\n\nPatchsmith-Commit: validated\n\nsaid nobody')).toBe(false)
+  })
+})
+
+describe("Patchsmith's trailer on its commits", () => {
+  it('joins a trailer block or starts one, and the follow-up reads it back', () => {
+    expect(withPatchsmithTrailer('fix: x\n\nFixes #3\n')).toBe(
+      'fix: x\n\nFixes #3\n\nPatchsmith-Commit: validated\n'
+    )
+    expect(
+      withPatchsmithTrailer('feat: x\n\n[agent:T-1]\n\nLicense-Tag: MIT\nSigned-off-by: A')
+    ).toBe(
+      'feat: x\n\n[agent:T-1]\n\nLicense-Tag: MIT\nSigned-off-by: A\nPatchsmith-Commit: validated\n'
+    )
+    expect(withPatchsmithTrailer('fix: x')).toBe('fix: x\n\nPatchsmith-Commit: validated\n')
+    for (const message of [
+      'fix: x\n\nFixes #3',
+      'fix: x\n\nPatchsmith-Follow-Up: 1\nSigned-off-by: A'
+    ])
+      expect(madeByPatchsmith(withPatchsmithTrailer(message))).toBe(true)
   })
 })

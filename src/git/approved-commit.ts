@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PATCHSMITH_TRAILER, printableMessage } from './commit-message.js'
+import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import type { Git } from './git.js'
 
 /** A file as approved: its path and its contents (null: deleted). */
@@ -82,13 +82,12 @@ async function modesAt(git: Git, parent: string, paths: readonly string[]) {
 
 async function finalMessage(git: Git, message: string, signoff: boolean): Promise<string> {
   const clean = (await git.exec(['stripspace'], { input: printableMessage(message) })).stdout
-  const trailers = ['--trailer', PATCHSMITH_TRAILER]
-  if (signoff) {
-    const ident = (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout.trim()
-    trailers.unshift('--trailer', `Signed-off-by: ${ident.replace(/\s+\d+\s+[+-]\d{4}$/, '')}`)
-  }
-  const out = await git.exec(['interpret-trailers', '--if-exists', 'addIfDifferent', ...trailers], {
-    input: clean
-  })
-  return out.stdout
+  if (!signoff) return withPatchsmithTrailer(clean)
+  const ident = (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout.trim()
+  const who = ident.replace(/\s+\d+\s+[+-]\d{4}$/, '')
+  const out = await git.exec(
+    ['interpret-trailers', '--if-exists', 'addIfDifferent', '--trailer', `Signed-off-by: ${who}`],
+    { input: clean }
+  )
+  return withPatchsmithTrailer(out.stdout)
 }

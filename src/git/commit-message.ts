@@ -84,6 +84,20 @@ export function printableMessage(text: string): string {
  */
 export const PATCHSMITH_TRAILER = 'Patchsmith-Commit: validated'
 
+/**
+ * The message with Patchsmith's trailer at its end: in the last paragraph when that is a trailer
+ * block, else as a new one. Written here, not by `git interpret-trailers` or `commit --trailer`,
+ * which run the programs a repository's `trailer.<key>.cmd` names.
+ */
+export function withPatchsmithTrailer(message: string): string {
+  const text = message.replace(/\s+$/, '')
+  const split = text.lastIndexOf('\n\n')
+  const block = split < 0 ? [] : text.slice(split + 2).split('\n')
+  const trailers = block.length > 0 && block.every((line) => TRAILER_LINE.test(line))
+  return `${text}${trailers ? '\n' : '\n\n'}${PATCHSMITH_TRAILER}\n`
+}
+const TRAILER_LINE = /^([A-Za-z0-9][A-Za-z0-9-]*:\s|\s)/
+
 export function commitMessage(subject: string, issueNumber: number): string {
   return `${subject}\n\nFixes #${issueNumber}`
 }

@@ -2,7 +2,7 @@ import { getExecOutput } from '@actions/exec'
 import { which } from '@actions/io'
 import { PatchsmithError } from '../contract/index.js'
 import { shellQuote, type Sandbox } from '../sandbox/index.js'
-import { PATCHSMITH_TRAILER, printableMessage } from './commit-message.js'
+import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import { gitEnv } from './git-env.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertSafeRemoteKeys } from './remote-config.js'
@@ -387,9 +387,8 @@ export class Git {
     args.push('commit', '--cleanup=whitespace', '-F', '-')
     if (!options.hooks) args.push('--no-verify')
     if (options.signoff) args.push('--signoff')
-    args.push('--trailer', PATCHSMITH_TRAILER)
     const out = await this.exec(args, {
-      input: printableMessage(message),
+      input: withPatchsmithTrailer(printableMessage(message)),
       allowFailure: true,
       hooks: options.hooks
     })
