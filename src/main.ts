@@ -21,7 +21,7 @@ import {
   type ArtifactEntry
 } from './report/index.js'
 import { SecretMasker } from './validation/index.js'
-import { PatchsmithError } from './contract/index.js'
+import { PatchsmithError, toAgentError } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
 
 const SETTING_BY_NAME = new Map(SETTING_KEYS.map((key) => [settingName(key), key]))
@@ -84,16 +84,14 @@ export async function run(): Promise<void> {
         placeOf(response.error?.details)
       )
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    const code =
+    const known =
       error instanceof ConfigError
-        ? 'INVALID_INPUT'
-        : error instanceof PatchsmithError
-          ? error.code
-          : 'INTERNAL_ERROR'
+        ? { code: 'INVALID_INPUT' as const, message: error.message, recoverable: false }
+        : toAgentError(error)
+    const { code, message } = known
     if (code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
       await runner.group('Stack trace', async () => runner.info(error.stack!))
-    const failed = { success: false, error: { code, message, recoverable: false } } as const
+    const failed = { success: false, error: known } as const
     for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
       runner.setOutput(name, value)
     await writeSummary(summaryMarkdown(failed))

@@ -1,4 +1,7 @@
 import type { AgentError, ErrorCode } from './schemas.js'
+import { worldFailure } from './world-failures.js'
+
+export { worldFailure }
 
 export type ErrorDetails = Record<string, unknown>
 
@@ -100,6 +103,8 @@ export class CancelledError extends PatchsmithError {
 
 export function toAgentError(error: unknown, fallback: ErrorCode = 'INTERNAL_ERROR'): AgentError {
   if (error instanceof PatchsmithError) return error.toAgentError()
+  const world = worldFailure(error)
+  if (world) return world
   const message = error instanceof Error ? error.message : String(error)
   return { code: fallback, message: `Unexpected failure: ${message}`, recoverable: false }
 }

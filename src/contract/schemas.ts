@@ -19,6 +19,10 @@ export const ERROR_CODES = [
   'TOKEN_BUDGET_EXCEEDED',
   // The run was stopped by a signal (a cancelled job) and rolled back.
   'CANCELLED',
+  // GitHub's API failed (5xx, a rate limit, GraphQL errors, no answer): GitHub's side, not ours.
+  'GITHUB_API_ERROR',
+  // The machine failed the run: a full disk, a read-only or unwritable checkout.
+  'ENVIRONMENT_ERROR',
   // A bug in Patchsmith, not a property of the input: the stack is in the log.
   'INTERNAL_ERROR'
 ] as const

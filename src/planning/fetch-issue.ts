@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../contract/index.js'
+import { InvalidInputError, worldFailure } from '../contract/index.js'
 import { githubClient } from '../report/index.js'
 
 export interface IssueFetch {
@@ -41,6 +41,8 @@ export async function fetchIssue(number: number, options: IssueFetch): Promise<u
         status
       })
     }
+    // GitHub's own faults (5xx, rate limits, no answer) are named as such by the run's report.
+    if (worldFailure(error)?.code === 'GITHUB_API_ERROR') throw error
     throw new InvalidInputError(`Could not fetch issue #${number}: ${(error as Error).message}`, {
       field,
       issue_number: number,

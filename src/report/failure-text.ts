@@ -13,6 +13,8 @@ const STEP: Record<ErrorCode, string> = {
   GIT_CONFLICT: 'Git',
   PERMISSION_DENIED: 'Pushing the branch',
   CANCELLED: 'The job was cancelled',
+  GITHUB_API_ERROR: "GitHub's API (GitHub's side, not the change)",
+  ENVIRONMENT_ERROR: 'The machine (disk, file system or permissions)',
   INTERNAL_ERROR: 'Patchsmith itself (a bug: the stack is in the log)'
 }
 

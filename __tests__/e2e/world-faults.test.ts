@@ -1,0 +1,157 @@
+/**
+ * The world's faults are named for what they are, never INTERNAL_ERROR: GitHub's API failing
+ * or rate-limiting (recoverable, saying when to retry), GraphQL errors, and a full disk.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { toAgentError } from '../../src/contract/index.js'
+import { githubClient } from '../../src/report/index.js'
+import { runActionInProcess } from '../support/in-process.js'
+import { startGitHubServer } from '../support/github-server.js'
+import { startModelServer } from '../support/model-server.js'
+import { createRepo } from '../support/repo.js'
+import { writeInputs } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+
+const cleanups = cleanupAfterEach()
+const PLAN = {
+  branch_name: 'fix/9-note',
+  plan_steps: ['Write the note'],
+  file_changes: [{ path: 'note.txt', operation: 'MODIFY', description: 'a longer note' }],
+  validation_commands: []
+}
+
+async function fetchIssueRun(answer: { status: number; headers?: Record<string, string> }) {
+  const repo = createRepo({ files: { 'note.txt': 'short\n' }, prefix: 'faults' })
+  cleanups.push(() => repo.cleanup())
+  const github = await startGitHubServer()
+  cleanups.push(() => github.close())
+  github.route({
+    method: 'GET',
+    path: '/repos/acme/notes/issues/9',
+    status: answer.status,
+    headers: answer.headers,
+    body: { message: answer.status === 403 ? 'API rate limit exceeded' : 'Service Unavailable' }
+  })
+  const files = writeInputs(repo, { 'fix-plan.json': PLAN })
+  const run = await runActionInProcess({
+    workspace: repo.dir,
+    env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/notes' },
+    inputs: {
+      issue: '9',
+      'fix-plan': files['fix-plan.json']!,
+      'api-key': 'sk-test-faults',
+      'base-url': 'http://127.0.0.1:9/v1',
+      'github-token': 'ghs_faults000000000000000000000000000000',
+      'require-actor-permission': 'none',
+      'comment-on-failure': 'false'
+    }
+  })
+  return { run, github }
+}
+
+describe("GitHub's faults", () => {
+  it('a 5xx after the retries is GITHUB_API_ERROR, recoverable, naming the request', async () => {
+    const { run, github } = await fetchIssueRun({ status: 503 })
+    expect(run.outputs['error-code']).toBe('GITHUB_API_ERROR')
+    expect(run.stdout).toContain("GitHub's API failed on GET /repos/acme/notes/issues/9 (503")
+    expect(run.stdout).toContain('rerun later')
+    expect(run.stdout).not.toContain('Stack trace')
+    // Retried before giving up.
+    expect(github.requests.filter((r) => r.path.endsWith('/issues/9')).length).toBeGreaterThan(1)
+  }, 30_000)
+
+  it('a rate limit that resets too late to wait for says when to rerun', async () => {
+    const reset = Math.floor(Date.now() / 1000) + 3600
+    const { run } = await fetchIssueRun({
+      status: 403,
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }
+    })
+    expect(run.outputs['error-code']).toBe('GITHUB_API_ERROR')
+    expect(run.stdout).toContain(`Rerun after ${new Date(reset * 1000).toISOString()}`)
+  })
+
+  it('GraphQL errors are errors, not data', async () => {
+    const github = await startGitHubServer()
+    cleanups.push(() => github.close())
+    github.route({
+      method: 'POST',
+      path: '/graphql',
+      body: { data: null, errors: [{ type: 'FORBIDDEN', message: 'Resource not accessible' }] }
+    })
+    const client = await githubClient('ghs_x', { apiUrl: github.url })
+    const error = await client.graphql('query { viewer { login } }').catch((e: unknown) => e)
+    expect(toAgentError(error)).toMatchObject({
+      code: 'GITHUB_API_ERROR',
+      message: expect.stringContaining('FORBIDDEN') as string,
+      recoverable: true
+    })
+  })
+})
+
+const root = process.getuid?.() === 0
+
+describe('a full disk', () => {
+  it.skipIf(!root)(
+    'is ENVIRONMENT_ERROR, recoverable, and the repository is left as it was',
+    async () => {
+      // A checkout on a 2 MiB tmpfs, filled up after it was made: git's writes fail as on a full runner.
+      const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-full-'))
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'patchsmith-full', mountPoint])
+      cleanups.push(() => {
+        execFileSync('umount', ['-l', mountPoint])
+        rmSync(mountPoint, { recursive: true, force: true })
+      })
+      const origin = join(mountPoint, 'origin.git')
+      const dir = join(mountPoint, 'work')
+      const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args]).toString()
+      execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin])
+      execFileSync('git', ['init', '-q', '-b', 'main', dir])
+      git('config', 'user.name', 'T')
+      git('config', 'user.email', 't@example.invalid')
+      writeFileSync(join(dir, 'note.txt'), 'short\n')
+      git('add', '.')
+      git('commit', '-qm', 'initial')
+      git('remote', 'add', 'origin', origin)
+      git('push', '-q', 'origin', 'main')
+      const server = await startModelServer(
+        () => '--- a/note.txt\n+++ b/note.txt\n@@ -1 +1 @@\n-short\n+a longer note\n'
+      )
+      cleanups.push(() => server.close())
+      const inputs = join(tmpdir(), `patchsmith-full-inputs-${process.pid}`)
+      mkdirSync(inputs, { recursive: true })
+      cleanups.push(() => rmSync(inputs, { recursive: true, force: true }))
+      writeFileSync(
+        join(inputs, 'issue.json'),
+        JSON.stringify({ number: 9, title: 'Note', body: '' })
+      )
+      writeFileSync(join(inputs, 'plan.json'), JSON.stringify(PLAN))
+      const before = git('status', '--porcelain')
+      // Fill the disk: only a few bytes are left for git's objects and index.
+      try {
+        execFileSync('dd', ['if=/dev/zero', `of=${join(mountPoint, 'filler')}`, 'bs=4k'], {
+          stdio: 'ignore'
+        })
+      } catch {
+        // dd stops with "No space left on device": that is the point.
+      }
+      const run = await runActionInProcess({
+        workspace: dir,
+        inputs: {
+          issue: join(inputs, 'issue.json'),
+          'fix-plan': join(inputs, 'plan.json'),
+          'base-url': server.url,
+          'api-key': 'sk-test-full',
+          'comment-on-failure': 'false'
+        }
+      })
+      expect(run.outputs['error-code'], run.stdout).toBe('ENVIRONMENT_ERROR')
+      expect(run.stdout).toContain('the disk is full')
+      rmSync(join(mountPoint, 'filler'))
+      expect(git('status', '--porcelain')).toBe(before)
+    }
+  )
+})
