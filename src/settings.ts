@@ -122,7 +122,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     key: 'unicodeTextPaths',
     list: true,
     about:
-      'A glob of files whose text is content, where added lines may hold joiners, zero-width characters and bidi marks (a language that needs them), beside the defaults: prose (`*.md`, `*.txt`, `*.rst`, ...), translation catalogues (`*.po`, `*.xliff`, `*.strings`, `*.arb`, `*.ftl`, ...), `*.csv`, and data files (JSON, YAML, TOML, properties, XML) in `locale`, `locales`, `i18n`, `l10n`, `lang`, `translations` or `messages` folders. Everywhere else such characters are refused (SECURITY_VIOLATION invisible-unicode); bidi overrides and tag characters in every file.'
+      'A glob of files whose text is content, where added lines may hold joiners, zero-width characters and bidi marks (a language that needs them), beside the defaults: translation catalogues (`*.po`, `*.xliff`, `*.strings`, `*.arb`, `*.ftl`, ...) and data files (JSON, YAML, TOML, properties, XML) in `locale`, `locales`, `i18n`, `l10n`, `lang`, `translations` or `messages` folders. Everywhere else, Markdown included, such characters are refused (SECURITY_VIOLATION invisible-unicode); bidi overrides and tag characters in every file.'
   },
   signoff: { key: 'signoff', about: 'Add a Signed-off-by trailer to the commit.' },
   'git-hooks': {

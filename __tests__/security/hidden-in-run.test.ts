@@ -117,12 +117,14 @@ describe('invisible characters in a real run (issue 24, point 11)', () => {
     expect(hostile.repo.read('src/a.js')).toBe('export const a = 1\n')
   })
 
-  it('commits a joiner in Markdown, where it is how the text is written', async () => {
-    const hostile = await run({
-      reply:
-        '--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n # Demo\n \n Hello\n+می\u200cخواهم\n'
-    })
-    expect(hostile.result.success, JSON.stringify(hostile.result.error)).toBe(true)
-    expect(hostile.repo.gitOrigin('show', 'fix/5-hostile:README.md')).toContain('می\u200cخواهم')
+  it('refuses a joiner in Markdown by default, and commits it where unicode-text-paths lists the file', async () => {
+    const reply =
+      '--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n # Demo\n \n Hello\n+می\u200cخواهم\n'
+    const refused = await run({ reply })
+    expectRefusedUnwritten(refused, 'invisible-unicode')
+    expect(refused.result.error!.details).toMatchObject({ path: 'README.md', character: 'U+200C' })
+    const listed = await run({ reply, inputs: { 'unicode-text-paths': 'README.md' } })
+    expect(listed.result.success, JSON.stringify(listed.result.error)).toBe(true)
+    expect(listed.repo.gitOrigin('show', 'fix/5-hostile:README.md')).toContain('می\u200cخواهم')
   })
 })
