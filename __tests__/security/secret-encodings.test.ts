@@ -121,6 +121,20 @@ describe('SecretMasker: encoded forms of every known secret (issue 24, point 10)
     })
   }
 
+  it('masks a value made mostly of punctuation in any case and spelled out', () => {
+    const value = 'p@ss-w0rd!#'
+    const run = SecretMasker.forRun({ env: { DB_PASSWORD: value } })
+    for (const form of [
+      value.toUpperCase(),
+      rot13(value),
+      [...value].join('.'),
+      [...value].join(' '),
+      [...rot13(value)].reverse().join('')
+    ])
+      expect(run.mask(`before ${form} after`), form).toBe('before *** after')
+    expect(run.mask('before pass word after')).toBe('before pass word after')
+  })
+
   it('knows the values validation-env hands to commands, whatever their names', () => {
     const url = 'postgres://app:s3cretPass@db:5432/app'
     const run = SecretMasker.forRun({

@@ -44,12 +44,7 @@ export function secretForms(value: string): SecretForms {
   const codeUnits = Array.from({ length: value.length }, (_, i) => value.charCodeAt(i))
   const codePoints = [...value].map((char) => char.codePointAt(0)!)
   const texts = [
-    ...[value, rot13(value), rot18(value), rot47(value)].flatMap((text) => [
-      text,
-      [...text].reverse().join('')
-    ]),
-    JSON.stringify(value).slice(1, -1),
-    encodeURIComponent(value),
+    ...characterTexts(value),
     // UTF-16 without the zero byte at its outer end (ASCII's high byte): either byte order is
     // then the same bytes, and no form reaches past the encoding into the text after it.
     ...[utf8, utf16le.subarray(0, -1), utf16be.subarray(1)].flatMap((bytes) =>
@@ -227,6 +222,36 @@ export function base32(bytes: Uint8Array, alphabet = BASE32): string {
   }
   if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31]
   return out.padEnd(Math.ceil(out.length / 8) * 8, '=')
+}
+
+/** The value as characters: as written, rot13, rot18, rot47, each reversed; JSON and URL escaped. */
+function characterTexts(value: string): string[] {
+  return [
+    ...[value, rot13(value), rot18(value), rot47(value)].flatMap((text) => [
+      text,
+      [...text].reverse().join('')
+    ]),
+    JSON.stringify(value).slice(1, -1),
+    encodeURIComponent(value)
+  ]
+}
+
+/**
+ * For a value made mostly of punctuation (`p@ss-w0rd!`), whose letters and digits alone are too
+ * few to search for: its character forms as regular expressions, in any case, with one separator
+ * of 1-3 characters repeated between all characters (captured once and referred back to, so the
+ * search stays linear).
+ */
+export function spacedPatterns(value: string): RegExp[] {
+  if (value.length < MIN_FORM) return []
+  const escape = (char: string) => char.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
+  return [...new Set(characterTexts(value))]
+    .filter((text) => text.replace(NOT_ALNUM, '').length < MIN_FORM && text.length >= MIN_FORM)
+    .map((text) => {
+      const [first, second, ...others] = [...text].map(escape)
+      const tail = others.map((char) => `(?:\\1)${char}`).join('')
+      return new RegExp(`${first}([^A-Za-z0-9]{1,3})?${second}${tail}`, 'gi')
+    })
 }
 
 function utf32(codePoints: readonly number[], order: 'BE' | 'LE'): string {

@@ -1,6 +1,7 @@
 import {
   MIN_FORM,
   secretForms,
+  spacedPatterns,
   TextReadings,
   type Reading,
   type SecretForms
@@ -40,6 +41,8 @@ export class SecretMasker {
   private readonly shortForms = new Set<string>()
   /** Every secret's encodings as the normalised readings show them (secret-encodings.ts). */
   private readonly encoded: SecretForms = { alnum: [], hex: [], digits: [] }
+  /** Punctuation-heavy values' character forms, as expressions (spacedPatterns). */
+  private readonly spaced: RegExp[] = []
 
   /**
    * A masker that knows every secret of a run: the key, the token, secret-named variables and
@@ -77,6 +80,7 @@ export class SecretMasker {
       encodedForms(value).forEach((form) => this.shortForms.add(form))
       return
     }
+    this.spaced.push(...spacedPatterns(value))
     const forms = secretForms(value)
     for (const reading of READINGS)
       for (const form of forms[reading])
@@ -128,9 +132,14 @@ export class SecretMasker {
 
   /** Where the text holds an encoded form of a known secret: [start, end) each, unmerged. */
   private encodedSpans(text: string): Array<[number, number]> {
-    if (READINGS.every((reading) => this.encoded[reading].length === 0)) return []
+    if (READINGS.every((reading) => this.encoded[reading].length === 0) && !this.spaced.length)
+      return []
     const readings = new TextReadings(text)
-    return READINGS.flatMap((reading) => readings.spans(reading, this.encoded[reading]))
+    const spans = READINGS.flatMap((reading) => readings.spans(reading, this.encoded[reading]))
+    for (const pattern of this.spaced)
+      for (const match of text.matchAll(pattern))
+        spans.push([match.index, match.index + match[0].length])
+    return spans
   }
 
   /** A copy of a JSON value with every string masked; `diff` fields get known values only. */
