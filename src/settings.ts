@@ -29,17 +29,11 @@ export const ACTION_INPUT_GROUPS = {
     'follow-up'
   ],
   Model: ['model', 'base-url', 'api-key', 'edit-format'],
-  Validation: [
-    'validation-commands',
-    'setup-commands',
-    'validation-env',
-    'validation-network',
-    'sandbox'
-  ],
+  Validation: ['validation-commands', 'setup-commands', 'validation-env', 'sandbox'],
   Budgets: ['max-repairs', 'max-total-tokens', 'max-cost', 'time-limit'],
   Trust: ['require-actor-permission', 'allow-plan-commands', 'blocked-paths'],
   Git: ['push', 'base-branch', 'dry-run'],
-  Report: ['github-token', 'output-path', 'artifact-name', 'artifact-run-id'],
+  Report: ['github-token', 'artifact-name', 'artifact-run-id'],
   'Everything else': ['settings']
 } as const
 
@@ -101,6 +95,16 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     key: 'onPreexistingFailure',
     about:
       'When a command fails the same way on the untouched base: fail at once, without a repair call, or commit (recorded as preexisting).'
+  },
+  'validation-network': {
+    key: 'validationNetwork',
+    about:
+      "closed (default): validation, fix and hook commands run in a network namespace of their own with loopback only. open: they keep the runner's network (a warning in the log and the job summary); prefer setup-commands for installs."
+  },
+  'output-path': {
+    key: 'outputPath',
+    about:
+      'Where to write the AgentResponse<Commit[]> JSON (relative paths are taken from the workspace). Default: $RUNNER_TEMP/patchsmith/result.json, outside the work tree, so a pull-request step that picks up untracked files does not commit it; the output-path output names it.'
   },
   'log-dir': {
     key: 'logDir',

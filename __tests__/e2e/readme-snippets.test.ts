@@ -56,6 +56,13 @@ function project(): TestRepo {
         private: true,
         scripts: { lint: 'node --check greet.js', test: 'node test.js' }
       }),
+      // npm ci (the snippet's setup command) needs a lockfile: one with no dependencies.
+      'package-lock.json': JSON.stringify({
+        name: 'greet',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'greet' } }
+      }),
       'greet.js': "exports.greet = () => 'hello'\n",
       'test.js': "if (require('./greet.js').greet() !== 'hello, world') process.exit(1)\n"
     }
