@@ -176,7 +176,12 @@ export class WorkBranch {
         if (out.exitCode !== 0) throw new Error(`kept in the stash ${stash.slice(0, 12)}`)
       })
     }
-    this.options.journal?.remove()
+    // Kept when something could not be put back: the next run or `patchsmith recover` finishes.
+    if (problems.length === 0 || !this.options.journal) this.options.journal?.remove()
+    else
+      problems.push(
+        `not everything was put back; the journal ${this.options.journal.file} is kept: fix the cause above, then run \`patchsmith recover --repo ${this.git.dir}\` (a new run also recovers first) to finish`
+      )
     return problems
   }
 }

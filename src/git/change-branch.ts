@@ -382,6 +382,15 @@ export class ChangeBranch {
    * changes put back. Call last: after the push, or after the rollback.
    */
   async restoreUserChanges(): Promise<string[]> {
+    const problems = await this.restoreStart()
+    // After a commit the journal would undo it: a stash that could not be applied is said in
+    // `problems` (kept in the stash list), and nothing is left to recover.
+    this.options.journal?.remove()
+    return problems
+  }
+
+  /** Back to the starting point and the stash put back; the journal is left to `settle`. */
+  private async restoreStart(): Promise<string[]> {
     const problems: string[] = []
     if (this.leftStart) {
       const start = this.startBranch ?? this.status.head!
@@ -401,9 +410,23 @@ export class ChangeBranch {
         }
       })
     }
-    // Everything is back (or said in `problems`, with the stash kept): nothing left to recover.
-    this.options.journal?.remove()
     return problems
+  }
+
+  /**
+   * The journal is removed only when everything is back. Otherwise it is kept, so the next run
+   * (or `patchsmith recover`) finishes the job, and the last problem says so.
+   */
+  private settle(problems: string[]): string[] {
+    if (problems.length === 0) {
+      this.options.journal?.remove()
+      return problems
+    }
+    if (!this.options.journal) return problems
+    return [
+      ...problems,
+      `not everything was put back; the journal ${this.options.journal.file} is kept: fix the cause above (free disk space, remove a stale .git/index.lock, …), then run \`patchsmith recover --repo ${this.git.dir}\` (a new run also recovers first) to finish`
+    ]
   }
 
   /**
@@ -437,8 +460,8 @@ export class ChangeBranch {
       })
       this.pushed = false
     }
-    problems.push(...(await this.restoreUserChanges()))
-    return problems
+    problems.push(...(await this.restoreStart()))
+    return this.settle(problems)
   }
 
   private async pushHead(): Promise<void> {
