@@ -134,7 +134,7 @@ describe('push access over HTTP, checked before any model call', () => {
     expect(run.outputs['error-code']).toBe('PERMISSION_DENIED')
     expect(run.result.error!.details).toMatchObject({ rule: 'push-not-allowed' })
     expect(run.result.error!.message).toMatch(
-      /Cannot push to origin \(http:\/\/127\.0\.0\.1:\d+\/origin\.git\)/
+      /Cannot push to origin \(http:\/\/127\.0\.0\.1:\d+\/acme\/widgets\.git\)/
     )
     expect(run.result.error!.message).toContain('contents: write')
     expect(server.requests).toHaveLength(0)
@@ -160,6 +160,25 @@ describe('push access over HTTP, checked before any model call', () => {
     expect(pushes.length).toBeGreaterThan(0)
     expect(pushes.every((r) => r.token === WRITE)).toBe(true)
     expect(repo.git('config', '--list')).not.toMatch(/extraheader/i)
+  })
+
+  it("refuses an origin that is not the workflow's repository (SECURITY_VIOLATION, no model call, nothing sent)", async () => {
+    const repo = track(typoRepo())
+    const base = repo.git('rev-parse', 'HEAD')
+    const remote = await httpOrigin(repo)
+    const server = await typoModel()
+    const run = await typoRun(
+      repo,
+      server,
+      { 'github-token': WRITE, settings: 'comment-on-failure: false' },
+      { GITHUB_SERVER_URL: remote.origin, GITHUB_REPOSITORY: 'acme/gadgets' }
+    )
+    expect(run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+    expect(run.result.error!.details).toMatchObject({ rule: 'unexpected-remote' })
+    expect(run.result.error!.message).toContain('acme/gadgets')
+    expect(server.requests).toHaveLength(0)
+    expect(remote.requests).toEqual([])
+    expect(expectUntouched(repo, BRANCH, base)).toEqual([])
   })
 })
 

@@ -12,12 +12,17 @@ import { listenOnLoopback } from './http.js'
 export interface GitHttpServer {
   /** The origin to set as GITHUB_SERVER_URL (the push token is scoped to it). */
   origin: string
-  /** The clone URL of the served bare repository. */
+  /**
+   * The clone URL of the served bare repository, shaped as GitHub's for the action runner's
+   * GITHUB_REPOSITORY (acme/widgets): under Actions Patchsmith pushes only there.
+   */
   url: string
   /** Every request: method, path and whether it carried a token, and which. */
   requests: Array<{ method: string; path: string; token?: string }>
   close(): Promise<void>
 }
+
+const REPOSITORY = 'acme/widgets.git'
 
 export async function startGitHttpServer(
   bareRepo: string,
@@ -27,6 +32,8 @@ export async function startGitHttpServer(
   const name = basename(bareRepo)
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname.startsWith(`/${REPOSITORY}/`))
+      url.pathname = `/${name}/${url.pathname.slice(REPOSITORY.length + 2)}`
     const token = tokenOf(req)
     requests.push({ method: req.method ?? 'GET', path: url.pathname, token })
     const pushing =
@@ -46,7 +53,7 @@ export async function startGitHttpServer(
   const origin = `http://127.0.0.1:${listening.port}`
   return {
     origin,
-    url: `${origin}/${name}`,
+    url: `${origin}/${REPOSITORY}`,
     requests,
     close: () => listening.close()
   }

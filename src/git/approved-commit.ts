@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
+import { printableMessage, withPatchsmithTrailer, withSignoff } from './commit-message.js'
 import type { Git } from './git.js'
 
 /** A file as approved: its path and its contents (null: deleted). */
@@ -85,9 +85,6 @@ async function finalMessage(git: Git, message: string, signoff: boolean): Promis
   if (!signoff) return withPatchsmithTrailer(clean)
   const ident = (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout.trim()
   const who = ident.replace(/\s+\d+\s+[+-]\d{4}$/, '')
-  const out = await git.exec(
-    ['interpret-trailers', '--if-exists', 'addIfDifferent', '--trailer', `Signed-off-by: ${who}`],
-    { input: clean }
-  )
-  return withPatchsmithTrailer(out.stdout)
+  // Not `git interpret-trailers`: it runs every `trailer.<key>.cmd` the config names.
+  return withPatchsmithTrailer(withSignoff(clean, who))
 }

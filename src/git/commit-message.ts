@@ -90,11 +90,25 @@ export const PATCHSMITH_TRAILER = 'Patchsmith-Commit: validated'
  * which run the programs a repository's `trailer.<key>.cmd` names.
  */
 export function withPatchsmithTrailer(message: string): string {
+  return withTrailer(message, PATCHSMITH_TRAILER, false)
+}
+
+/**
+ * The message signed off as `git commit --signoff` would: `Signed-off-by: <who>` at the end of
+ * its trailer block, unless the block already holds that very line. Written here for the same
+ * reason as withPatchsmithTrailer.
+ */
+export function withSignoff(message: string, who: string): string {
+  return withTrailer(message, `Signed-off-by: ${who}`, true)
+}
+
+function withTrailer(message: string, trailer: string, once: boolean): string {
   const text = message.replace(/\s+$/, '')
   const split = text.lastIndexOf('\n\n')
   const block = split < 0 ? [] : text.slice(split + 2).split('\n')
   const trailers = block.length > 0 && block.every((line) => TRAILER_LINE.test(line))
-  return `${text}${trailers ? '\n' : '\n\n'}${PATCHSMITH_TRAILER}\n`
+  if (once && trailers && block.includes(trailer)) return `${text}\n`
+  return `${text}${trailers ? '\n' : '\n\n'}${trailer}\n`
 }
 const TRAILER_LINE = /^([A-Za-z0-9][A-Za-z0-9-]*:\s|\s)/
 

@@ -1,11 +1,13 @@
 import { getExecOutput } from '@actions/exec'
 import { which } from '@actions/io'
-import { PatchsmithError } from '../contract/index.js'
+import { PatchsmithError, PermissionDeniedError } from '../contract/index.js'
 import { shellQuote, type Sandbox } from '../sandbox/index.js'
 import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import { gitEnv } from './git-env.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
-import { assertSafeRemoteKeys } from './remote-config.js'
+import { assertExpectedRemote } from './expected-remote.js'
+import { persistedHeaderKey } from './push-auth.js'
+import { assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
 import {
   CONFIG_LIST,
   configFiles,
@@ -85,6 +87,18 @@ const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /
 const FIELD = '\x1f'
 const RECORD = '\x1e'
 
+/**
+ * The header keys a repository may set at a remote command: actions/checkout's for the
+ * workflow's server, and those this command's own environment config sets again (the push's
+ * header, scoped to its server: the same key, so it replaces the persisted one).
+ */
+function headerKeys(env: Record<string, string> | undefined): string[] {
+  const own = Object.entries(env ?? {})
+    .filter(([name]) => /^GIT_CONFIG_KEY_\d+$/.test(name))
+    .map(([, key]) => key)
+  return [persistedHeaderKey(), ...own]
+}
+
 interface Seal {
   entries: ConfigEntry[]
   pairs: Array<[string, string]>
@@ -119,6 +133,8 @@ export class Git {
   private identity?: Promise<Record<string, string>>
   private sealed?: { digest: string; seal: Promise<Seal> }
   private lastEntries: ConfigEntry[] = []
+  /** Each remote's URL, resolved and checked once (remoteTarget). */
+  private readonly remotes = new Map<string, Promise<string>>()
 
   private constructor(readonly dir: string) {}
 
@@ -129,7 +145,7 @@ export class Git {
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
     const seal = await this.seal()
-    if (options.network) assertSafeRemoteKeys(repositoryEntries(seal.entries))
+    if (options.network) assertSafeRemoteKeys(seal.entries, this.dir, headerKeys(options.env))
     this.processCount++
     const config = [
       ...SAFE_CONFIG,
@@ -265,6 +281,7 @@ export class Git {
   /** Branch, HEAD and changed tracked files in one process. */
   async status(): Promise<RepoStatus> {
     const args = ['status', '--porcelain=v2', '--branch', '--untracked-files=no', '-z']
+    args.push('--ignore-submodules=all')
     return parseStatus((await this.exec(args)).stdout)
   }
 
@@ -291,7 +308,8 @@ export class Git {
     branch: string,
     env?: Record<string, string>
   ): Promise<{ defaultBranch?: string; tip?: string }> {
-    const args = ['ls-remote', '--symref', remote, 'HEAD', `refs/heads/${branch}`]
+    const url = await this.remoteTarget(remote)
+    const args = ['ls-remote', '--symref', url, 'HEAD', `refs/heads/${branch}`]
     const out = await this.exec(args, { env, network: true })
     const result: { defaultBranch?: string; tip?: string } = {}
     for (const line of out.stdout.split('\n')) {
@@ -304,10 +322,34 @@ export class Git {
   }
 
   async fetchBranch(remote: string, branch: string, env?: Record<string, string>): Promise<void> {
-    await this.exec(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], {
-      env,
-      network: true
-    })
+    const url = await this.remoteTarget(remote)
+    // Into FETCH_HEAD only: the commits are read by SHA.
+    const args = ['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', url]
+    await this.exec([...args, `refs/heads/${branch}`], { env, network: true })
+  }
+
+  /**
+   * The URL every push, fetch and ls-remote to `remote` goes to, resolved once: the one
+   * `remote.<name>.url` of `.git/config` itself (an included file cannot add another that the
+   * push would also go to), under Actions the workflow's own repository. Named remotes are
+   * never passed to git, which would follow every url, pushurl and include of the moment.
+   */
+  async remoteTarget(remote: string): Promise<string> {
+    let target = this.remotes.get(remote)
+    if (!target) {
+      target = this.seal().then(({ entries }) => {
+        const url = ownRemoteUrl(entries, this.dir, remote)
+        if (url === undefined)
+          throw new PermissionDeniedError(
+            `There is no remote "${remote}" in .git/config to push to; add one, or run with push disabled (push: false).`,
+            { remote, rule: 'no-remote' }
+          )
+        assertExpectedRemote(remote, url)
+        return url
+      })
+      this.remotes.set(remote, target)
+    }
+    return target
   }
 
   /** `checkout -b`; a branch that exists already is a failed output, not an exception. */
@@ -450,15 +492,24 @@ export class Git {
     refspec: string,
     env?: Record<string, string>
   ): Promise<GitOutput> {
-    return this.exec(['push', '--dry-run', '--porcelain', '--no-verify', remote, refspec], {
+    const url = await this.remoteTarget(remote)
+    return this.exec(['push', '--dry-run', '--porcelain', '--no-verify', url, refspec], {
       allowFailure: true,
       env,
       network: true
     })
   }
 
-  async push(remote: string, refspec: string, env?: Record<string, string>): Promise<GitOutput> {
-    return this.exec(['push', '--porcelain', '--no-verify', remote, refspec], {
+  /** Pushes one explicit refspec to the remote's checked URL; `lease` guards a deletion. */
+  async push(
+    remote: string,
+    refspec: string,
+    env?: Record<string, string>,
+    lease?: string
+  ): Promise<GitOutput> {
+    const url = await this.remoteTarget(remote)
+    const guard = lease ? [`--force-with-lease=${lease}`] : []
+    return this.exec(['push', '--porcelain', '--no-verify', ...guard, url, refspec], {
       allowFailure: true,
       env,
       network: true

@@ -71,9 +71,8 @@ export async function recoverFromJournal(
       const tip = heads.tip
       await step(`deleted the branch ${branch} on ${REMOTE}`, async () => {
         // Deleted only if it still is at the run's commit when origin gets the push.
-        const lease = `--force-with-lease=refs/heads/${branch}:${tip}`
-        const args = ['push', '--porcelain', '--no-verify', lease, REMOTE, `:refs/heads/${branch}`]
-        const out = await git.exec(args, { allowFailure: true, env: auth?.env, network: true })
+        const lease = `refs/heads/${branch}:${tip}`
+        const out = await git.push(REMOTE, `:refs/heads/${branch}`, auth?.env, lease)
         if (out.exitCode !== 0) throw new Error(out.stderr.trim())
       })
     }

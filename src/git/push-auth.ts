@@ -26,7 +26,7 @@ export function pushAuth(
   } catch {
     return undefined
   }
-  const key = `http.${origin}/.extraheader`
+  const key = persistedHeaderKey(origin)
   const secret = Buffer.from(`x-access-token:${token}`).toString('base64')
   // After any entries the environment already has, which the remote commands inherit.
   const first = Number.parseInt(env.GIT_CONFIG_COUNT ?? '', 10) || 0
@@ -40,4 +40,21 @@ export function pushAuth(
     },
     secret
   }
+}
+
+/**
+ * The header key actions/checkout persists for the server (`persist-credentials: true`):
+ * exactly the key pushAuth sets, so the push's own header replaces it (a per-URL key outranks
+ * a less specific one, so only the same key can). Any other repository http.* key is refused.
+ */
+export function persistedHeaderKey(
+  serverUrl = process.env.GITHUB_SERVER_URL || 'https://github.com'
+): string {
+  let origin = serverUrl
+  try {
+    origin = new URL(serverUrl).origin
+  } catch {
+    // matched as written: a server URL that does not parse gets no token anyway
+  }
+  return `http.${origin}/.extraheader`
 }

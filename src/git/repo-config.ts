@@ -38,14 +38,15 @@ export function repositoryEntries(entries: readonly ConfigEntry[]): ConfigEntry[
 }
 
 // Keys whose value git runs as a program: for a driver of any name (attributes pick drivers),
-// and the external diff, askpass and alternate-refs commands.
+// a trailer's command (interpret-trailers runs it for every message), and the external diff,
+// askpass and alternate-refs commands.
 const DRIVER_PROGRAM =
-  /^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(command|textconv)|merge\.(.+)\.driver|diff\.external|core\.askpass|core\.alternaterefscommand)$/s
+  /^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(command|textconv)|merge\.(.+)\.driver|trailer\.(.+)\.(cmd|command)|diff\.external|core\.askpass|core\.alternaterefscommand)$/s
 
 /**
  * Config that runs a program, off for every git process Patchsmith starts whatever the config
  * files say: fsmonitor, signing (gpg.program runs only to sign or verify), background
- * maintenance (gc runs hooks), submodule recursion (a submodule has config of its own). Hooks
+ * maintenance (gc runs hooks), submodules (each has config of its own). Hooks
  * are off by `core.hooksPath` in git.ts unless they run in the jail.
  */
 export const STATIC_SEAL: ReadonlyArray<[string, string]> = [
@@ -56,7 +57,13 @@ export const STATIC_SEAL: ReadonlyArray<[string, string]> = [
   ['log.showSignature', 'false'],
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
-  ['submodule.recurse', 'false']
+  ['submodule.recurse', 'false'],
+  // A gitlink's folder can hold a repository of its own (validation can `git init` one) whose
+  // config is nobody's seal: status, diff and transfers never look into it.
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['push.recurseSubmodules', 'no']
 ]
 
 /**

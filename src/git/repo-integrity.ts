@@ -11,10 +11,11 @@ import {
   writeFileSync
 } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
+import { indexGitlinks } from './index-gitlinks.js'
 
 export { gitDirs } from './git-dirs.js'
 
@@ -26,6 +27,8 @@ interface Entry {
   mode: number
   content?: Buffer
   link?: string
+  /** Not a file but a fact about one (the index's gitlinks, the entry limit): never restored. */
+  fact?: boolean
 }
 
 /**
@@ -48,7 +51,8 @@ export class RepoIntegrity {
     options: { refs?: boolean } = {}
   ): Promise<RepoIntegrity> {
     const targets = [...watchedPaths(repoDir, options.refs), ...extraFiles]
-    return new RepoIntegrity(targets, readAll(targets))
+    const all = [...targets, ...submoduleGitDirs(repoDir)]
+    return new RepoIntegrity(all, readAll(all))
   }
 
   /** The watched entries that differ from the snapshot (added, removed or changed). */
@@ -63,10 +67,12 @@ export class RepoIntegrity {
 
   /** Puts every changed entry back as it was: the rollback's own git calls then run clean. */
   restore(): void {
+    const now = readAll(this.targets)
     const changed = this.changes()
     // Deepest first, so a folder that validation added goes after its files.
     for (const path of [...changed].reverse()) {
       const before = this.entries.get(path)
+      if (before?.fact || now.get(path)?.fact) continue
       try {
         if (!before || !before.hash.startsWith('dir'))
           rmSync(path, { recursive: true, force: true })
@@ -106,7 +112,9 @@ function watchedPaths(repoDir: string, refs = false): string[] {
     'commondir',
     'objects/info/alternates',
     'objects/info/http-alternates',
-    ...(refs ? ['HEAD', 'refs', 'packed-refs', 'reftable'] : [])
+    ...(refs ? ['HEAD', 'refs', 'packed-refs', 'reftable'] : []),
+    // Submodules' git folders: config, hooks and info of repositories git may enter.
+    'modules'
   ]
   const home = process.env.HOME || homedir()
   const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
@@ -121,15 +129,48 @@ function watchedPaths(repoDir: string, refs = false): string[] {
   ]
 }
 
+/**
+ * Where a repository inside the work tree would be found: `.git` in each gitlink's folder of
+ * the index (as the index is at the snapshot), and the index's gitlink list itself.
+ */
+function submoduleGitDirs(repoDir: string): string[] {
+  const index = join(gitDirs(repoDir)[0]!, 'index')
+  const links = indexGitlinks(index, hashBytes(repoDir)) ?? []
+  return [
+    `${index}${GITLINKS}${hashBytes(repoDir)})`,
+    ...links.filter((link) => !link.startsWith('<')).map((link) => join(repoDir, link, '.git'))
+  ]
+}
+
+function hashBytes(repoDir: string): number {
+  try {
+    const config = readFileSync(join(gitDirs(repoDir).at(-1)!, 'config'), 'utf8')
+    return /^\s*objectformat\s*=\s*"?sha256"?\s*$/im.test(config) ? 32 : 20
+  } catch {
+    return 20
+  }
+}
+
+// `<index> (gitlinks <hash bytes>)`: the index's gitlink list, as one entry.
+const GITLINKS = ' (gitlinks '
+
 function readAll(targets: readonly string[]): Map<string, Entry> {
   const entries = new Map<string, Entry>()
-  for (const target of targets) walk(target, entries)
+  for (const target of targets) {
+    const marker = target.lastIndexOf(GITLINKS)
+    if (marker > 0) {
+      const file = target.slice(0, marker)
+      const bytes = Number.parseInt(target.slice(marker + GITLINKS.length), 10)
+      const links = indexGitlinks(file, bytes) ?? []
+      entries.set(target, { hash: `gitlinks ${links.join('\0')}`, mode: 0, fact: true })
+    } else walk(target, entries)
+  }
   return entries
 }
 
-function walk(path: string, entries: Map<string, Entry>): void {
+function walk(path: string, entries: Map<string, Entry>, inModules = false): void {
   if (entries.size >= MAX_ENTRIES) {
-    entries.set(`${path} (too many entries)`, { hash: 'limit', mode: 0 })
+    entries.set(`${path} (too many entries)`, { hash: 'limit', mode: 0, fact: true })
     return
   }
   let stat
@@ -145,7 +186,14 @@ function walk(path: string, entries: Map<string, Entry>): void {
     entries.set(path, { hash: `link ${kind} ${link}`, mode, link })
   } else if (stat.isDirectory()) {
     entries.set(path, { hash: `dir ${kind}`, mode })
-    for (const name of readdirSync(path).sort()) walk(join(path, name), entries)
+    // A submodule's git folder (under .git/modules, or a gitlink's own .git): its objects,
+    // logs and LFS store are data, its objects/info is watched.
+    const modules = inModules || basename(path) === 'modules' || basename(path) === '.git'
+    for (const name of readdirSync(path).sort()) {
+      if (modules && (name === 'logs' || name === 'lfs')) continue
+      if (modules && basename(path) === 'objects' && name !== 'info') continue
+      walk(join(path, name), entries, modules)
+    }
   } else if (stat.isFile()) {
     const content = readFileSync(path)
     const digest = createHash('sha256').update(content).digest('hex')

@@ -198,7 +198,16 @@ export class ValidationWatch {
    */
   async settleWorkTree(): Promise<void> {
     const dirty = nulFields(
-      (await this.git.exec(['diff', '--name-only', '-z', '--no-ext-diff', '--no-textconv'])).stdout
+      (
+        await this.git.exec([
+          'diff',
+          '--name-only',
+          '-z',
+          '--no-ext-diff',
+          '--no-textconv',
+          '--ignore-submodules=all'
+        ])
+      ).stdout
     )
     if (dirty.length > 0) await this.git.exec(['checkout', '--quiet', '--', ...dirty])
     await this.removeCreatedFiles()
@@ -276,7 +285,9 @@ async function changedPaths(git: GitRunner): Promise<string[]> {
     '--porcelain=v1',
     '-z',
     '--untracked-files=all',
-    '--no-renames'
+    '--no-renames',
+    // A gitlink's folder may hold a repository validation made, with config of its own.
+    '--ignore-submodules=all'
   ])
   return nulFields(out.stdout)
     .filter((field) => field.length > 3)
