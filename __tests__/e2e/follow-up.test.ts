@@ -390,8 +390,36 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(action.exitCode, action.stdout + action.stderr).toBe(0)
     expect(pr.threads[0]!.isResolved).toBe(true)
     expect(resultOf(repo).follow_up.threads).toEqual([
-      expect.objectContaining({ id: 'T1', status: 'fixed' })
+      expect.objectContaining({ id: 'T1', status: 'fixed' }),
+      expect.objectContaining({ id: 'T2', status: 'fixed' })
     ])
+  })
+
+  it('reads every page of review threads: the ones after a thousand resolved ones are fixed', async () => {
+    const { repo, head } = pullRequestRepo('follow-up-pages')
+    const { github, model } = await servers()
+    const resolved = Array.from({ length: 1_040 }, (_, i) =>
+      thread(`R${i}`, 'src/total.js', 1, 'Old news.', 'maintainer', { isResolved: true })
+    )
+    const pr = pullRequest(github, head, {
+      threads: [
+        ...resolved,
+        thread('T1', 'src/total.js', 4, 'Multiply by the quantity.'),
+        thread('T2', 'src/format.js', 2, 'Show money with two decimals.')
+      ]
+    })
+    const action = await run(repo, github, model)
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+    expect(pr.threads.at(-1)!.isResolved).toBe(true)
+    expect(resultOf(repo).follow_up.threads).toEqual([
+      expect.objectContaining({ id: 'T1', status: 'fixed' }),
+      expect.objectContaining({ id: 'T2', status: 'fixed' })
+    ])
+    // Eleven pages of a hundred, as GitHub serves them.
+    const pages = github.requests.filter(
+      (r) => r.path === '/graphql' && JSON.stringify(r.body).includes('reviewThreads')
+    )
+    expect(pages.length).toBeGreaterThanOrEqual(11)
   })
 
   it('with dry-run, reports the threads it would address and pushes and answers nothing (a branch of any name)', async () => {

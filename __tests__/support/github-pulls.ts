@@ -119,7 +119,11 @@ function graphql(
       body: c.body,
       author: c.author ? { login: c.author } : null
     })
-    const nodes = (pr?.threads ?? []).map((t) => ({
+    // Pages as GitHub gives them: `first` threads after the cursor (an offset here).
+    const size = Number(/reviewThreads\(first:\s*(\d+)/.exec(query)?.[1] ?? 100)
+    const start = vars.after ? Number(vars.after) : 0
+    const all = pr?.threads ?? []
+    const nodes = all.slice(start, start + size).map((t) => ({
       id: t.id,
       isResolved: t.isResolved ?? false,
       isOutdated: t.isOutdated ?? false,
@@ -136,7 +140,15 @@ function graphql(
           viewer: { login: BOT },
           repository: {
             pullRequest: pr
-              ? { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } }
+              ? {
+                  reviewThreads: {
+                    pageInfo: {
+                      hasNextPage: start + size < all.length,
+                      endCursor: start + size < all.length ? String(start + size) : null
+                    },
+                    nodes
+                  }
+                }
               : null
           }
         }

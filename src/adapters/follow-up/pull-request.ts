@@ -1,5 +1,5 @@
 import { githubClient, type GitHubClient, type GitHubClientOptions } from '../../report/index.js'
-import { PermissionDeniedError } from '../../contract/index.js'
+import { InvalidInputError, PermissionDeniedError } from '../../contract/index.js'
 
 /** One review thread as the follow-up reads it (GraphQL `reviewThreads`). */
 export interface ReviewThread {
@@ -50,7 +50,8 @@ const REPLY = `mutation($thread: ID!, $body: String!) {
 }`
 const RESOLVE = `mutation($thread: ID!) { resolveReviewThread(input: { threadId: $thread }) { thread { id isResolved } } }`
 const WRITERS = new Set(['admin', 'maintain', 'write'])
-const MAX_PAGES = 10
+// Every page is read; this only stops a server that never says it is done (100 000 threads).
+const MAX_PAGES = 1_000
 
 /**
  * A pull request as the follow-up meets it, over the GitHub API (REST and GraphQL): its head and
@@ -166,7 +167,7 @@ export class PullRequestReview {
       })
       viewer = data.viewer?.login ?? viewer
       const found = data.repository.pullRequest?.reviewThreads
-      if (!found) break
+      if (!found) return { threads, viewer }
       for (const node of found.nodes) {
         const first = node.first.nodes[0]
         threads.push({
@@ -180,10 +181,13 @@ export class PullRequestReview {
           latest: node.latest.nodes.map(comment)
         })
       }
-      if (!found.pageInfo.hasNextPage) break
+      if (!found.pageInfo.hasNextPage || !found.pageInfo.endCursor) return { threads, viewer }
       after = found.pageInfo.endCursor
     }
-    return { threads, viewer }
+    throw new InvalidInputError(
+      `Stopped reading the review threads of #${this.number} after ${MAX_PAGES} pages (${threads.length} threads): GitHub kept saying there were more. Resolve or close old threads, then rerun.`,
+      { rule: 'too-many-threads', threads: threads.length }
+    )
   }
 
   /** Whether `login` may write to the repository (write, maintain or admin); asked once each. */
