@@ -1,6 +1,10 @@
 import type { Reporter, TestModule } from 'vitest/node'
+import { sandboxSkipLine } from './support/sandbox-needs.js'
 
-/** Ends the run with one plain line, `N passed, N failed, N skipped`, that any CI can read. */
+/**
+ * Ends the run with one plain line, `N passed, N failed, N skipped`, that any CI can read, after
+ * the one line saying why sandbox tests skipped, if they did.
+ */
 export default class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 }
@@ -12,6 +16,9 @@ export default class PlainSummaryReporter implements Reporter {
         else counts.skipped++
       }
     }
+    // Why sandbox tests skipped (no bubblewrap or sudo here), once for the whole run.
+    const gaps = counts.skipped > 0 ? sandboxSkipLine() : undefined
+    if (gaps) process.stdout.write(`\nSKIP ${gaps}\n`)
     process.stdout.write(
       `\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`
     )

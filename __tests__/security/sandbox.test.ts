@@ -3,7 +3,8 @@
  * code that walks /proc for the action's secrets, leaves a setsid daemon behind, commits or
  * moves refs, rewrites git's config, index or stash, writes the runner's file commands, or
  * leaves files for the pull-request step, or tries to take root's powers back (remount, unmount,
- * sudo). Each ends in a clean refusal or a harmless no-op.
+ * sudo). Each ends in a clean refusal or a harmless no-op. A backend missing here skips
+ * (support/sandbox-needs.ts) unless PATCHSMITH_REQUIRE_SANDBOX=1.
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import { CANARY, leakedCanaries, type HostileOptions, type HostileRun } from './
 import { trackedHostileRuns } from './tracked-runs.js'
 import { processesRunning } from '../support/processes.js'
 import type { TestRepo } from '../support/repo.js'
+import { skipWithout } from '../support/sandbox-needs.js'
 
 const tracked = trackedHostileRuns()
 
@@ -39,8 +41,10 @@ const PROC_WALK =
   "tr '\\0' '\\n' < \"$f\" 2>/dev/null | rev; tr '\\0' '\\n' < \"$f\" 2>/dev/null | sed 's/./& /g'; " +
   'done; env | rev; true'
 
-describe.each(['bubblewrap', 'unshare'])('validation in the %s sandbox', (backend) => {
-  it('walks /proc and the environment and finds no secret of the action', async () => {
+describe.each(['bubblewrap', 'unshare'] as const)('validation in the %s sandbox', (backend) => {
+  const skip = skipWithout(backend)
+
+  it.skipIf(skip)('walks /proc and the environment and finds no secret of the action', async () => {
     // Through the bundled action: its own process's /proc entries are what the walk looks for.
     const hostile = await run(
       { inputs: { 'validation-commands': PROC_WALK }, through: 'process' },
@@ -51,37 +55,45 @@ describe.each(['bubblewrap', 'unshare'])('validation in the %s sandbox', (backen
     expect(hostile.result.data![0]!.validation_results[0]!.exit_code).toBe(0)
   })
 
-  it('cannot leave a setsid daemon to change the commit, git config or workflows later', async () => {
-    const marker = `patchsmith-daemon-${backend}-${process.pid}`
-    const daemon =
-      `setsid sh -c 'sleep 1; while :; do echo "on: push # pwned" > .github/workflows/ci.yml; ` +
-      `echo x > .env; git add -A; git config core.sshCommand "touch pwned"; sleep 0.05; done; : ${marker}' ` +
-      '>/dev/null 2>&1 </dev/null & true'
-    const hostile = await run({ inputs: { 'validation-commands': daemon } }, backend)
-    expect(hostile.result.metrics?.sandbox).toBe(backend)
-    expectCommitted(hostile)
-    expect(processesRunning(marker)).toEqual([])
-    const { repo } = hostile
-    expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
-    expect(readFileSync(join(repo.dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n')
-    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
-  })
+  it.skipIf(skip)(
+    'cannot leave a setsid daemon to change the commit, git config or workflows later',
+    async () => {
+      const marker = `patchsmith-daemon-${backend}-${process.pid}`
+      const daemon =
+        `setsid sh -c 'sleep 1; while :; do echo "on: push # pwned" > .github/workflows/ci.yml; ` +
+        `echo x > .env; git add -A; git config core.sshCommand "touch pwned"; sleep 0.05; done; : ${marker}' ` +
+        '>/dev/null 2>&1 </dev/null & true'
+      const hostile = await run({ inputs: { 'validation-commands': daemon } }, backend)
+      expect(hostile.result.metrics?.sandbox).toBe(backend)
+      expectCommitted(hostile)
+      expect(processesRunning(marker)).toEqual([])
+      const { repo } = hostile
+      expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
+      expect(readFileSync(join(repo.dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n')
+      expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
+    }
+  )
 
-  it("cannot take root's powers back: no remount of .git, no unmount of the runner's files, no sudo", async () => {
-    const attack = [
-      'mount -o remount,rw .git 2>/dev/null; printf "[core]\\n\\tsshCommand = touch pwned\\n" >> .git/config 2>/dev/null',
-      'for m in $(awk \'$5 ~ /runner|_temp|file_commands/ {print $5}\' /proc/self/mountinfo); do umount "$m" 2>/dev/null; done',
-      'for f in $(find / -path "*_runner_file_commands/*" -type f 2>/dev/null); do echo NODE_OPTIONS=--require=/x >> "$f"; done',
-      'sudo -n sh -c "echo pwned >> /etc/hostname" 2>/dev/null',
-      'true'
-    ].join('; ')
-    const hostile = await run({ inputs: { 'validation-commands': attack } }, backend)
-    expect(hostile.result.metrics?.sandbox).toBe(backend)
-    expectCommitted(hostile)
-    expect(readFileSync(join(hostile.repo.dir, '.git/config'), 'utf8')).toBe(hostile.before.config)
-    expect(hostile.run.fileCommands).toEqual({ env: '', path: '' })
-    expect(readFileSync('/etc/hostname', 'utf8')).not.toContain('pwned')
-  })
+  it.skipIf(skip)(
+    "cannot take root's powers back: no remount of .git, no unmount of the runner's files, no sudo",
+    async () => {
+      const attack = [
+        'mount -o remount,rw .git 2>/dev/null; printf "[core]\\n\\tsshCommand = touch pwned\\n" >> .git/config 2>/dev/null',
+        'for m in $(awk \'$5 ~ /runner|_temp|file_commands/ {print $5}\' /proc/self/mountinfo); do umount "$m" 2>/dev/null; done',
+        'for f in $(find / -path "*_runner_file_commands/*" -type f 2>/dev/null); do echo NODE_OPTIONS=--require=/x >> "$f"; done',
+        'sudo -n sh -c "echo pwned >> /etc/hostname" 2>/dev/null',
+        'true'
+      ].join('; ')
+      const hostile = await run({ inputs: { 'validation-commands': attack } }, backend)
+      expect(hostile.result.metrics?.sandbox).toBe(backend)
+      expectCommitted(hostile)
+      expect(readFileSync(join(hostile.repo.dir, '.git/config'), 'utf8')).toBe(
+        hostile.before.config
+      )
+      expect(hostile.run.fileCommands).toEqual({ env: '', path: '' })
+      expect(readFileSync('/etc/hostname', 'utf8')).not.toContain('pwned')
+    }
+  )
 })
 
 describe('validation in the sandbox (default backend)', () => {
@@ -211,7 +223,8 @@ describe('opt-in git hooks in the sandbox', () => {
       ),
       inputs: { 'git-hooks': 'true' }
     })
-    expect(hostile.result.metrics?.sandbox).toBe('bubblewrap')
+    // The first backend that works here (bubblewrap where installed, else unshare as root).
+    expect(['bubblewrap', 'unshare', 'sudo-unshare']).toContain(hostile.result.metrics?.sandbox)
     expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
     // Checked right after the hooked commit: its tree is not the approved index.
     expect(hostile.result.error?.details?.rule).toBe('hook-tampered')

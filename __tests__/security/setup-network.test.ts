@@ -3,27 +3,20 @@
  * model call, in the sandbox with the network (a loopback "package server" fills node_modules);
  * validation then runs with the network closed and cannot reach that server. A failing setup
  * command ends the run before any model call; `validation-network: open` (a `settings:` line) is
- * shown in the result's metrics and the job summary.
+ * shown in the result's metrics and the job summary. A backend missing here skips
+ * (support/sandbox-needs.ts) unless PATCHSMITH_REQUIRE_SANDBOX=1.
  */
-import { spawnSync } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { leakedCanaries, type HostileOptions } from './hostile-run.js'
 import { trackedHostileRuns } from './tracked-runs.js'
+import { skipWithout } from '../support/sandbox-needs.js'
 
 const tracked = trackedHostileRuns()
-const REQUIRE = process.env.PATCHSMITH_REQUIRE_SANDBOX === '1'
-const root = process.getuid?.() === 0
-const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0
-const why: Record<string, string | undefined> = {
-  bubblewrap: has('bwrap') ? undefined : 'no bwrap: apt-get install bubblewrap',
-  unshare: root && has('unshare') ? undefined : 'needs root and unshare (util-linux)'
-}
-const anyBackend = Object.values(why).some((reason) => !reason)
-for (const [backend, reason] of Object.entries(why))
-  if (reason && !REQUIRE) console.log(`SKIP setup-commands network under ${backend}: ${reason}`)
+const BACKENDS = ['bubblewrap', 'unshare'] as const
+const anyBackend = BACKENDS.some((backend) => !skipWithout(backend))
 
 /** The "registry": what it served, and when (against the model's first request). */
 let server: Server
@@ -60,8 +53,8 @@ function ignoringModules(options: HostileOptions): HostileOptions {
   }
 }
 
-describe.each(Object.keys(why))('setup-commands under %s', (backend) => {
-  it.skipIf(!!why[backend] && !REQUIRE)(
+describe.each(BACKENDS)('setup-commands under %s', (backend) => {
+  it.skipIf(skipWithout(backend))(
     'install with the network before drafting; validation then runs offline and cannot reach the package server',
     async () => {
       served.length = 0
@@ -90,7 +83,7 @@ describe.each(Object.keys(why))('setup-commands under %s', (backend) => {
 })
 
 describe('setup-commands and validation-network', () => {
-  const skip = !anyBackend && !REQUIRE
+  const skip = !anyBackend
 
   it.skipIf(skip)(
     'a failing setup command ends the run VALIDATION_FAILED setup-failed before any model call',

@@ -3,8 +3,8 @@
  * runner's path (a user with passwordless sudo, here patchsmith-sudo, in a group that owns a
  * host socket): no network but loopback, no host unix socket (path or abstract), no writable
  * /proc/sys or /sys, a fresh HOME, no credential in .git, a private /dev/shm, a task limit.
- * Without bubblewrap or the sudo user these tests say why and skip, unless
- * PATCHSMITH_REQUIRE_SANDBOX=1 (CI), where they fail.
+ * Without bubblewrap or the sudo user these tests skip (the run ends with one line saying why,
+ * support/sandbox-needs.ts), unless PATCHSMITH_REQUIRE_SANDBOX=1 (CI), where they fail.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -25,26 +25,14 @@ import {
 import { runCommand, SecretMasker } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { sandboxGaps, skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 
-const REQUIRE = process.env.PATCHSMITH_REQUIRE_SANDBOX === '1'
-const SUDO_USER = 'patchsmith-sudo'
 const SOCKET_GROUP = 'patchsmith-sock'
 const TOKEN = 'ghs_JAILcanary0123456789abcdefghijklmnop'
 const KEY = 'JAIL-SSH-KEY-canary'
 const TASKS = 350
 
-const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0
 const root = process.getuid?.() === 0
-const why: Partial<Record<BackendName, string>> = {
-  bubblewrap: has('bwrap') ? undefined : 'no bwrap: apt-get install bubblewrap',
-  unshare: !root ? 'not root' : has('unshare') ? undefined : 'no unshare (util-linux)',
-  'sudo-unshare':
-    !root || !existsSync(`/etc/sudoers.d/${SUDO_USER}`) || !has('sudo')
-      ? `needs root, sudo and the ${SUDO_USER} user (.ci/run makes them; apt-get install bubblewrap sudo)`
-      : undefined
-}
-for (const [backend, reason] of Object.entries(why))
-  if (reason && !REQUIRE) console.log(`SKIP sandbox boundaries under ${backend}: ${reason}`)
 
 /** A probe the jailed command runs with node: connect, print open or closed. */
 const PROBE = `const net = require('net'); const [kind, target] = process.argv.slice(2);
@@ -91,7 +79,7 @@ beforeAll(async () => {
   await listen(sockets[1]!, looseSocket)
   await listen(sockets[2]!, `\0${abstract}`)
   chmodSync(looseSocket, 0o666)
-  if (root && !why['sudo-unshare']) {
+  if (root && !sandboxGaps()['sudo-unshare']) {
     spawnSync('groupadd', ['-f', SOCKET_GROUP])
     execFileSync('usermod', ['-aG', SOCKET_GROUP, SUDO_USER])
     execFileSync('chown', [`root:${SOCKET_GROUP}`, runSocket])
@@ -105,7 +93,8 @@ beforeAll(async () => {
   writeFileSync(join(home, '.docker/config.json'), `{"auths":{"x":{"auth":"${KEY}"}}}`)
   writeFileSync(join(outside, 'probe.cjs'), PROBE)
   writeFileSync(join(outside, 'creds'), `https://x:${TOKEN}@github.com\n`)
-  execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, home], { stdio: 'ignore' })
+  if (!sandboxGaps()['sudo-unshare'])
+    execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, home], { stdio: 'ignore' })
   const shm = `/dev/shm/patchsmith-host-${process.pid}`
   writeFileSync(shm, 'host')
   host = {
@@ -217,7 +206,7 @@ async function openJail(backend: BackendName): Promise<Jail> {
 describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
   'the %s jail',
   (backend) => {
-    const skip = !!why[backend] && !REQUIRE
+    const skip = skipWithout(backend)
     let jail: Jail
     beforeAll(async () => {
       if (!skip) jail = await openJail(backend)

@@ -1,6 +1,7 @@
 /**
  * The sandbox itself, with each Linux backend for real (bubblewrap, and util-linux unshare as
- * root): what a command inside can see, write and leave behind.
+ * root): what a command inside can see, write and leave behind. A backend missing here skips
+ * (support/sandbox-needs.ts) unless PATCHSMITH_REQUIRE_SANDBOX=1.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -16,6 +17,7 @@ import {
 import { runCommand, SecretMasker } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 
 const BACKENDS: BackendName[] = ['bubblewrap', 'unshare']
 
@@ -40,6 +42,7 @@ async function settle(check: () => boolean, tries = 50): Promise<boolean> {
 }
 
 describe.each(BACKENDS)('the %s sandbox', (backend) => {
+  const skip = skipWithout(backend)
   let repo: TestRepo
   let sandbox: Sandbox
   let hidden: string
@@ -54,6 +57,7 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
     })
 
   beforeAll(async () => {
+    if (skip) return
     repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'sandbox' })
     hidden = join(repo.root, 'runner-temp')
     mkdirSync(hidden)
@@ -64,39 +68,45 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
     )
   })
   afterAll(() => {
-    sandbox.dispose()
-    repo.cleanup()
+    sandbox?.dispose()
+    repo?.cleanup()
   })
 
-  it('is available on this machine (CI installs bubblewrap)', () => {
+  it.skipIf(skip)('is available on this machine (CI installs bubblewrap)', () => {
     expect(sandbox.unavailable).toEqual([])
     expect(sandbox.backend).toBe(backend)
   })
 
-  it('lets the command write the work tree and a private temp folder, not .git', async () => {
-    const result = await run(
-      'echo x > new.txt && echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && ' +
-        '(echo bad >> .git/config && echo wrote-config || echo config-read-only) && ' +
-        '(git commit -q --allow-empty -m sneaky 2>/dev/null && echo committed || echo no-commit)'
-    )
-    expect(result.exit_code, result.stderr).toBe(0)
-    expect(result.stdout).toContain('config-read-only')
-    expect(result.stdout).toContain('no-commit')
-    expect(readFileSync(join(repo.dir, 'new.txt'), 'utf8')).toBe('x\n')
-    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).not.toContain('bad')
-    expect(repo.git('rev-list', '--count', 'HEAD')).toBe('1')
-  })
+  it.skipIf(skip)(
+    'lets the command write the work tree and a private temp folder, not .git',
+    async () => {
+      const result = await run(
+        'echo x > new.txt && echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && ' +
+          '(echo bad >> .git/config && echo wrote-config || echo config-read-only) && ' +
+          '(git commit -q --allow-empty -m sneaky 2>/dev/null && echo committed || echo no-commit)'
+      )
+      expect(result.exit_code, result.stderr).toBe(0)
+      expect(result.stdout).toContain('config-read-only')
+      expect(result.stdout).toContain('no-commit')
+      expect(readFileSync(join(repo.dir, 'new.txt'), 'utf8')).toBe('x\n')
+      expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).not.toContain('bad')
+      expect(repo.git('rev-list', '--count', 'HEAD')).toBe('1')
+    }
+  )
 
-  it('shows the command its own processes only: no parent environ, no parent cmdline', async () => {
-    const result = await run(
-      `for p in /proc/[0-9]*; do echo "$p"; done; cat /proc/${process.pid}/environ 2>/dev/null && echo leaked || echo hidden`
-    )
-    const pids = result.stdout.split('\n').filter((line) => line.startsWith('/proc/'))
-    expect(pids.length).toBeLessThanOrEqual(6)
-    expect(result.stdout).toContain('hidden')
-  })
+  it.skipIf(skip)(
+    'shows the command its own processes only: no parent environ, no parent cmdline',
+    async () => {
+      const result = await run(
+        `for p in /proc/[0-9]*; do echo "$p"; done; cat /proc/${process.pid}/environ 2>/dev/null && echo leaked || echo hidden`
+      )
+      const pids = result.stdout.split('\n').filter((line) => line.startsWith('/proc/'))
+      expect(pids.length).toBeLessThanOrEqual(6)
+      expect(result.stdout).toContain('hidden')
+    }
+  )
 
-  it('hides the runner folders: a GITHUB_ENV write lands nowhere', async () => {
+  it.skipIf(skip)('hides the runner folders: a GITHUB_ENV write lands nowhere', async () => {
     const result = await run(
       `ls -A ${hidden}; echo NODE_OPTIONS=--require=/x >> ${hidden}/set_env; echo done`
     )
@@ -104,7 +114,7 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
     expect(readFileSync(join(hidden, 'set_env'), 'utf8')).toBe('')
   })
 
-  it('kills a setsid daemon when the command ends', async () => {
+  it.skipIf(skip)('kills a setsid daemon when the command ends', async () => {
     const marker = `patchsmith-daemon-${backend}-${process.pid}`
     const result = await run(
       `setsid sh -c 'while :; do date > daemon.txt; sleep 0.05; done; : ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`
@@ -116,29 +126,32 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
     expect(readFileSync(join(repo.dir, 'daemon.txt'), 'utf8')).toBe(stamp)
   })
 
-  it("keeps none of root's powers: no remount of .git, no unmount of what hides, no sudo", async () => {
-    writeFileSync(join(hidden, 'secret'), 'runner-secret')
-    const result = await run(
-      [
-        'grep CapEff /proc/self/status',
-        '(mount -o remount,rw .git 2>/dev/null && echo bad >> .git/config && echo remounted) || echo no-remount',
-        `(umount ${hidden} 2>/dev/null && echo unmounted) || echo no-umount`,
-        `cat ${hidden}/secret 2>/dev/null || echo still-hidden`,
-        '(sudo -n true 2>/dev/null && echo sudo-worked) || echo no-sudo'
-      ].join('; ')
-    )
-    expect(result.stdout).toContain('no-remount')
-    expect(result.stdout).toContain('no-umount')
-    expect(result.stdout).toContain('still-hidden')
-    expect(result.stdout).toContain('no-sudo')
-    expect(result.stdout).not.toContain('runner-secret')
-    // As root, only chown, dac_override and fowner (files of other owners in the work tree).
-    const effective = BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(result.stdout)![1]}`)
-    expect(effective & ~0b1011n).toBe(0n)
-    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).not.toContain('bad')
-  })
+  it.skipIf(skip)(
+    "keeps none of root's powers: no remount of .git, no unmount of what hides, no sudo",
+    async () => {
+      writeFileSync(join(hidden, 'secret'), 'runner-secret')
+      const result = await run(
+        [
+          'grep CapEff /proc/self/status',
+          '(mount -o remount,rw .git 2>/dev/null && echo bad >> .git/config && echo remounted) || echo no-remount',
+          `(umount ${hidden} 2>/dev/null && echo unmounted) || echo no-umount`,
+          `cat ${hidden}/secret 2>/dev/null || echo still-hidden`,
+          '(sudo -n true 2>/dev/null && echo sudo-worked) || echo no-sudo'
+        ].join('; ')
+      )
+      expect(result.stdout).toContain('no-remount')
+      expect(result.stdout).toContain('no-umount')
+      expect(result.stdout).toContain('still-hidden')
+      expect(result.stdout).toContain('no-sudo')
+      expect(result.stdout).not.toContain('runner-secret')
+      // As root, only chown, dac_override and fowner (files of other owners in the work tree).
+      const effective = BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(result.stdout)![1]}`)
+      expect(effective & ~0b1011n).toBe(0n)
+      expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).not.toContain('bad')
+    }
+  )
 
-  it('sees the allowlisted environment only', async () => {
+  it.skipIf(skip)('sees the allowlisted environment only', async () => {
     const result = await run('env', { PATCHSMITH_ONLY_IF_LISTED: 'x' })
     expect(result.stdout).toContain('PATH=')
     expect(result.stdout).toContain('PATCHSMITH_ONLY_IF_LISTED=x')
@@ -149,11 +162,10 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
 /*
  * The GitHub-hosted runner's path: a user with passwordless sudo, for whom the mounts are made
  * as root before the command drops back to that user. .ci/run creates such a user
- * (patchsmith-sudo) on CI; elsewhere these tests say they were skipped and why.
+ * (patchsmith-sudo) on CI; elsewhere these tests skip, and the run ends with one line saying why.
  */
-const SUDO_USER = 'patchsmith-sudo'
 const sudoUser = (() => {
-  if (process.getuid?.() !== 0 || !existsSync('/etc/sudoers.d/' + SUDO_USER)) return undefined
+  if (skipWithout('sudo-unshare')) return undefined
   try {
     const [uid, gid] = ['-u', '-g'].map((flag) =>
       Number(execFileSync('id', [flag, SUDO_USER], { encoding: 'utf8' }).trim())
@@ -164,7 +176,7 @@ const sudoUser = (() => {
   }
 })()
 
-describe.skipIf(!sudoUser)(
+describe.skipIf(skipWithout('sudo-unshare'))(
   'the sudo-unshare sandbox, as a runner user with passwordless sudo',
   () => {
     it('runs the command as that user, jailed, and sudo inside cannot take root back', async () => {

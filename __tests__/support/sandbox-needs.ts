@@ -1,0 +1,55 @@
+/**
+ * What the sandbox tests need from this machine, and why one skips. A machine without
+ * bubblewrap or sudo (a fresh clone) still passes `npm test`: those tests skip, and the run
+ * ends with ONE line naming what to install (plain-summary-reporter.ts). Under
+ * PATCHSMITH_REQUIRE_SANDBOX=1 (.ci/run) they run, and fail where the machine lacks them.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+
+export const REQUIRE_SANDBOX = process.env.PATCHSMITH_REQUIRE_SANDBOX === '1'
+export const SUDO_USER = 'patchsmith-sudo'
+
+export type Need = 'bubblewrap' | 'unshare' | 'sudo-unshare'
+
+const has = (program: string) =>
+  spawnSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${program}`]).status === 0
+
+let reasons: Partial<Record<Need, string>> | undefined
+
+/** Why each backend's tests cannot run here (absent: they can). */
+export function sandboxGaps(): Partial<Record<Need, string>> {
+  if (reasons) return reasons
+  const root = process.getuid?.() === 0
+  reasons = {}
+  if (!has('bwrap')) reasons.bubblewrap = 'no bwrap: apt-get install bubblewrap'
+  else {
+    // Installed but unusable (user namespaces refused, as under some AppArmor profiles).
+    const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', 'true'], {
+      encoding: 'utf8',
+      timeout: 10_000
+    })
+    if (probe.status !== 0)
+      reasons.bubblewrap = `bwrap cannot make a sandbox here (${probe.stderr.trim() || 'failed'})`
+  }
+  if (!root || !has('unshare') || !has('setpriv'))
+    reasons.unshare = 'needs root, unshare and setpriv (util-linux)'
+  if (!root || !has('sudo') || !has('runuser') || !existsSync(`/etc/sudoers.d/${SUDO_USER}`))
+    reasons['sudo-unshare'] =
+      `needs root, sudo and the ${SUDO_USER} user: apt-get install sudo, then .ci/run's setup`
+  return reasons
+}
+
+/** Whether tests that need `backend` skip here (never under PATCHSMITH_REQUIRE_SANDBOX=1). */
+export function skipWithout(backend: Need): boolean {
+  return !REQUIRE_SANDBOX && !!sandboxGaps()[backend]
+}
+
+/** The one line a run with skipped sandbox tests ends with, or undefined. */
+export function sandboxSkipLine(): string | undefined {
+  if (REQUIRE_SANDBOX) return undefined
+  const gaps = Object.entries(sandboxGaps())
+  if (gaps.length === 0) return undefined
+  const what = gaps.map(([backend, reason]) => `${backend} (${reason})`).join('; ')
+  return `Sandbox tests skipped on this machine: ${what}. PATCHSMITH_REQUIRE_SANDBOX=1 makes them fail instead.`
+}
