@@ -10,6 +10,7 @@ import {
   type ValidationResult
 } from '../contract/index.js'
 import { editsFromReply, readReply, type FileEdit } from '../edits/index.js'
+import type { AttemptFile } from '../git/index.js'
 import { guardReplyClaims, type PathPolicy } from '../policy/index.js'
 
 /** What the attempt loop has paid for so far: the last diff that applied, and its validation. */
@@ -22,6 +23,14 @@ export class AttemptProgress {
     validated: boolean
   }
 
+  private store?: { file: AttemptFile; issue_number: number; branch: string; base_sha: string }
+
+  /** From now on each attempt is also written to `file`, for a resume after a SIGKILL. */
+  persistTo(file: AttemptFile, input: CodeAgentInput, baseSha: string): void {
+    const { number: issue_number } = input.issue
+    this.store = { file, issue_number, branch: input.fix_plan.branch_name, base_sha: baseSha }
+  }
+
   applied(attempt: number, diff: string, edits: readonly FileEdit[]): void {
     this.latest = {
       attempt,
@@ -30,11 +39,23 @@ export class AttemptProgress {
       validation_results: [],
       validated: false
     }
+    this.save()
   }
 
   validated(results: ValidationResult[], passed: boolean): void {
     if (this.latest)
       this.latest = { ...this.latest, validation_results: results, validated: passed }
+    this.save()
+  }
+
+  private save(): void {
+    if (!this.store || !this.latest || this.latest.diff.length > MAX_DIFF_CHARS) return
+    const { file, ...run } = this.store
+    try {
+      file.write({ ...run, ...this.latest })
+    } catch {
+      // A full disk: the result still keeps the attempt if the run gets that far.
+    }
   }
 
   /** The work to keep, for a run that stopped with `error`; undefined when there is none. */
@@ -76,6 +97,41 @@ export function resumePath(resume: string | undefined, outputPath: string): stri
   const value = resume?.trim() ?? ''
   if (value === '' || /^(false|no|off|0)$/i.test(value)) return undefined
   return /^(true|yes|on|1)$/i.test(value) ? outputPath : resolve(value)
+}
+
+/**
+ * Where a rerun with `resume` starts: with `resume: true`, the attempt a run kept beside its
+ * journal (AttemptFile) when there is no result file or that attempt is newer (the run was
+ * killed and wrote no result); otherwise the result file's kept attempt (readResumePoint).
+ */
+export function resumePoint(
+  resume: string | undefined,
+  outputPath: string,
+  input: CodeAgentInput,
+  kept: AttemptFile,
+  log: (text: string) => void
+): LastAttempt | undefined {
+  const path = resumePath(resume, outputPath)
+  if (!path) return undefined
+  if (path === outputPath) {
+    const found = kept.read()
+    const resultMs = existsSync(path) ? statSync(path).mtimeMs : -1
+    if (found && 'problem' in found)
+      log(`resume: the attempt kept in ${kept.file} is not used: it ${found.problem}`)
+    else if (found && found.writtenMs > resultMs) {
+      const { attempt } = found
+      if (
+        attempt.issue_number === input.issue.number &&
+        attempt.branch === input.fix_plan.branch_name
+      ) {
+        log(
+          `resume: from attempt ${attempt.attempt} of a run that ended without a result (${kept.file})`
+        )
+        return attempt
+      }
+    }
+  }
+  return readResumePoint(path, input)
 }
 
 /**

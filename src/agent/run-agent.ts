@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config.js'
 import type { CodeAgentInput, CodeAgentOutput } from '../contract/index.js'
-import type { ChangeBranch } from '../git/index.js'
+import { AttemptFile, type ChangeBranch } from '../git/index.js'
 import { DEFAULT_STYLE } from '../model/index.js'
 import { resolveEditFormat } from '../edits/index.js'
 import { generatedPlan, minimalFix } from '../planning/index.js'
@@ -8,7 +8,7 @@ import { AttemptLog } from '../report/index.js'
 import { pipelineSteps } from '../validation/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
-import { AttemptProgress, readResumePoint, resumePath } from './last-attempt.js'
+import { AttemptProgress, resumePoint } from './last-attempt.js'
 import { loadAndGuard } from './prepare.js'
 import { RunSession } from './run-session.js'
 import type { AgentEnvironment, AgentRun } from './session.js'
@@ -25,6 +25,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   const session = new RunSession(config, env)
   const { clock, budget, masker, logger, repoDir, outputPath, logDir } = session.setup
   const progress = new AttemptProgress()
+  // The attempt as the run goes, beside the journal: `resume` after a SIGKILL starts from it.
+  const kept = AttemptFile.for(repoDir)
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let green: GreenChange | undefined
@@ -48,9 +50,11 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     const model = session.modelClient()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
     const prompter = session.draftPrompter(style)
-    const resumeFrom = resumePath(config.resume, outputPath)
-    const resume = resumeFrom ? readResumePoint(resumeFrom, prepared.input) : undefined
+    const resume = resumePoint(config.resume, outputPath, prepared.input, kept, (text) =>
+      logger.info(text)
+    )
     await prepared.branch.create()
+    progress.persistTo(kept, prepared.input, prepared.branch.baseCommit)
     await session.setupCommands()
     green = await attemptChange({
       input: prepared.input,
@@ -104,16 +108,18 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         agentError.details = { ...agentError.details, rollback_problems: problems }
       }
     }
-    const kept = progress.keep(agentError, input, branch?.baseCommit)
-    if (kept) {
-      agentError.details = { ...agentError.details, last_attempt: kept }
+    const last = progress.keep(agentError, input, branch?.baseCommit)
+    if (last) {
+      agentError.details = { ...agentError.details, last_attempt: last }
       logger.info(
-        `The last attempt (${kept.attempt}, ${kept.validated ? 'validated' : 'not validated'}) is kept in the result as error.details.last_attempt, never committed; a rerun with resume: true repairs from it`
+        `The last attempt (${last.attempt}, ${last.validated ? 'validated' : 'not validated'}) is kept in the result as error.details.last_attempt, never committed; a rerun with resume: true repairs from it`
       )
     }
     response = { success: false, error: agentError }
     await reportFailureOnIssue(config, env, input, response, masker, logger)
   }
+  // The result says it now (error.details.last_attempt), or there is nothing to resume.
+  if (branch) kept.remove()
   return session.finish(
     response,
     { attempts: green?.attempts ?? attemptsOf(response), ...statsOf(green, response) },

@@ -1,9 +1,9 @@
-import { getExecOutput } from '@actions/exec'
 import { which } from '@actions/io'
 import { PatchsmithError, PermissionDeniedError } from '../contract/index.js'
 import { shellQuote, type Sandbox } from '../sandbox/index.js'
 import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import { gitEnv } from './git-env.js'
+import { gitProcess } from './git-process.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertExpectedRemote } from './expected-remote.js'
 import { persistedHeaderKey } from './push-auth.js'
@@ -153,7 +153,8 @@ export class Git {
       ...(options.network ? REMOTE_CONFIG : [])
     ]
     if (options.hooks && this.hookJail) return this.execWithHooks([...config, ...args], options)
-    const output = await getExecOutput(await Git.program!, [...config, ...args], {
+    const output = await gitProcess(await Git.program!, [...config, ...args], {
+      long: Boolean(options.network || options.hooks),
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,
@@ -215,7 +216,7 @@ export class Git {
   ): Promise<Seal> {
     this.processCount++
     const args = [...SAFE_CONFIG, ...NO_HOOKS, ...CONFIG_LIST]
-    const output = await getExecOutput(await Git.program!, args, {
+    const output = await gitProcess(await Git.program!, args, {
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,
@@ -257,8 +258,9 @@ export class Git {
     }
     const command = [await Git.program!, ...args].map(shellQuote).join(' ')
     const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
-    const output = await getExecOutput(spec.file, spec.args, {
+    const output = await gitProcess(spec.file, spec.args, {
       cwd: this.dir,
+      long: true,
       silent: true,
       ignoreReturnCode: true,
       input: options.input === undefined ? undefined : Buffer.from(options.input),

@@ -27,6 +27,7 @@ export { gitDirs } from './git-dirs.js'
 export { gitIncludedPaths } from './config-includes.js'
 export { RunLock } from './run-lock.js'
 export { RunJournal, type JournalRecord } from './run-journal.js'
+export { AttemptFile } from './attempt-file.js'
 export { recoverRepository, type Recovery } from './journal-recovery.js'
 export {
   leftoverSigns,

@@ -87,7 +87,20 @@ export const JournalRecordSchema = z
     commits: z.array(Sha).max(10_000),
     pushing: z.boolean(),
     /** Paths the run may have created (the plan's); only untracked files among them are removed. */
-    touched: z.array(WorkTreePath).max(10_000)
+    touched: z.array(WorkTreePath).max(10_000),
+    /**
+     * The process groups the run had running (leader pid and start time in clock ticks since
+     * boot): a recovery stops only those it can prove are still the run's (stopLeftovers).
+     */
+    processes: z
+      .array(
+        z.object({
+          pid: z.number().int().min(2),
+          startTime: z.string().regex(/^\d{1,20}$/)
+        })
+      )
+      .max(1_000)
+      .optional()
   })
   // Fields a newer Patchsmith adds are kept (they are under the same integrity tag).
   .loose()

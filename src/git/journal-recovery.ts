@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
+import { stopLeftovers } from '../sandbox/index.js'
 import { Git } from './git.js'
 import type { JournalRecord } from './journal-record.js'
 import type { PushAuth } from './push-auth.js'
@@ -193,7 +194,21 @@ export async function recoverRepository(
   const reading = journal.read()
   if (!reading) return undefined
   if (!reading.verified) return { ...reading, file: journal.file }
+  // What the dead run still has running would go on changing the repository: stopped first.
+  const leftovers = await stopLeftovers(reading.record.processes ?? [])
+  if (leftovers.problems.length > 0)
+    return {
+      verified: true,
+      record: reading.record,
+      done: leftovers.stopped,
+      problems: leftovers.problems
+    }
   const result = await recoverFromJournal(await Git.open(repoDir), reading.record, auth)
   if (result.problems.length === 0) journal.remove()
-  return { verified: true, record: reading.record, ...result }
+  return {
+    verified: true,
+    record: reading.record,
+    done: [...leftovers.stopped, ...result.done],
+    problems: result.problems
+  }
 }

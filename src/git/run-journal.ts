@@ -8,6 +8,7 @@ import {
   writeFileSync
 } from 'node:fs'
 import { join } from 'node:path'
+import { runProcesses } from '../sandbox/index.js'
 import { loadJournalKey, journalTag, tagMatches } from './journal-key.js'
 import { parseJournalRecord, type JournalRecord } from './journal-record.js'
 import { gitDirs } from './repo-integrity.js'
@@ -36,6 +37,10 @@ export type JournalReading =
  * it, no run obeys it.
  */
 export class RunJournal {
+  /** The last record written, rewritten with the run's process groups whenever they change. */
+  private last?: JournalRecord
+  private unsubscribe?: () => void
+
   private constructor(readonly file: string) {}
 
   static for(repoDir: string): RunJournal {
@@ -89,8 +94,13 @@ export class RunJournal {
 
   /** Written whole and renamed into place, so a kill mid-write leaves the previous record. */
   write(record: JournalRecord): void {
+    this.last = record
+    this.unsubscribe ??= runProcesses.onChange(() => {
+      if (this.last) this.write(this.last)
+    })
     mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 })
-    const body = JSON.stringify(record)
+    const processes = runProcesses.snapshot()
+    const body = JSON.stringify(processes.length > 0 ? { ...record, processes } : record)
     const key = loadJournalKey(true)
     const tag = 'key' in key ? journalTag(key.key, this.scope(), body) : null
     const temp = `${this.file}.tmp`
@@ -101,6 +111,9 @@ export class RunJournal {
   }
 
   remove(): void {
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
+    this.last = undefined
     rmSync(this.file, { force: true })
   }
 

@@ -13,3 +13,14 @@ export { jailPlan, hostSockets, MAX_TASKS, type JailPlan } from './jail-plan.js'
 export { gitFileCovers, type GitFileCover } from './git-config.js'
 export { hiddenFolders, jailLayout, type SandboxLayout } from './layout.js'
 export { validationEnv, FORBIDDEN_EXTRA_NAME } from './environment.js'
+export {
+  diesWithRun,
+  processStartTime,
+  runProcesses,
+  runSupervised,
+  supervised,
+  type CollectedOutput,
+  type Program,
+  type RunProcess
+} from './lifetime.js'
+export { stopLeftovers } from './leftovers.js'

@@ -102,6 +102,11 @@ export function unshareSpec(
   unshare.push('--ipc', '--uts', ...(plan.network === 'closed' ? ['--net'] : []))
   unshare.push('--kill-child', '--propagation', 'private', '--', '/bin/sh', '-c', lines.join('\n'))
   return viaSudo
-    ? { file: programs.sudo ?? 'sudo', args: ['-n', ...unshare], env: fullEnv }
+    ? {
+        file: programs.sudo ?? 'sudo',
+        // sudo is setuid: the parent-death signal does not pass it, so it is set again behind it.
+        args: ['-n', programs.setpriv ?? 'setpriv', '--pdeathsig', 'KILL', '--', ...unshare],
+        env: fullEnv
+      }
     : { file: unshare[0]!, args: unshare.slice(1), env: fullEnv }
 }

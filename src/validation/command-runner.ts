@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process'
 import stripAnsi from 'strip-ansi'
 import type { ValidationResult } from '../contract/index.js'
-import { Sandbox, validationEnv, type NetworkMode } from '../sandbox/index.js'
+import {
+  runProcesses,
+  Sandbox,
+  supervised,
+  validationEnv,
+  type NetworkMode
+} from '../sandbox/index.js'
 import { CappedOutput, truncateMiddle } from './capped-output.js'
 import type { SecretMasker } from './secret-masker.js'
 
@@ -29,8 +35,8 @@ export interface CommandOutcome extends ValidationResult {
 
 const READ_CAP = 256 * 1024
 /**
- * Runs one validation command through `sh -c`, in the run's sandbox and its own process group:
- * stdin closed, output read with a cap, and the whole group killed at the timeout (the
+ * Runs one validation command through `sh -c`, in the run's sandbox and its own process group
+ * (which dies with the run, and is recorded in its journal while it runs): stdin closed, output read with a cap, and the whole group killed at the timeout (the
  * sandbox's PID namespace takes every process the command started with it).
  */
 export function runCommand(
@@ -42,12 +48,15 @@ export function runCommand(
     const sandbox = options.sandbox ?? Sandbox.none()
     const env = options.env ?? validationEnv(process.env)
     const spec = sandbox.spawnSpec(command, options.cwd, env, { network: options.network })
-    const child = spawn(spec.file, spec.args, {
+    // Its own process group, under the supervisor that ends it with the run (lifetime.ts).
+    const program = supervised(spec, true)
+    const child = spawn(program.file, program.args, {
       cwd: options.cwd,
       env: spec.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true
     })
+    runProcesses.track(child.pid)
     const stdout = new CappedOutput(READ_CAP)
     const stderr = new CappedOutput(READ_CAP)
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk))
@@ -69,6 +78,7 @@ export function runCommand(
       clearTimeout(timer)
       options.signal?.removeEventListener('abort', killGroup)
       killGroup()
+      runProcesses.untrack(child.pid)
       const clean = (text: string) => options.masker.mask(stripAnsi(text))
       const err = stderr.text()
       const full = {

@@ -1,0 +1,106 @@
+/**
+ * No process of a run outlives it: after SIGKILL of the action while validation sleeps, the
+ * validation command is gone at once and never writes its marker, under bubblewrap, under
+ * util-linux unshare and without a sandbox; the journal recorded the command's process group.
+ * And `resume: true` after such a kill starts from the attempt the run kept beside its journal.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { HostileOptions } from '../security/hostile-run.js'
+import { trackedHostileRuns } from '../security/tracked-runs.js'
+import { runAction } from '../support/action-runner.js'
+import { lastUserMessage } from '../support/model-server.js'
+import { processesRunning, readmeModel, until, userWork } from './interrupted.js'
+
+const tracked = trackedHostileRuns()
+const hasBwrap = ['/usr/bin/bwrap', '/bin/bwrap'].some(existsSync)
+if (!hasBwrap) console.log('killed-processes: bubblewrap case skipped (apt-get install bubblewrap)')
+const root = process.getuid?.() === 0
+
+const cases: Array<[string, boolean, HostileOptions['inputs'], Record<string, string>]> = [
+  ['bubblewrap', hasBwrap, {}, { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }],
+  ['unshare', root, {}, { PATCHSMITH_SANDBOX_BACKENDS: 'unshare' }],
+  ['no sandbox', true, { sandbox: 'off' }, {}]
+]
+
+describe('a run killed while validation sleeps', () => {
+  it.each(cases)(
+    '%s: no process of the run remains',
+    async (_name, runs, inputs, env) => {
+      if (!runs) return
+      // A marker unique to this case: the sleeping command is found by it in /proc.
+      const marker = `1.${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`
+      const hostile = await tracked({
+        setup: userWork,
+        inputs: {
+          ...inputs,
+          'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep ${marker}; touch dist/late.flag`
+        },
+        env: () => env,
+        signals: {
+          when: async (repo) => {
+            await until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation')
+            await until(() => processesRunning(`sleep ${marker}`).length > 0, 'the sleep')
+          },
+          send: ['SIGKILL']
+        }
+      })
+      const { repo } = hostile
+      expect(hostile.run.exitCode).toBe(137)
+      // The parent-death signal is delivered as Node dies; the group goes within moments.
+      await until(() => processesRunning(`sleep ${marker}`).length === 0, 'the sleep to end')
+      const journal = JSON.parse(
+        readFileSync(join(repo.dir, '.git/patchsmith/journal.json'), 'utf8')
+      )
+      const record = JSON.parse(journal.record as string) as { processes?: unknown[] }
+      expect(record.processes?.length).toBeGreaterThan(0)
+      // Past the sleep: the command never got to write its marker.
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(existsSync(join(repo.dir, 'dist/late.flag'))).toBe(false)
+    },
+    30_000
+  )
+})
+
+describe('resume after a SIGKILL', () => {
+  it('validates the attempt the killed run kept before any draft call', async () => {
+    const hostile = await tracked({
+      setup: userWork,
+      inputs: { 'validation-commands': 'mkdir -p dist; touch dist/started.flag; sleep 20' },
+      signals: {
+        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        send: ['SIGKILL']
+      }
+    })
+    const { repo } = hostile
+    expect(hostile.run.exitCode).toBe(137)
+    expect(existsSync(join(repo.root, 'result.json'))).toBe(false)
+    const model = await readmeModel()
+    try {
+      const rerun = await runAction({
+        workspace: repo.dir,
+        inputs: {
+          issue: join(repo.root, 'artifact/issue.json'),
+          'fix-plan': join(repo.root, 'artifact/plan.json'),
+          'base-url': model.url,
+          'api-key': 'sk-rerun-1234',
+          'output-path': join(repo.root, 'result.json'),
+          'max-repairs': '0',
+          'validation-commands': 'test -f README.md',
+          resume: 'true'
+        }
+      })
+      expect(rerun.exitCode, rerun.stdout).toBe(0)
+      expect(rerun.stdout).toMatch(/resume: from attempt 1 of a run that ended without a result/)
+      const drafts = model.requests.filter(
+        (request) => !lastUserMessage(request).startsWith('Write the subject line')
+      )
+      expect(drafts).toEqual([])
+      expect(repo.gitOrigin('diff', '--name-only', 'main', 'fix/5-hostile')).toBe('README.md')
+      expect(existsSync(join(repo.dir, '.git/patchsmith/last-attempt.json'))).toBe(false)
+    } finally {
+      await model.close()
+    }
+  }, 30_000)
+})

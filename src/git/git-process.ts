@@ -1,0 +1,40 @@
+import { getExecOutput } from '@actions/exec'
+import { diesWithRun, runSupervised, type CollectedOutput } from '../sandbox/index.js'
+
+export interface GitProcessOptions {
+  cwd: string
+  env: Record<string, string | undefined>
+  input?: Buffer
+  silent?: boolean
+  ignoreReturnCode?: boolean
+  /** Can start programs of its own or take long: a remote, hooks, a sandbox. */
+  long?: boolean
+}
+
+/**
+ * One git process that dies with the run (lifetime.ts). A quick local command is killed with
+ * it; one that can start programs of its own or take long (`long`: talking to a remote, running
+ * hooks, a sandbox) runs under the group supervisor, recorded in the journal while it runs.
+ */
+export async function gitProcess(
+  file: string,
+  args: readonly string[],
+  options: GitProcessOptions
+): Promise<CollectedOutput> {
+  const env = Object.fromEntries(
+    Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  )
+  if (options.long)
+    return runSupervised(
+      { file, args: [...args] },
+      { cwd: options.cwd, env, input: options.input?.toString('utf8'), track: true }
+    )
+  const program = diesWithRun({ file, args: [...args] })
+  return getExecOutput(program.file, program.args, {
+    cwd: options.cwd,
+    env,
+    input: options.input,
+    silent: true,
+    ignoreReturnCode: true
+  })
+}
