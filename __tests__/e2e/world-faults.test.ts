@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { toAgentError } from '../../src/contract/index.js'
 import { githubClient } from '../../src/report/index.js'
+import { runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { startModelServer } from '../support/model-server.js'
@@ -73,6 +74,49 @@ describe("GitHub's faults", () => {
     expect(run.outputs['error-code']).toBe('GITHUB_API_ERROR')
     expect(run.stdout).toContain(`Rerun after ${new Date(reset * 1000).toISOString()}`)
   })
+
+  it('a follow-up whose pull request GitHub cannot serve: GITHUB_API_ERROR, no stack (CLI and action)', async () => {
+    const repo = createRepo({ files: { 'note.txt': 'short\n' }, prefix: 'faults-pr' })
+    cleanups.push(() => repo.cleanup())
+    const github = await startGitHubServer()
+    cleanups.push(() => github.close())
+    github.route({ method: 'GET', path: /^\/repos\/acme\/notes\/pulls\/12/, status: 502 })
+    const env = { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/notes' }
+    const cli = await runCli(
+      [
+        'follow-up',
+        '--pr',
+        '12',
+        '--repo',
+        repo.dir,
+        ...secretFlag('--github-token-file', 'ghs_faults000000000000000000000000000000'),
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--no-push'
+      ],
+      { env: { ...env, OPENAI_API_KEY: 'sk-test-faults' } }
+    )
+    expect(cli.exitCode).toBe(1)
+    expect(JSON.parse(cli.stdout).error).toMatchObject({
+      code: 'GITHUB_API_ERROR',
+      recoverable: true
+    })
+    expect(cli.stderr).not.toMatch(/\n\s+at /)
+    const action = await runActionInProcess({
+      workspace: repo.dir,
+      env,
+      inputs: {
+        'follow-up': '12',
+        'api-key': 'sk-test-faults',
+        'base-url': 'http://127.0.0.1:9/v1',
+        'github-token': 'ghs_faults000000000000000000000000000000',
+        'require-actor-permission': 'none',
+        push: 'false'
+      }
+    })
+    expect(action.outputs['error-code']).toBe('GITHUB_API_ERROR')
+    expect(action.stdout).not.toContain('Stack trace')
+  }, 60_000)
 
   it('GraphQL errors are errors, not data', async () => {
     const github = await startGitHubServer()

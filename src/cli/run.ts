@@ -13,6 +13,7 @@ import { runFollowUp } from '../adapters/follow-up/index.js'
 import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig, type RunConfig } from '../config.js'
+import { toAgentError } from '../contract/index.js'
 
 const stderrLogger: Logger = {
   info: (message) => process.stderr.write(`patchsmith: ${message}\n`),
@@ -65,6 +66,15 @@ export async function cli(argv: readonly string[]): Promise<number> {
     if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
     else process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`)
     return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
+  } catch (thrown) {
+    // What failed before a run could write its result (GitHub down while a follow-up reads the
+    // pull request, say): the same JSON shape, the error named, no stack unless it is our bug.
+    const error = toAgentError(thrown)
+    stderrLogger.warn(`${error.code}: ${error.message}`)
+    if (error.code === 'INTERNAL_ERROR' && thrown instanceof Error && thrown.stack)
+      stderrLogger.warn(thrown.stack)
+    process.stdout.write(`${JSON.stringify({ success: false, error }, null, 2)}\n`)
+    return cancellation.exitCode() ?? 1
   } finally {
     cancellation.dispose()
   }

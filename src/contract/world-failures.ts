@@ -110,7 +110,7 @@ const ENVIRONMENT: Record<string, { what: string; fix: string }> = {
 }
 
 const GIT_MESSAGES: [RegExp, string][] = [
-  [/No space left on device/i, 'ENOSPC'],
+  [/No space left on device|Out of diskspace/i, 'ENOSPC'],
   [/Disk quota exceeded/i, 'EDQUOT'],
   [/Read-only file system/i, 'EROFS'],
   [/Permission denied/i, 'EACCES']
