@@ -12,11 +12,13 @@ import { trackedHostileRuns } from '../security/tracked-runs.js'
 import { runAction } from '../support/action-runner.js'
 import { lastUserMessage } from '../support/model-server.js'
 import { processesRunning, readmeModel, until, userWork } from './interrupted.js'
+import { skipWithout } from '../support/sandbox-needs.js'
 
 const tracked = trackedHostileRuns()
-const hasBwrap = ['/usr/bin/bwrap', '/bin/bwrap'].some(existsSync)
-if (!hasBwrap) console.log('killed-processes: bubblewrap case skipped (apt-get install bubblewrap)')
-const root = process.getuid?.() === 0
+// Without bubblewrap (or root for unshare) that case is left out; the run's last lines say why
+// (support/sandbox-needs.ts), and PATCHSMITH_REQUIRE_SANDBOX=1 runs it anyway, to fail.
+const hasBwrap = !skipWithout('bubblewrap')
+const root = !skipWithout('unshare')
 
 const cases: Array<[string, boolean, HostileOptions['inputs'], Record<string, string>]> = [
   ['bubblewrap', hasBwrap, {}, { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }],
