@@ -109038,8 +109038,8 @@ function getRetryOptions(defaultOptions, retries = defaultMaxRetryNumber, exempt
     return [retryOptions, requestOptions];
 }
 //# sourceMappingURL=retry-options.js.map
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/utils.js + 19 modules
-var utils = __webpack_require__(85555);
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/utils.js + 18 modules
+var utils = __webpack_require__(79083);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-request-log/dist-src/version.js
 const VERSION = "6.0.0";
 
