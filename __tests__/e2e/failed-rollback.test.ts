@@ -10,9 +10,10 @@ import { describe, expect, it } from 'vitest'
 import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { CAN_MOUNT, smallDiskCheckout } from '../support/small-disk.js'
 
 const cleanups = cleanupAfterEach()
-const root = process.getuid?.() === 0
+const root = CAN_MOUNT
 if (!root) console.log('failed-rollback.test.ts: skipped, mounting a tmpfs needs root')
 
 const PLAN = {
@@ -26,25 +27,10 @@ describe('a rollback on a full disk', () => {
   it.skipIf(!root)(
     'keeps the journal, names `patchsmith recover`, and the next run puts everything back',
     async () => {
-      const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-rollback-'))
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'patchsmith-rollback', mountPoint])
-      cleanups.push(() => {
-        execFileSync('umount', ['-l', mountPoint])
-        rmSync(mountPoint, { recursive: true, force: true })
+      const { dir, origin, git } = smallDiskCheckout(cleanups, {
+        'note.txt': 'short\n',
+        'mine.txt': 'theirs\n'
       })
-      const origin = join(mountPoint, 'origin.git')
-      const dir = join(mountPoint, 'work')
-      const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args]).toString()
-      execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin])
-      execFileSync('git', ['init', '-q', '-b', 'main', dir])
-      git('config', 'user.name', 'T')
-      git('config', 'user.email', 't@example.invalid')
-      writeFileSync(join(dir, 'note.txt'), 'short\n')
-      writeFileSync(join(dir, 'mine.txt'), 'theirs\n')
-      git('add', '.')
-      git('commit', '-qm', 'initial')
-      git('remote', 'add', 'origin', origin)
-      git('push', '-q', 'origin', 'main')
       // The user's own uncommitted work: stashed by the run, to be put back.
       writeFileSync(join(dir, 'mine.txt'), 'my own edit\n')
       const server = await startModelServer((request) =>

@@ -2,8 +2,7 @@
  * The world's faults are named for what they are, never INTERNAL_ERROR: GitHub's API failing
  * or rate-limiting (recoverable, saying when to retry), GraphQL errors, and a full disk.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -16,6 +15,7 @@ import { startModelServer } from '../support/model-server.js'
 import { createRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { CAN_MOUNT, smallDiskCheckout } from '../support/small-disk.js'
 
 const cleanups = cleanupAfterEach()
 const PLAN = {
@@ -136,31 +136,12 @@ describe("GitHub's faults", () => {
   })
 })
 
-const root = process.getuid?.() === 0
-
 describe('a full disk', () => {
-  it.skipIf(!root)(
+  it.skipIf(!CAN_MOUNT)(
     'is ENVIRONMENT_ERROR, recoverable, and the repository is left as it was',
     async () => {
       // A checkout on a 2 MiB tmpfs, filled up after it was made: git's writes fail as on a full runner.
-      const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-full-'))
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'patchsmith-full', mountPoint])
-      cleanups.push(() => {
-        execFileSync('umount', ['-l', mountPoint])
-        rmSync(mountPoint, { recursive: true, force: true })
-      })
-      const origin = join(mountPoint, 'origin.git')
-      const dir = join(mountPoint, 'work')
-      const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args]).toString()
-      execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin])
-      execFileSync('git', ['init', '-q', '-b', 'main', dir])
-      git('config', 'user.name', 'T')
-      git('config', 'user.email', 't@example.invalid')
-      writeFileSync(join(dir, 'note.txt'), 'short\n')
-      git('add', '.')
-      git('commit', '-qm', 'initial')
-      git('remote', 'add', 'origin', origin)
-      git('push', '-q', 'origin', 'main')
+      const disk = smallDiskCheckout(cleanups, { 'note.txt': 'short\n' })
       const server = await startModelServer(
         () => '--- a/note.txt\n+++ b/note.txt\n@@ -1 +1 @@\n-short\n+a longer note\n'
       )
@@ -173,17 +154,10 @@ describe('a full disk', () => {
         JSON.stringify({ number: 9, title: 'Note', body: '' })
       )
       writeFileSync(join(inputs, 'plan.json'), JSON.stringify(PLAN))
-      const before = git('status', '--porcelain')
-      // Fill the disk: only a few bytes are left for git's objects and index.
-      try {
-        execFileSync('dd', ['if=/dev/zero', `of=${join(mountPoint, 'filler')}`, 'bs=4k'], {
-          stdio: 'ignore'
-        })
-      } catch {
-        // dd stops with "No space left on device": that is the point.
-      }
+      const before = disk.git('status', '--porcelain')
+      disk.fill()
       const run = await runActionInProcess({
-        workspace: dir,
+        workspace: disk.dir,
         inputs: {
           issue: join(inputs, 'issue.json'),
           'fix-plan': join(inputs, 'plan.json'),
@@ -194,8 +168,8 @@ describe('a full disk', () => {
       })
       expect(run.outputs['error-code'], run.stdout).toBe('ENVIRONMENT_ERROR')
       expect(run.stdout).toContain('the disk is full')
-      rmSync(join(mountPoint, 'filler'))
-      expect(git('status', '--porcelain')).toBe(before)
+      disk.free()
+      expect(disk.git('status', '--porcelain')).toBe(before)
     }
   )
 })
