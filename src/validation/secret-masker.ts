@@ -7,7 +7,7 @@ import {
   type SecretForms
 } from './secret-encodings.js'
 import { redactPatterns } from './secret-patterns.js'
-import { maskSplitSecrets } from './split-secrets.js'
+import { maskSplitSecrets, replaceSpans } from './split-secrets.js'
 
 export interface SecretOptions {
   /** Characters of the raw value left visible after `***` (the API key shows its last two). */
@@ -192,20 +192,6 @@ export function encodedForms(value: string): string[] {
   forms.add([...value].reverse().join(''))
   forms.delete(value)
   return [...forms].filter((form) => form.length >= MIN_ENCODED)
-}
-
-/** Each stretch replaced by `***` (overlapping stretches once). */
-function replaceSpans(text: string, spans: Array<[number, number]>): string {
-  if (spans.length === 0) return text
-  spans.sort((a, b) => a[0] - b[0])
-  let out = ''
-  let cursor = 0
-  for (const [start, end] of spans) {
-    if (end <= cursor) continue
-    out += text.slice(cursor, Math.max(cursor, start)) + (start >= cursor ? '***' : '')
-    cursor = end
-  }
-  return out + text.slice(cursor)
 }
 
 /** Text that is JSON exactly as JSON.stringify writes it (compact or indented by 2). */

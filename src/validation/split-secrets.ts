@@ -26,6 +26,15 @@ export function maskSplitSecrets(
         spans.push([origin[at]!, origin[at + value.length - 1]! + 1])
     }
   }
+  return replaceSpans(text, spans, replacement)
+}
+
+/** Each stretch `[start, end)` of `text` replaced (overlapping stretches once). */
+export function replaceSpans(
+  text: string,
+  spans: Array<[number, number]>,
+  replacement = '***'
+): string {
   if (spans.length === 0) return text
   spans.sort((a, b) => a[0] - b[0])
   let out = ''
