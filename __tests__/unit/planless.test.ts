@@ -1,13 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { Git } from '../../src/git/index.js'
 import {
+  findCandidates,
+  listRepoFiles,
   minimalFix,
   planBranchName,
   rankCandidates,
   searchTerms
 } from '../../src/planning/index.js'
+import { PathPolicy } from '../../src/policy/index.js'
+import { createRepo } from '../support/repo.js'
 
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })))
@@ -73,6 +78,76 @@ describe('rankCandidates', () => {
     expect(ranked[0]!.path).toBe('src/server.js')
     expect(ranked[0]!.excerpt).toMatch(/^\(200 lines, lines 112-128 shown\)/)
     expect(ranked[0]!.excerpt).toContain('120 | const handleRequest = async (req) => {')
+  })
+})
+
+describe('findCandidates', () => {
+  const policy = new PathPolicy({ blockedGlobs: ['private/**'] })
+  const issue = searchTerms(
+    '`src/server.js`: parseConfig and "connection reset" break; see loadSettings'
+  )
+
+  function searchRepo() {
+    const repo = createRepo({
+      prefix: 'search',
+      files: {
+        'src/config.js': 'export function parseConfig(text) {\n  return {}\n}\n',
+        'src/a.js': 'const x = parseConfig(text)\n',
+        'src/server.js': 'listen()\n',
+        'lib/net.py': 'raise IOError("connection reset")\n',
+        'lib/loadSettings.ts': 'export {}\n',
+        'docs/other.md': 'nothing here\n',
+        '.env': 'parseConfig=secret\n',
+        'private/keys.js': 'function parseConfig() { return "secret" }\n',
+        'secrets/only.pem': 'parseConfig\n',
+        '.github/workflows/ci.yml': 'run: parseConfig\n',
+        '.gitignore': 'ignored/\n'
+      }
+    })
+    repo.write('untracked/new.js', 'parseConfig()\n')
+    repo.write('ignored/x.js', 'parseConfig()\n')
+    repo.write('bin/blob.js', 'parseConfig\0binary')
+    symlinkSync('../src/config.js', join(repo.dir, 'src/link.js'))
+    return repo
+  }
+
+  it('ranks exactly what ranking every policy-allowed listed file did, reading no refused file', async () => {
+    const repo = searchRepo()
+    try {
+      const git = await Git.open(repo.dir)
+      const { repo: files, candidates } = await findCandidates(git, policy, issue)
+      // The old pipeline: the whole listing through the policy, then every file read and scored.
+      const allowed = files.files.filter((path) => policy.check(path) === undefined)
+      expect(candidates).toEqual(rankCandidates(repo.dir, allowed, issue))
+      expect(candidates.map((c) => c.path).sort()).toEqual([
+        'lib/loadSettings.ts',
+        'lib/net.py',
+        'src/a.js',
+        'src/config.js',
+        'src/server.js',
+        'untracked/new.js'
+      ])
+      expect(JSON.stringify(candidates)).not.toContain('secret')
+      expect(files.files).toContain('.env')
+      expect(files.files).not.toContain('ignored/x.js')
+    } finally {
+      repo.cleanup()
+    }
+  })
+
+  it('offers a folder for a new file only when it holds a file the policy allows', async () => {
+    const repo = searchRepo()
+    try {
+      const files = await listRepoFiles(await Git.open(repo.dir), policy)
+      expect(files.usableFolder('src')).toBe(true)
+      expect(files.usableFolder('')).toBe(true)
+      for (const refused of ['private', 'secrets', '.github', '.github/workflows', 'nowhere'])
+        expect(files.usableFolder(refused)).toBe(false)
+      expect(files.shownFolders(60)).toEqual(['bin', 'docs', 'lib', 'src', 'untracked'])
+      expect(files.shownFolders(2)).toEqual(['bin', 'docs'])
+    } finally {
+      repo.cleanup()
+    }
   })
 })
 

@@ -1,6 +1,13 @@
+import { minimatch } from 'minimatch'
 import { describe, it, expect } from 'vitest'
 import { SecurityViolationError } from '../../src/contract/index.js'
-import { assertCommandsAllowed, BUILTIN_BLOCKED_GLOBS, PathPolicy } from '../../src/policy/index.js'
+import {
+  assertCommandsAllowed,
+  BUILTIN_BLOCKED_GLOBS,
+  PathPolicy,
+  PROTECTED_GROUPS,
+  protectedGroup
+} from '../../src/policy/index.js'
 import { thrown } from '../support/errors.js'
 
 const policy = new PathPolicy()
@@ -197,6 +204,43 @@ describe('the protected set', () => {
     const error = thrown(() => policy.assertAllowed(['src/\u202egpj.js'], 'edit'))
     expect((error as Error).message).toContain('src/\\u{202e}gpj.js')
     expect((error as Error).message).not.toContain('\u202e')
+  })
+})
+
+describe('globs compiled once', () => {
+  const GLOB = { dot: true, nocase: true }
+  // Every literal of the protected globs and the blocked ones, at the root, nested, in odd case.
+  const names = PROTECTED_GROUPS.flatMap((group) => group.globs)
+    .concat(BUILTIN_BLOCKED_GLOBS)
+    .map((glob) => glob.replace(/^\*\*\//, '').replace(/\{([^,}]*)[^}]*\}/g, '$1'))
+    .map((glob) => glob.replace(/\*\*/g, 'x/y').replace(/\*/g, 'ab'))
+  const paths = names.flatMap((name) => [
+    name,
+    `pkg/${name}`,
+    name.toUpperCase(),
+    `a/${name}/b.js`,
+    `${name}.bak`,
+    `${name}/`
+  ])
+
+  it('refuse and allow exactly as minimatch per call did', () => {
+    const policy = new PathPolicy({ blockedGlobs: ['private/**'], allowProtected: ['**/*.yml'] })
+    const blocked = [...BUILTIN_BLOCKED_GLOBS, 'private/**']
+    for (const path of [...paths, 'private/a.js', 'src/private/a.js']) {
+      const oldGroup = PROTECTED_GROUPS.find((group) =>
+        group.globs.some((glob) => minimatch(path, glob, GLOB))
+      )
+      expect(protectedGroup(path)?.name, path).toBe(oldGroup?.name)
+      expect(policy.allowsProtected(path), path).toBe(minimatch(path, '**/*.yml', GLOB))
+      const glob = blocked.find((pattern) => minimatch(path, pattern, GLOB))
+      const violation = policy.checkName(path)
+      if (violation?.rule === 'blocked-path')
+        expect(violation.reason, path).toContain(`blocked pattern "${glob}"`)
+      else if (glob)
+        expect(violation, path).toBeDefined() // refused earlier, by its name
+      else expect(violation?.rule ?? 'none', path).not.toBe('blocked-path')
+    }
+    expect(paths.length).toBeGreaterThan(2_000)
   })
 })
 

@@ -1,7 +1,9 @@
 import { lstatSync, readFileSync } from 'node:fs'
-import { basename, dirname, extname, join } from 'node:path'
+import { basename, extname, join } from 'node:path'
 import type { Git } from '../git/index.js'
 import type { PathPolicy } from '../policy/index.js'
+import { filesContaining } from './content-search.js'
+import { listRepoFiles, type RepoFiles } from './repo-files.js'
 import type { SearchTerms } from './search-terms.js'
 
 export interface Candidate {
@@ -13,31 +15,43 @@ export interface Candidate {
   excerpt: string
 }
 
-export interface RepoFiles {
-  /** Every file a plan may touch: tracked or untracked-not-ignored, allowed by the policy. */
-  files: string[]
-  /** Folders holding those files ('' is the root): where a new file may go. */
-  folders: Set<string>
-}
-
 const MAX_FILE_BYTES = 512 * 1024
 const MAX_CANDIDATES = 8
 const WHOLE_FILE_LINES = 60
 const EXCERPT_RADIUS = 8
 const MAX_EXCERPT_CHARS = 3_000
 
-/** `git ls-files`, so .gitignore is respected, then the path policy: no blocked or protected file. */
-export async function listRepoFiles(git: Git, policy: PathPolicy): Promise<RepoFiles> {
-  const out = await git.exec(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
-  const files = [...new Set(out.stdout.split('\0').filter((path) => path.length > 0))]
-    .filter((path) => policy.check(path) === undefined)
-    .sort()
-  const folders = new Set([''])
-  for (const file of files) {
-    for (let dir = dirname(file); dir !== '.' && !folders.has(dir); dir = dirname(dir))
-      folders.add(dir)
+/**
+ * The repository's files and the ranked candidates. Only files that can score are read: those
+ * `git grep` finds holding an identifier or a phrase (run beside the listing), and those whose
+ * name the issue names. The path policy drops blocked and protected files before any is read,
+ * so a refused file's text never reaches a prompt.
+ */
+export async function findCandidates(
+  git: Git,
+  policy: PathPolicy,
+  terms: SearchTerms
+): Promise<{ repo: RepoFiles; candidates: Candidate[] }> {
+  const [repo, containing] = await Promise.all([
+    listRepoFiles(git, policy),
+    filesContaining(git, [...terms.identifiers, ...terms.phrases])
+  ])
+  const named = nameMatcher(terms)
+  const pool = repo.files.filter(
+    (path) => (containing.has(path) || named(path)) && policy.check(path) === undefined
+  )
+  return { repo, candidates: rankCandidates(git.dir, pool, terms) }
+}
+
+/** Whether a file's name alone can score: a named path's file name, or an identifier's stem. */
+function nameMatcher(terms: SearchTerms): (path: string) => boolean {
+  const names = new Set(terms.paths.map((named) => basename(named)))
+  const stems = new Set(terms.identifiers.map((id) => id.toLowerCase()))
+  if (names.size === 0 && stems.size === 0) return () => false
+  return (path) => {
+    const name = basename(path)
+    return names.has(name) || stems.has(basename(name, extname(name)).toLowerCase())
   }
-  return { files, folders }
 }
 
 /**

@@ -16,8 +16,9 @@ import {
 } from '../model/index.js'
 import type { PathPolicy } from '../policy/index.js'
 import { planBranchName } from './branch-name.js'
-import type { Candidate, RepoFiles } from './candidates.js'
+import type { Candidate } from './candidates.js'
 import { MINIMAL_FIX_LINES } from './minimal.js'
+import type { RepoFiles } from './repo-files.js'
 
 /**
  * The part of a FixPlan the model writes, every field required as strict structured output
@@ -90,11 +91,7 @@ function planMessages(request: PlanRequest): ChatMessage[] {
     candidates: candidates
       .map((c) => `### ${c.path} (${c.reasons.join(', ')})\n${fence(c.excerpt)}`)
       .join('\n\n'),
-    folders: [...repo.folders]
-      .filter((folder) => folder !== '')
-      .sort()
-      .slice(0, 60)
-      .join(', ')
+    folders: repo.shownFolders(60).join(', ')
   }
   return [
     { role: 'system', content: renderTemplate('plan-system', values) },
@@ -126,7 +123,7 @@ function checkReply(
         ? change.path.slice(0, change.path.lastIndexOf('/'))
         : ''
       if (existing.has(change.path)) problems.push(`${change.path} exists; use MODIFY`)
-      else if (!request.repo.folders.has(folder))
+      else if (!request.repo.usableFolder(folder))
         problems.push(`${change.path}: new files go in an existing folder`)
     } else if (!candidates.has(change.path)) {
       problems.push(`${change.path} is not one of the candidate files`)

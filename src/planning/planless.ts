@@ -11,7 +11,7 @@ import { Git } from '../git/index.js'
 import { issueFromEvent, readStructured, validate } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
 import type { PathPolicy } from '../policy/index.js'
-import { listRepoFiles, rankCandidates } from './candidates.js'
+import { findCandidates } from './candidates.js'
 import { fetchIssue } from './fetch-issue.js'
 import { planFix } from './plan-fix.js'
 import { searchTerms } from './search-terms.js'
@@ -53,9 +53,8 @@ export async function planlessInput(
   const triage = config.triageResult
     ? readStructured(config.triageResult, 'triage-result', ctx.cwd)
     : {}
-  const repo = await listRepoFiles(await Git.open(ctx.repoDir), ctx.policy)
   const terms = searchTerms(`${issue.title}\n${issue.body}`)
-  const candidates = rankCandidates(ctx.repoDir, repo.files, terms)
+  const { repo, candidates } = await findCandidates(await Git.open(ctx.repoDir), ctx.policy, terms)
   if (candidates.length === 0) {
     throw new InvalidInputError(
       `No fix plan, and no file in the repository matches what issue #${issue.number} names ` +

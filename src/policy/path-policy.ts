@@ -1,4 +1,4 @@
-import { minimatch } from 'minimatch'
+import { Minimatch } from 'minimatch'
 import { SecurityViolationError } from '../contract/index.js'
 import { PROTECTED_GROUPS, type ProtectedGroup } from './protected-paths.js'
 
@@ -54,12 +54,16 @@ export class PathPolicy {
   readonly allowProtected: readonly string[]
   readonly allowNonAscii: boolean
   readonly protectedFiles: readonly string[]
+  private readonly blocked: readonly Minimatch[]
+  private readonly allowed: readonly Minimatch[]
 
   constructor(options: PathPolicyOptions = {}) {
     this.protectedFiles = (options.protectedFiles ?? []).map((path) => path.toLowerCase())
     this.blockedGlobs = [...BUILTIN_BLOCKED_GLOBS, ...(options.blockedGlobs ?? [])]
     this.allowProtected = [...(options.allowProtected ?? [])]
     this.allowNonAscii = options.allowNonAscii ?? false
+    this.blocked = this.blockedGlobs.map(compile)
+    this.allowed = this.allowProtected.map(compile)
   }
 
   check(path: string): PathViolation | undefined {
@@ -92,8 +96,9 @@ export class PathPolicy {
       return refuse('git-directory', 'nothing inside .git may be edited')
     const charset = this.charsetProblem(path, segments)
     if (charset) return refuse('path-charset', charset)
-    const glob = this.blockedGlobs.find((pattern) => minimatch(path, pattern, GLOB))
-    if (glob) return refuse('blocked-path', `the path matches the blocked pattern "${glob}"`)
+    const glob = this.blocked.find((pattern) => pattern.match(path))
+    if (glob)
+      return refuse('blocked-path', `the path matches the blocked pattern "${glob.pattern}"`)
     return undefined
   }
 
@@ -112,7 +117,7 @@ export class PathPolicy {
   }
 
   allowsProtected(path: string): boolean {
-    return this.allowProtected.some((pattern) => minimatch(path, pattern, GLOB))
+    return this.allowed.some((pattern) => pattern.match(path))
   }
 
   /** Refuses the whole set at the first violation, before anything is written. */
@@ -143,10 +148,17 @@ const INCLUDED_CONFIG: ProtectedGroup = {
   globs: []
 }
 
+/** A compiled glob matches as `minimatch(path, glob, GLOB)` does, without parsing it per path. */
+function compile(glob: string): Minimatch {
+  return new Minimatch(glob, GLOB)
+}
+
+// Compiled on the first check, not at import: most runs never check a path.
+let compiledGroups: Array<{ group: ProtectedGroup; globs: Minimatch[] }> | undefined
+
 export function protectedGroup(path: string): ProtectedGroup | undefined {
-  return PROTECTED_GROUPS.find((group) =>
-    group.globs.some((pattern) => minimatch(path, pattern, GLOB))
-  )
+  compiledGroups ??= PROTECTED_GROUPS.map((group) => ({ group, globs: group.globs.map(compile) }))
+  return compiledGroups.find(({ globs }) => globs.some((glob) => glob.match(path)))?.group
 }
 
 export function violationError(violation: PathViolation, stage: string): SecurityViolationError {
