@@ -25,6 +25,8 @@ export interface ApplyOptions {
   eol?: '\n' | '\r\n'
   /** Whether an empty or new file ends with a newline when the reply does not say (default true). */
   finalNewline?: boolean
+  /** The index of `before`'s lines, when the caller built it for the file's other steps. */
+  index?: FileIndex
 }
 
 /**
@@ -40,7 +42,7 @@ export function applyHunks(
   options: ApplyOptions = {}
 ): AppliedText {
   const file = splitText(before, options.eol)
-  const index = indexLines(file.lines)
+  const index = options.index ?? indexLines(file.lines)
   const n = file.lines.length
   const removedBy = new Int32Array(n + 1)
   const keptBy = new Int32Array(n + 1)
@@ -183,8 +185,7 @@ function placeAll(
  * What a file's hunks that match one place say about the reply's line numbers, without
  * applying anything: one reply that numbers one file wrong is not trusted to number the next.
  */
-export function probeLineNumbers(before: string, hunks: readonly Hunk[]): HintTrust {
-  const index = indexLines(splitText(before).lines)
+export function probeLineNumbers(index: FileIndex, hunks: readonly Hunk[]): HintTrust {
   return placeAll('', index, hunks, false, true).trust ?? 'unverified'
 }
 

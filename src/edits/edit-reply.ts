@@ -5,6 +5,7 @@ import {
   type StyleConfig
 } from '../contract/index.js'
 import { applyHunks, probeLineNumbers } from './apply-hunks.js'
+import { indexLines, type FileIndex } from './file-index.js'
 import {
   applyJsonEdits,
   applySearchReplace,
@@ -137,12 +138,19 @@ export function editsFromRead(
   if (ask) throw patchError(ask.message, { kind: ask.kind, line: ask.line })
   if (refusal) throw refusal
   const routed = route(instructions, files)
+  // Each file's lines are split and indexed once, for every step and hunk that reads them.
+  const indexes = new Map<PlannedFile, FileIndex>()
+  const indexOf = (file: PlannedFile) => {
+    let index = indexes.get(file)
+    if (!index) indexes.set(file, (index = indexLines(splitText(file.content ?? '').lines)))
+    return index
+  }
   const contradicted = files.some((file) =>
     (routed.get(file.path) ?? []).some(
       (i) =>
         i.kind === 'hunks' &&
         file.content !== null &&
-        probeLineNumbers(file.content, i.patch.hunks) === 'contradicted'
+        probeLineNumbers(indexOf(file), i.patch.hunks) === 'contradicted'
     )
   )
   const hunkOptions = { ...options, numbersContradicted: contradicted }
@@ -161,7 +169,7 @@ export function editsFromRead(
       }
     }
     const claimed = mine.map((i) => i.path).find((path) => path !== null && path !== file.path)
-    const applied = applyInstructions(file, mine, hunkOptions, claimed ?? undefined)
+    const applied = applyInstructions(file, mine, hunkOptions, claimed ?? undefined, indexOf)
     checkAddedText(file.path, file.content, applied.after)
     return {
       edit: {
@@ -259,7 +267,8 @@ function applyInstructions(
   file: PlannedFile,
   instructions: readonly FileInstruction[],
   options: ReplyOptions & { numbersContradicted: boolean },
-  claimed: string | undefined
+  claimed: string | undefined,
+  indexOf: (file: PlannedFile) => FileIndex
 ): { after: string | null; located: HunkPlacement[] } {
   const eol = options.style?.end_of_line === 'crlf' ? '\r\n' : '\n'
   const finalNewline = options.style?.insert_final_newline ?? true
@@ -284,12 +293,13 @@ function applyInstructions(
       ...i.patch,
       hunks: i.patch.hunks.map((hunk) => ({ ...hunk, number: ++numbered }))
     }
-    return repairedHunks(file.path, patch, splitText(content).lines)
+    return repairedHunks(file.path, patch, indexOf(file))
   })
   if (instructions.some((i) => i.kind === 'hunks')) {
     const applied = applyHunks(file.path, content, hunks, {
       ...fresh,
-      numbersContradicted: options.numbersContradicted
+      numbersContradicted: options.numbersContradicted,
+      index: indexOf(file)
     })
     content = applied.content
     located.push(...applied.located)

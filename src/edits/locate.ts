@@ -1,24 +1,9 @@
+import type { FileIndex } from './file-index.js'
 import { fitLine, looseKey } from './line-match.js'
 import { patchError, quote, type FoundNearby } from './patch-error.js'
 import type { Placement } from './types.js'
 
-/** A file's lines with the lookups the locator needs, built once per file. */
-export interface FileIndex {
-  lines: readonly string[]
-  loose: readonly string[]
-  byLoose: ReadonlyMap<string, readonly number[]>
-}
-
-export function indexLines(lines: readonly string[]): FileIndex {
-  const loose = lines.map(looseKey)
-  const byLoose = new Map<string, number[]>()
-  loose.forEach((key, i) => {
-    const at = byLoose.get(key)
-    if (at) at.push(i)
-    else byLoose.set(key, [i])
-  })
-  return { lines, loose, byLoose }
-}
+export { indexLines, type FileIndex } from './file-index.js'
 
 /** One line of a block's old side: context that must be there, or a line to remove. */
 export interface OldLine {

@@ -1,6 +1,6 @@
+import { occurrencesInFile, type FileIndex } from '../../file-index.js'
 import { looseKey } from '../../line-match.js'
 import type { Hunk } from '../../types.js'
-import { occurrences } from './occurrences.js'
 
 /**
  * The hunks whose change is not in the file yet; models re-add lines that are there. A hunk
@@ -9,12 +9,11 @@ import { occurrences } from './occurrences.js'
  * Any other hunk is kept for the locator, which judges it as usual (a line added beside its own
  * copy may be meant: tests repeat calls).
  */
-export function withoutMadeChanges(hunks: readonly Hunk[], fileLines: readonly string[]): Hunk[] {
-  const loose = fileLines.map(looseKey)
+export function withoutMadeChanges(hunks: readonly Hunk[], file: FileIndex): Hunk[] {
   return hunks.filter((hunk) => {
     const old = hunk.lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
     const now = hunk.lines.filter((line) => line.kind !== '-').map((line) => looseKey(line.text))
     if (!now.some((line) => line !== '')) return true
-    return occurrences(old, loose).length > 0 || occurrences(now, loose).length !== 1
+    return occurrencesInFile(old, file).length > 0 || occurrencesInFile(now, file).length !== 1
   })
 }

@@ -1,7 +1,7 @@
+import { occurrencesInFile, type FileIndex } from '../../file-index.js'
 import { looseKey } from '../../line-match.js'
 import { patchError } from '../../patch-error.js'
 import type { FilePatch, Hunk } from '../../types.js'
-import { occurrences } from './occurrences.js'
 
 /**
  * The hunks of a reply that was cut off inside its last hunk, with what the cut left unfinished
@@ -14,24 +14,20 @@ import { occurrences } from './occurrences.js'
  * - a cut in the middle of added or removed lines is refused: nobody knows what the rest of the
  *   change was, and a half-written line must never be written.
  */
-export function settleCutTail(
-  path: string,
-  patch: FilePatch,
-  fileLines: readonly string[]
-): Hunk[] {
+export function settleCutTail(path: string, patch: FilePatch, file: FileIndex): Hunk[] {
   if (!patch.cutOff || patch.hunks.length === 0) return patch.hunks
   const hunks = [...patch.hunks]
   const number = hunks[hunks.length - 1]!.number ?? hunks.length
   const last = hunks[hunks.length - 1]!
   const lines = [...last.lines]
-  const fileLoose = fileLines.map(looseKey)
+  const fileLoose = file.loose
   const tail = lines[lines.length - 1]
   if (patch.cutOff === 'in-hunk') {
     if (tail && tail.kind !== ' ') throw cutInChange(path, number)
     if (tail && isStartOfFileLine(looseKey(tail.text), fileLoose)) lines.pop()
   } else if (patch.cutOff === 'maybe' && tail?.kind === ' ') {
     const loose = looseKey(tail.text)
-    if (!fileLoose.includes(loose) && isStartOfFileLine(loose, fileLoose)) lines.pop()
+    if (!file.byLoose.has(loose) && isStartOfFileLine(loose, fileLoose)) lines.pop()
   }
   hunks[hunks.length - 1] = { ...last, lines }
   if (hunks.every((hunk) => !changes(hunk))) {
@@ -48,18 +44,13 @@ export function settleCutTail(
  * when its lines really are together in the file, and refused when they are not (the reply is
  * then not about this file as it is).
  */
-export function changingHunks(
-  path: string,
-  hunks: readonly Hunk[],
-  fileLines: readonly string[]
-): Hunk[] {
-  const fileLoose = fileLines.map(looseKey)
+export function changingHunks(path: string, hunks: readonly Hunk[], file: FileIndex): Hunk[] {
   hunks.forEach((hunk, index) => {
     if (
       changes(hunk) ||
-      occurrences(
+      occurrencesInFile(
         hunk.lines.map((line) => looseKey(line.text)),
-        fileLoose
+        file
       ).length > 0
     )
       return

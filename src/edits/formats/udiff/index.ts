@@ -1,3 +1,4 @@
+import type { FileIndex } from '../../file-index.js'
 import type { FileInstruction, FilePatch, HeaderLog, Hunk } from '../../types.js'
 import { withoutMadeChanges } from './already-present.js'
 import { changingHunks, settleCutTail } from './cut-tail.js'
@@ -14,18 +15,14 @@ export { extractDiff } from './extract.js'
  * each hunk refitted to the file where real-reply damage explains the difference. Each step
  * refuses what it cannot settle safely (see its file).
  */
-export function repairedHunks(
-  path: string,
-  patch: FilePatch,
-  fileLines: readonly string[]
-): Hunk[] {
-  const settled = settleCutTail(path, patch, fileLines)
+export function repairedHunks(path: string, patch: FilePatch, file: FileIndex): Hunk[] {
+  const settled = settleCutTail(path, patch, file)
   // The reply stopped inside its last hunk: that hunk's last line may be half of a made-up one.
   const mayBeCut = patch.cutOff === 'in-hunk'
   const lastHunk = settled[settled.length - 1]
-  const changing = changingHunks(path, settled, fileLines)
-  return withoutMadeChanges(changing, fileLines).map((hunk) =>
-    refitHunk(hunk, fileLines, { endMayBeCut: mayBeCut && hunk === lastHunk })
+  const changing = changingHunks(path, settled, file)
+  return withoutMadeChanges(changing, file).map((hunk) =>
+    refitHunk(hunk, file, { endMayBeCut: mayBeCut && hunk === lastHunk })
   )
 }
 export { parseUnifiedDiff } from './parse.js'

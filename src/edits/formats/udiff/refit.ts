@@ -1,6 +1,6 @@
+import { nonBlankLines, occurrences, occurrencesInFile, type FileIndex } from '../../file-index.js'
 import { isTypo, looseKey } from '../../line-match.js'
 import type { DiffLine, Hunk } from '../../types.js'
-import { occurrences } from './occurrences.js'
 
 /**
  * A hunk whose old side (context and removed lines) is nowhere in the file, rewritten to fit it
@@ -16,17 +16,12 @@ import { occurrences } from './occurrences.js'
  *
  * Whitespace inside lines is left to the locator, which matches loosely and reports it.
  */
-export function refitHunk(
-  hunk: Hunk,
-  fileLines: readonly string[],
-  { endMayBeCut = false } = {}
-): Hunk {
-  const file = fileLines.map(looseKey)
+export function refitHunk(hunk: Hunk, file: FileIndex, { endMayBeCut = false } = {}): Hunk {
   const old = hunk.lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
-  if (old.length === 0 || occurrences(old, file).length > 0) return hunk
+  if (old.length === 0 || occurrencesInFile(old, file).length > 0) return hunk
   // A reply that may stop inside this hunk may end in half a line: that is no context made up.
   const end = looseKey(hunk.lines[hunk.lines.length - 1]!.text)
-  const trailingMayGo = !endMayBeCut || file.includes(end)
+  const trailingMayGo = !endMayBeCut || file.byLoose.has(end)
   return (
     stretchBlankRuns(hunk, file) ??
     anchorOnRemoved(hunk, file, 'trailing') ??
@@ -38,7 +33,7 @@ export function refitHunk(
 const isBlankOld = (line: DiffLine) => line.kind !== '+' && looseKey(line.text) === ''
 const blankContext = (): DiffLine => ({ kind: ' ', text: '', noEol: false })
 
-function stretchBlankRuns(hunk: Hunk, file: readonly string[]): Hunk | undefined {
+function stretchBlankRuns(hunk: Hunk, file: FileIndex): Hunk | undefined {
   // Blank lines the hunk removes are part of the change: their runs may not stretch.
   if (hunk.lines.some((line) => line.kind === '-' && isBlankOld(line))) return undefined
   const anchors: DiffLine[] = []
@@ -51,13 +46,14 @@ function stretchBlankRuns(hunk: Hunk, file: readonly string[]): Hunk | undefined
     }
   }
   if (anchors.filter((line) => /[\p{L}\p{N}_]{2}/u.test(line.text)).length < 2) return undefined
-  const nonBlank = file.flatMap((key, i) => (key === '' ? [] : [i]))
+  const nonBlank = nonBlankLines(file)
   const starts = occurrences(
     anchors.map((line) => looseKey(line.text)),
-    nonBlank.map((i) => file[i]!)
+    nonBlank.loose,
+    nonBlank.byLoose
   )
   if (starts.length !== 1) return undefined
-  const at = nonBlank.slice(starts[0]!, starts[0]! + anchors.length)
+  const at = nonBlank.at.slice(starts[0]!, starts[0]! + anchors.length)
   const additions = (gap: readonly DiffLine[]) => gap.filter((line) => line.kind === '+')
   const lines: DiffLine[] = [...additions(gaps[0]!)]
   anchors.forEach((anchor, j) => {
@@ -83,7 +79,7 @@ function stretchBlankRuns(hunk: Hunk, file: readonly string[]): Hunk | undefined
  * exactly one place. Only the context beyond the outermost change goes: a line added among that
  * context has its place from it, and a hunk that needs it is not refitted.
  */
-function anchorOnRemoved(hunk: Hunk, file: readonly string[], keep: 'leading' | 'trailing') {
+function anchorOnRemoved(hunk: Hunk, file: FileIndex, keep: 'leading' | 'trailing') {
   if (!hunk.lines.some((line) => line.kind === '-')) return undefined
   const first = hunk.lines.findIndex((line) => line.kind !== ' ')
   let last = hunk.lines.length - 1
@@ -93,7 +89,7 @@ function anchorOnRemoved(hunk: Hunk, file: readonly string[], keep: 'leading' | 
   const lines = keep === 'trailing' ? hunk.lines.slice(first) : hunk.lines.slice(0, last + 1)
   const old = lines.filter((line) => line.kind !== '+').map((line) => looseKey(line.text))
   if (old.filter((key) => /[\p{L}\p{N}_]{2}/u.test(key)).length < 2) return undefined
-  const found = occurrences(old, file)
+  const found = occurrencesInFile(old, file)
   if (found.length !== 1) return undefined
   // A dropped line that is a copy slip of the file's line in its place is no invented context:
   // that hunk is the locator's to judge, by its rules for typos.
@@ -101,6 +97,8 @@ function anchorOnRemoved(hunk: Hunk, file: readonly string[], keep: 'leading' | 
     .filter((line) => line.kind === ' ')
     .map((line) => looseKey(line.text))
   const from = keep === 'trailing' ? found[0]! - dropped.length : found[0]! + old.length
-  const slip = dropped.some((key, k) => key !== file[from + k] && isTypo(key, file[from + k] ?? ''))
+  const slip = dropped.some(
+    (key, k) => key !== file.loose[from + k] && isTypo(key, file.loose[from + k] ?? '')
+  )
   return slip ? undefined : { ...hunk, lines }
 }
