@@ -235,4 +235,24 @@ describe('prompt order for prompt caching', () => {
       expect(shared.length / Math.min(...texts.map((text) => text.length))).toBeGreaterThan(0.7)
     }
   )
+
+  it.each(['udiff', 'search-replace', 'json-edits', 'whole-file'])(
+    'drafts for different issues (%s) share the rules, the format and the example',
+    async (format) => {
+      const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
+      const prompter = new DraftPrompter({ repoDir: repo, maxTokens: 5_000 })
+      const change: FileChange = { path: 'src/app.ts', operation: 'MODIFY' }
+      const texts = await Promise.all(
+        ['first issue', 'another issue entirely'].map(async (body) =>
+          (await prompter.messages({ ...request(change, 'export const a = 1\n', body), format }))
+            .map((message) => `${message.role}: ${message.content}`)
+            .join('\n')
+        )
+      )
+      const shared = sharedPrefix(texts)
+      expect(shared).toContain('minimal example')
+      expect(shared.indexOf('minimal example')).toBeLessThan(shared.indexOf('<issue-body'))
+      expect(texts[0]!.indexOf('Issue #')).toBeGreaterThan(texts[0]!.indexOf('minimal example'))
+    }
+  )
 })

@@ -40,10 +40,16 @@ export function describeStyle(style: StyleConfig): string {
   return `indent with ${indent}, ${style.end_of_line.toUpperCase()} line endings, ${finalNewline}`
 }
 
-/** The messages for one planned file: rules, the issue as delimited untrusted data, the file. */
+/**
+ * The messages for one planned file: the fixed rules, format and example first, then the
+ * repository's instructions, the issue as delimited untrusted data, the plan and the file.
+ */
 export function draftMessages(request: DraftRequest, shape: PromptShape = {}): ChatMessage[] {
   const { issue, change, content, repair } = request
   const values = {
+    // The repository's own instructions go after the fixed rules, format and example and before
+    // the issue, so every draft and rerun shares the longest prefix; there are none yet.
+    repo_instructions: '',
     style: describeStyle(request.style),
     issue_number: issue.number,
     issue_title: sanitizeTitle(issue.title),
