@@ -81,10 +81,31 @@ async function modesAt(git: Git, parent: string, paths: readonly string[]) {
 }
 
 async function finalMessage(git: Git, message: string, signoff: boolean): Promise<string> {
-  const clean = (await git.exec(['stripspace'], { input: printableMessage(message) })).stdout
+  const clean = stripSpace(printableMessage(message))
   if (!signoff) return withPatchsmithTrailer(clean)
   const ident = (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout.trim()
   const who = ident.replace(/\s+\d+\s+[+-]\d{4}$/, '')
   // Not `git interpret-trailers`: it runs every `trailer.<key>.cmd` the config names.
   return withPatchsmithTrailer(withSignoff(clean, who))
+}
+
+/**
+ * `git stripspace` without a process, for a message printableMessage has cleaned (its only
+ * whitespace controls are line feed and tab): trailing spaces and tabs off every line, blank
+ * lines at the start and end dropped and runs of them made one, each line ended by a line feed.
+ */
+export function stripSpace(text: string): string {
+  const lines: string[] = []
+  let blank = false
+  for (const line of text.split('\n')) {
+    const kept = line.replace(/[ \t]+$/, '')
+    if (kept === '') {
+      blank = lines.length > 0
+      continue
+    }
+    if (blank) lines.push('')
+    blank = false
+    lines.push(kept)
+  }
+  return lines.map((line) => `${line}\n`).join('')
 }

@@ -200,7 +200,8 @@ export class ChangeBranch {
       remoteTip = heads.tip
       // Before any model call: a remote that can be read but not pushed to (a read-only token).
       const trial = settled(pushable)
-      if (trial) {
+      // The URL (one more process) only to name the remote in a refusal.
+      if (trial && trial.exitCode !== 0) {
         const refused = pushPermissionError(REMOTE, trial, await git.remoteUrl(REMOTE))
         if (refused) throw refused
       }
@@ -341,7 +342,9 @@ export class ChangeBranch {
     signoff: boolean
   ): Promise<MadeCommit[]> {
     const made: MadeCommit[] = []
-    const head = await this.git.revParse('HEAD')
+    // HEAD is the base here: validation cannot move it (repo-tampered), and update-ref below
+    // moves HEAD only if it still is there.
+    const head = this.baseSha
     let parent = head
     for (const request of requests) {
       const sha = await commitApproved(this.git, parent, request.files!, request.message, {

@@ -173,6 +173,12 @@ function rawEntries(stdout: string): RawEntry[] {
  * is `unexpected-changes`. Either stops the run before the commit and the push.
  */
 export class ValidationWatch {
+  /**
+   * The status assertClean took, once validation had ended: the settle that follows at once
+   * reads it instead of scanning the work tree twice more (`diff`, `ls-files --others`).
+   */
+  private settled?: StatusEntry[]
+
   private constructor(
     private readonly integrity: RepoIntegrity,
     private readonly before: ReadonlySet<string>,
@@ -187,8 +193,8 @@ export class ValidationWatch {
     policy: PathPolicy
   ): Promise<ValidationWatch> {
     const integrity = await RepoIntegrity.snapshot(repoDir)
-    const [before, refs] = await Promise.all([changedPaths(git), refState(git)])
-    return new ValidationWatch(integrity, new Set(before), refs, git, policy)
+    const [before, refs] = await Promise.all([workTreeStatus(git), refState(git)])
+    return new ValidationWatch(integrity, new Set(before.map((e) => e.path)), refs, git, policy)
   }
 
   /**
@@ -197,20 +203,25 @@ export class ValidationWatch {
    * pull-request step picks up is exactly the commit.
    */
   async settleWorkTree(): Promise<void> {
-    const dirty = nulFields(
-      (
-        await this.git.exec([
-          'diff',
-          '--name-only',
-          '-z',
-          '--no-ext-diff',
-          '--no-textconv',
-          '--ignore-submodules=all'
-        ])
-      ).stdout
-    )
-    if (dirty.length > 0) await this.git.exec(['checkout', '--quiet', '--', ...dirty])
-    await this.removeCreatedFiles()
+    const status = this.takeStatus()
+    // Work tree unlike the index: what `git diff --name-only` lists.
+    const dirty = status
+      ? status.filter((e) => e.xy !== '??' && e.xy[1] !== ' ').map((e) => e.path)
+      : nulFields(
+          (
+            await this.git.exec([
+              'diff',
+              '--name-only',
+              '-z',
+              '--no-ext-diff',
+              '--no-textconv',
+              '--ignore-submodules=all'
+            ])
+          ).stdout
+        )
+    if (dirty.length > 0)
+      await this.git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...dirty])
+    await this.removeUntracked(status)
   }
 
   /**
@@ -219,10 +230,26 @@ export class ValidationWatch {
    * there before (the user's own) stay.
    */
   async removeCreatedFiles(): Promise<void> {
-    const untracked = nulFields(
-      (await this.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout
+    await this.removeUntracked(this.takeStatus())
+  }
+
+  private async removeUntracked(status: StatusEntry[] | undefined): Promise<void> {
+    const untracked = (
+      status
+        ? status.filter((e) => e.xy === '??').map((e) => e.path)
+        : nulFields(
+            (await this.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout
+          )
     ).filter((path) => !this.before.has(path))
-    if (untracked.length > 0) await this.git.exec(['clean', '-f', '-q', '--', ...untracked])
+    if (untracked.length > 0)
+      await this.git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...untracked])
+  }
+
+  /** The status assertClean took, once: any later settle scans the work tree again. */
+  private takeStatus(): StatusEntry[] | undefined {
+    const status = this.settled
+    this.settled = undefined
+    return status
   }
 
   /**
@@ -230,18 +257,22 @@ export class ValidationWatch {
    * Returns the staged patch (assertExactChanges).
    */
   async assertClean(edits: readonly GuardedEdit[]): Promise<string> {
+    this.settled = undefined
     await this.integrity.assertUnchanged()
     await this.assertRefsUnchanged()
     const approved = new Set(edits.map((edit) => edit.path))
     const problems: string[] = []
-    for (const path of await changedPaths(this.git)) {
+    const status = await workTreeStatus(this.git)
+    for (const { path } of status) {
       if (approved.has(path) || this.before.has(path)) continue
       const violation = this.policy.checkName(path) ?? this.policy.checkProtected(path)
       if (violation && WATCHED_RULES.has(violation.rule))
         problems.push(`validation changed "${printable(path)}" (${violation.rule})`)
     }
     if (problems.length > 0) throw unexpected('validation', problems)
-    return assertExactChanges(this.git, edits, 'validation')
+    const staged = await assertExactChanges(this.git, edits, 'validation')
+    this.settled = status
+    return staged
   }
 
   private async assertRefsUnchanged(): Promise<void> {
@@ -260,26 +291,38 @@ export class ValidationWatch {
  * HEAD (what it points to and at), every ref and the stash list: validation that commits,
  * moves a branch or HEAD, or drops the user's stash is refused (the rollback that follows puts
  * the branch back; the user's stash is restored from its commit, which a drop does not delete).
+ * Two processes; the stash's reflog is read only when there is a stash (without `refs/stash`
+ * there is no list to read, and a stash made or dropped changes the refs).
  */
 async function refState(git: GitRunner): Promise<Map<string, string>> {
-  const [refs, head, detached, stash] = await Promise.all([
-    git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)']),
-    git.exec(['symbolic-ref', '--quiet', 'HEAD'], { allowFailure: true }),
-    git.exec(['rev-parse', '--verify', '--quiet', 'HEAD'], { allowFailure: true }),
-    git.exec(['log', '--walk-reflogs', '--format=%H', 'refs/stash', '--'], { allowFailure: true })
+  const [refs, head] = await Promise.all([
+    git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)']),
+    // The commit, then the ref HEAD points to ("HEAD" when detached).
+    git.exec(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'], { allowFailure: true })
   ])
   const state = new Map<string, string>()
   for (const line of refs.stdout.split('\n')) {
-    const [name, sha] = line.split('\0')
-    if (name && sha) state.set(name, sha)
+    const [name, sha, symref] = line.split('\0')
+    if (name && sha !== undefined) state.set(name, `${sha} ${symref ?? ''}`)
   }
-  state.set('HEAD', `${head.stdout.trim()} ${detached.stdout.trim()}`)
-  state.set('stash list', stash.stdout.trim())
+  state.set('HEAD', `${head.exitCode} ${head.stdout.trim()}`)
+  const stash = state.has('refs/stash')
+    ? await git.exec(['log', '--walk-reflogs', '--format=%H', 'refs/stash', '--'], {
+        allowFailure: true
+      })
+    : undefined
+  state.set('stash list', stash?.stdout.trim() ?? '')
   return state
 }
 
-/** Paths git status reports (tracked changes and untracked files, not ignored ones). */
-async function changedPaths(git: GitRunner): Promise<string[]> {
+interface StatusEntry {
+  /** `git status --porcelain=v1`'s two letters: index, work tree ('??' untracked). */
+  xy: string
+  path: string
+}
+
+/** What git status reports: tracked changes and untracked files (not ignored ones). */
+async function workTreeStatus(git: GitRunner): Promise<StatusEntry[]> {
   const out = await git.exec([
     'status',
     '--porcelain=v1',
@@ -291,7 +334,7 @@ async function changedPaths(git: GitRunner): Promise<string[]> {
   ])
   return nulFields(out.stdout)
     .filter((field) => field.length > 3)
-    .map((field) => field.slice(3))
+    .map((field) => ({ xy: field.slice(0, 2), path: field.slice(3) }))
 }
 
 function nulFields(text: string): string[] {

@@ -1,0 +1,219 @@
+/**
+ * bench:repo-size — what the size of the repository costs a run (issue 28, point 2). The typo
+ * example's one-line plan-ful fix (validated with its `npm run lint`, pushed to a bare origin)
+ * runs in this process (the action's entry, from source) on a repository with 1 000 files and
+ * on one with 100 000, interleaved in the same run, against a model that answers at once. Prints
+ * the median seconds of each, their ratio, the git processes of one run, and a shell script
+ * making the same change (checkout -b, sed, commit, push) on each repository for comparison.
+ *
+ * BENCH_RUNS (default 3) runs each; BENCH_LARGE (default 100000) the large repository's files;
+ * BENCH_TRACE=1 runs git through a shim that logs each call with its milliseconds (the times
+ * then include the shim) and lists the calls of the last large run.
+ */
+import { execFileSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runActionInProcess } from '../__tests__/support/in-process.js'
+import { runProgram } from '../__tests__/support/action-runner.js'
+import { replyByMatch, startModelServer } from '../__tests__/support/model-server.js'
+import { typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from '../__tests__/e2e/scenario.js'
+import type { TestRepo } from '../__tests__/support/repo.js'
+import { median, printFigure, runsFromEnv } from './lib/report.js'
+
+const RUNS = runsFromEnv(3)
+const SMALL = 1_000
+const LARGE = Number.parseInt(process.env.BENCH_LARGE ?? '', 10) || 100_000
+const SUBJECT = 'docs(readme): correct typo in installation section'
+
+const server = await startModelServer(
+  replyByMatch(
+    [{ contains: 'Conventional Commit', reply: SUBJECT }],
+    typoReplies().replies[0]!.reply
+  )
+)
+const repos: TestRepo[] = []
+const trace = process.env.BENCH_TRACE === '1' ? traceShim() : undefined
+try {
+  let started = Date.now()
+  const small = sizedRepo(SMALL)
+  repos.push(small)
+  const smallBuilt = Date.now() - started
+  started = Date.now()
+  const large = sizedRepo(LARGE)
+  repos.push(large)
+  console.log(
+    `bench:repo-size — built ${SMALL} files in ${seconds(smallBuilt)} s, ${LARGE} in ${seconds(Date.now() - started)} s; ${RUNS} runs each (median)\n`
+  )
+  const times = { small: [] as number[], large: [] as number[] }
+  const shell = { small: [] as number[], large: [] as number[] }
+  const processes = { small: 0, large: 0 }
+  // One warm-up of each, then interleaved so drift on a shared machine hits both alike.
+  for (let i = -1; i < RUNS; i++) {
+    for (const [name, repo] of [
+      ['small', small],
+      ['large', large]
+    ] as const) {
+      const run = await actionRun(repo, `docs/42-fix-typo-${name}-${i + 1}`)
+      const script = await shellRun(repo, `shell/42-fix-typo-${name}-${i + 1}`)
+      if (i < 0) continue
+      times[name].push(run.ms)
+      shell[name].push(script)
+      processes[name] = run.gitProcesses
+    }
+  }
+  const s = median(times.small)
+  const l = median(times.large)
+  const row = (label: string, ms: number) =>
+    console.log(`${label.padEnd(52)} ${seconds(ms).padStart(8)} s`)
+  row(`the run, ${SMALL} files`, s)
+  row(`the run, ${LARGE} files`, l)
+  row(`shell (checkout -b, sed, commit, push), ${SMALL} files`, median(shell.small))
+  row(`shell (checkout -b, sed, commit, push), ${LARGE} files`, median(shell.large))
+  console.log(
+    `run ÷ shell: ${(s / median(shell.small)).toFixed(2)} (${SMALL}), ${(l / median(shell.large)).toFixed(2)} (${LARGE})\n`
+  )
+  printFigure({
+    name: `run time, ${LARGE} files ÷ ${SMALL} files`,
+    value: l / s,
+    anchor: { max: 1.5, label: 'issue 28' }
+  })
+  printFigure({
+    name: `git processes per run (${SMALL} files)`,
+    value: processes.small,
+    anchor: { max: 20, label: 'issue 28' }
+  })
+  printFigure({
+    name: `git processes per run (${LARGE} files)`,
+    value: processes.large,
+    anchor: { max: 20, label: 'issue 28' }
+  })
+  if (trace) {
+    writeFileSync(trace, '')
+    await actionRun(large, 'docs/42-fix-typo-traced')
+    const calls = readFileSync(trace, 'utf8').trim().split('\n')
+    console.log(`\ngit calls of one ${LARGE}-file run (${calls.length}):`)
+    for (const call of calls) console.log(`  ${call.slice(0, 200)}`)
+  }
+} finally {
+  await server.close()
+  for (const repo of repos) repo.cleanup()
+}
+
+/**
+ * The typo example's repository with generated files beside it up to `files` in all, built
+ * with one `git fast-import` and one checkout, and pushed to its bare origin.
+ */
+function sizedRepo(files: number): TestRepo {
+  const repo = typoRepo()
+  const head = repo.git('rev-parse', 'HEAD')
+  const extra = files - repo.git('ls-files').split('\n').length
+  // A hundred distinct contents, each stored once and named by a mark: the paths are what counts.
+  const chunks: string[] = []
+  for (let mark = 1; mark <= 100; mark++) {
+    const body = `generated file ${mark}\n${'x'.repeat(mark)}\n`
+    chunks.push('blob', `mark :${mark}`, `data ${Buffer.byteLength(body)}`, body)
+  }
+  chunks.push(
+    'commit refs/heads/main',
+    'committer Bench <bench@example.invalid> 0 +0000',
+    'data 15',
+    'generated files',
+    `from ${head}`
+  )
+  for (let i = 0; i < extra; i++) {
+    const path = `gen/d${String(Math.floor(i / 500)).padStart(4, '0')}/f${String(i).padStart(6, '0')}.txt`
+    chunks.push(`M 100644 :${(i % 100) + 1} ${path}`)
+  }
+  execFileSync('git', ['fast-import', '--quiet'], {
+    cwd: repo.dir,
+    input: `${chunks.join('\n')}\n`,
+    maxBuffer: 1 << 30
+  })
+  repo.git('reset', '--quiet', '--hard', 'main')
+  repo.git('push', '--quiet', 'origin', 'main')
+  return repo
+}
+
+async function actionRun(repo: TestRepo, branch: string) {
+  const plan = JSON.parse(readFileSync(`${TYPO_EXAMPLE}/fix-plan.json`, 'utf8'))
+  const inputs = writeInputs(repo, {
+    'issue.json': JSON.parse(readFileSync(`${TYPO_EXAMPLE}/issue.json`, 'utf8')),
+    'plan.json': { ...plan, branch_name: branch },
+    'triage.json': JSON.parse(readFileSync(`${TYPO_EXAMPLE}/triage-result.json`, 'utf8'))
+  })
+  const result = join(repo.root, 'result.json')
+  const run = await runActionInProcess({
+    workspace: repo.dir,
+    inputs: {
+      issue: inputs['issue.json']!,
+      'fix-plan': inputs['plan.json']!,
+      'triage-result': inputs['triage.json']!,
+      'base-url': server.url,
+      'api-key': 'sk-bench-repo-size',
+      'validation-commands': 'npm run lint',
+      push: 'true',
+      'upload-artifact': 'false',
+      'comment-on-failure': 'false',
+      'output-path': result,
+      'log-dir': join(repo.root, 'logs')
+    }
+  })
+  if (run.exitCode !== 0) throw new Error(`the run failed:\n${run.stdout}\n${run.stderr}`)
+  if (repo.gitOrigin('rev-parse', `refs/heads/${branch}`).length !== 40)
+    throw new Error('the run did not push')
+  const metrics = JSON.parse(readFileSync(result, 'utf8')).metrics as Record<string, unknown>
+  backToMain(repo)
+  return { ms: run.durationMs, gitProcesses: metrics.git_processes as number }
+}
+
+async function shellRun(repo: TestRepo, branch: string): Promise<number> {
+  const script = join(repo.root, 'same-change.sh')
+  writeFileSync(
+    script,
+    [
+      '#!/bin/sh',
+      'set -e',
+      `git checkout -q -b ${branch}`,
+      "sed -i 's/Run teh/Run the/' README.md",
+      `git commit -q -m "${SUBJECT}" -- README.md`,
+      `git push -q origin ${branch}`,
+      ''
+    ].join('\n')
+  )
+  chmodSync(script, 0o755)
+  const run = await runProgram(['/bin/sh', script], { cwd: repo.dir })
+  if (run.exitCode !== 0) throw new Error(`the shell script failed:\n${run.stderr}`)
+  backToMain(repo)
+  return run.durationMs
+}
+
+function backToMain(repo: TestRepo): void {
+  repo.git('checkout', '--quiet', 'main')
+}
+
+/** A `git` first on PATH that logs each call and its milliseconds; returns the log's path. */
+function traceShim(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'patchsmith-bench-trace-'))
+  const log = join(dir, 'git-calls.log')
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+  writeFileSync(
+    join(dir, 'git'),
+    [
+      '#!/bin/sh',
+      's=$(date +%s%N)',
+      `"${real}" "$@"`,
+      'rc=$?',
+      `printf '%s ms  git %s\\n' "$(( ($(date +%s%N) - s) / 1000000 ))" "$*" >> "${log}"`,
+      'exit $rc',
+      ''
+    ].join('\n')
+  )
+  chmodSync(join(dir, 'git'), 0o755)
+  process.env.PATH = `${dir}:${process.env.PATH}`
+  return log
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(2)
+}
