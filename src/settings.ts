@@ -128,6 +128,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       'A glob of files whose text is content, where added lines may hold joiners, zero-width characters and bidi marks (a language that needs them), beside the defaults: translation catalogues (`*.po`, `*.xliff`, `*.strings`, `*.arb`, `*.ftl`, ...) and data files (JSON, YAML, TOML, properties, XML) in `locale`, `locales`, `i18n`, `l10n`, `lang`, `translations` or `messages` folders. Everywhere else, Markdown included, such characters are refused (SECURITY_VIOLATION invisible-unicode); bidi overrides and tag characters in every file.'
   },
+  'repo-instructions': {
+    key: 'repoInstructions',
+    about:
+      "Put the repository's instructions for agents in the plan and draft prompts: the AGENTS.md nearest each planned file, CLAUDE.md, .github/copilot-instructions.md, CONVENTIONS.md and GEMINI.md, read from the base commit, sanitized, fenced as data that cannot widen Patchsmith's rules and capped at 2000 tokens; the result's metrics.repo_instructions and the job summary name them."
+  },
   signoff: { key: 'signoff', about: 'Add a Signed-off-by trailer to the commit.' },
   'git-hooks': {
     key: 'gitHooks',

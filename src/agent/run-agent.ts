@@ -1,10 +1,14 @@
-import { runUrl } from './environment.js'
 import type { RunConfig } from '../config.js'
 import type { CodeAgentInput, CodeAgentOutput } from '../contract/index.js'
 import { AttemptFile, type ChangeBranch } from '../git/index.js'
 import { DEFAULT_STYLE } from '../model/index.js'
 import { resolveEditFormat } from '../edits/index.js'
-import { generatedPlan, minimalFix } from '../planning/index.js'
+import {
+  generatedPlan,
+  minimalFix,
+  planInstructionFiles,
+  RepoInstructions
+} from '../planning/index.js'
 import { AttemptLog } from '../report/index.js'
 import { pipelineSteps } from '../validation/index.js'
 import { attemptChange, type GreenChange } from './attempts.js'
@@ -31,6 +35,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let green: GreenChange | undefined
+  let instructions: RepoInstructions | undefined
   let response: CodeAgentOutput
   try {
     await session.open()
@@ -56,6 +61,14 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     )
     await prepared.branch.create()
     progress.persistTo(kept, prepared.input, prepared.branch.baseCommit)
+    // From the base commit, before any draft: never what the model or another branch wrote.
+    if (config.repoInstructions) {
+      instructions = prompter.instructions = await RepoInstructions.read(
+        git,
+        prepared.branch.baseCommit,
+        prepared.input.fix_plan.file_changes.map((change) => change.path)
+      )
+    }
     await session.setupCommands()
     green = await attemptChange({
       input: prepared.input,
@@ -95,7 +108,6 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         logger,
         onSecret: env.onSecret,
         rewriteMessage: env.hooks?.commitMessage,
-        runUrl: runUrl(env),
         budget
       },
       green
@@ -127,7 +139,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     { attempts: green?.attempts ?? attemptsOf(response), ...statsOf(green, response) },
     {
       ...(green ? { placements: green.placements, minimal_fix: minimalFix(green.diff) } : {}),
-      ...(generatedPlan(input) ? { plan_source: 'generated' } : {})
+      ...(generatedPlan(input) ? { plan_source: 'generated' } : {}),
+      ...instructionMetrics(planInstructionFiles(input), instructions)
     },
     { branch: input?.fix_plan.branch_name ?? '', issueNumber: input?.issue.number }
   )
@@ -142,6 +155,17 @@ function statsOf(
     Record<string, unknown> | undefined
   if (!stats) return {}
   return { repairs: stats.repairs, retries: stats.retries, stop_reason: stats.stop_reason }
+}
+
+/** The instruction files some prompt carried (plan and drafts), and those cut to fit. */
+function instructionMetrics(
+  planned: readonly string[],
+  instructions: RepoInstructions | undefined
+): Record<string, unknown> {
+  const files = [...new Set([...planned, ...(instructions?.used ?? [])])]
+  if (files.length === 0) return {}
+  const cut = instructions?.cut ?? []
+  return { repo_instructions: { files, ...(cut.length > 0 ? { cut } : {}) } }
 }
 
 function attemptsOf(response: CodeAgentOutput): number {

@@ -1,4 +1,3 @@
-import { runUrl } from './environment.js'
 import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import {
@@ -289,7 +288,6 @@ async function runTask(
         logger,
         onSecret: run.env.onSecret,
         task: true,
-        runUrl: runUrl(run.env),
         budget: run.budget
       },
       green

@@ -17,8 +17,7 @@ export {
   templateSubject,
   acceptSubject,
   commitMessage,
-  PATCHSMITH_TRAILER,
-  withRunTrailer
+  PATCHSMITH_TRAILER
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'

@@ -14,6 +14,8 @@ export interface DraftRequest {
   content: string | null
   style: StyleConfig
   repair?: RepairContext
+  /** The repository's instructions for this file, fenced and capped (instructionsBlock). */
+  repoInstructions?: string
 }
 
 export interface RepairContext {
@@ -48,8 +50,8 @@ export function draftMessages(request: DraftRequest, shape: PromptShape = {}): C
   const { issue, change, content, repair } = request
   const values = {
     // The repository's own instructions go after the fixed rules, format and example and before
-    // the issue, so every draft and rerun shares the longest prefix; there are none yet.
-    repo_instructions: '',
+    // the issue, so every draft and rerun shares the longest prefix.
+    repo_instructions: request.repoInstructions ?? '',
     style: describeStyle(request.style),
     issue_number: issue.number,
     issue_title: sanitizeTitle(issue.title),

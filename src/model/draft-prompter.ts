@@ -15,6 +15,11 @@ export interface DraftPrompterOptions {
   budget?: RunBudget
 }
 
+/** The repository's instructions for a file's prompt (planning's RepoInstructions). */
+export interface InstructionsSource {
+  block(path: string): Promise<{ text: string }>
+}
+
 /** Without `style`, the file's own style is read from `.editorconfig`. */
 export type PromptRequest = Omit<DraftRequest, 'style'> & { style?: StyleConfig }
 
@@ -38,6 +43,8 @@ export interface PromptRecord {
 export class DraftPrompter {
   readonly records: PromptRecord[] = []
   private readonly styles = new Map<string, Promise<StyleConfig>>()
+  /** Set once the base commit is known, before the first draft; unset: none are sent. */
+  instructions?: InstructionsSource
 
   constructor(private readonly options: DraftPrompterOptions) {}
 
@@ -58,7 +65,9 @@ export class DraftPrompter {
   async messages(request: PromptRequest): Promise<ChatMessage[]> {
     const full: DraftRequest = {
       ...request,
-      style: request.style ?? (await this.styleFor(request.change.path))
+      style: request.style ?? (await this.styleFor(request.change.path)),
+      repoInstructions:
+        request.repoInstructions ?? (await this.instructions?.block(request.change.path))?.text
     }
     const max = this.options.maxTokens
     let smallest: { tokens: number } | undefined

@@ -22,9 +22,16 @@ export type { FileWindow } from './file-window.js'
 export { loadTemplate, renderTemplate } from './prompt-templates.js'
 export { sanitizeUntrusted, sanitizeTitle, sanitizeBody, fence } from './untrusted-text.js'
 export { draftMessages, describeStyle, promptShapes } from './draft-prompt.js'
+export { instructionsBlock, MAX_INSTRUCTION_TOKENS } from './repo-instructions.js'
+export type { InstructionFile, InstructionsBlock } from './repo-instructions.js'
 export type { DraftRequest, PromptShape, RepairContext } from './draft-prompt.js'
 export { DraftPrompter } from './draft-prompter.js'
-export type { DraftPrompterOptions, PromptRecord, PromptRequest } from './draft-prompter.js'
+export type {
+  DraftPrompterOptions,
+  InstructionsSource,
+  PromptRecord,
+  PromptRequest
+} from './draft-prompter.js'
 export { commitMessages } from './commit-prompt.js'
 export type { CommitPromptInput } from './commit-prompt.js'
 export { modelMetrics, tokenTotals } from './metrics.js'

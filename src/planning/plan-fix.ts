@@ -49,6 +49,8 @@ export interface PlanRequest {
   repo: RepoFiles
   policy: PathPolicy
   model: ModelClient
+  /** The repository's instructions, fenced and capped (instructionsBlock); after the fixed rules. */
+  instructions?: string
 }
 
 /**
@@ -85,6 +87,7 @@ function planMessages(request: PlanRequest): ChatMessage[] {
   const { issue, candidates, repo } = request
   const values = {
     limit: MINIMAL_FIX_LINES,
+    repo_instructions: request.instructions ?? '',
     issue_number: issue.number,
     issue_title: sanitizeTitle(issue.title),
     issue_body: sanitizeBody(issue.body, 8_000),

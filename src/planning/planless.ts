@@ -14,6 +14,7 @@ import type { PathPolicy } from '../policy/index.js'
 import { findCandidates } from './candidates.js'
 import { fetchIssue } from './fetch-issue.js'
 import { planFix } from './plan-fix.js'
+import { RepoInstructions } from './repo-instructions.js'
 import { searchTerms } from './search-terms.js'
 
 export interface PlanningContext {
@@ -28,6 +29,8 @@ export interface PlanningContext {
 }
 
 const generated = new WeakSet<FixPlan>()
+/** The instruction files the planning prompt carried, by the plan it gave. */
+const planInstructions = new WeakMap<FixPlan, string[]>()
 
 /** Plan-less mode: no `fix-plan`, no `agent-input` (and no other source of a plan). */
 export function needsPlan(config: RunConfig): boolean {
@@ -37,6 +40,11 @@ export function needsPlan(config: RunConfig): boolean {
 /** True for a plan Patchsmith wrote itself in this run. */
 export function generatedPlan(input: CodeAgentInput | undefined): boolean {
   return input !== undefined && generated.has(input.fix_plan)
+}
+
+/** The instruction files the prompt that wrote this run's plan carried (none: []). */
+export function planInstructionFiles(input: CodeAgentInput | undefined): string[] {
+  return (input && planInstructions.get(input.fix_plan)) ?? []
 }
 
 /**
@@ -54,7 +62,8 @@ export async function planlessInput(
     ? readStructured(config.triageResult, 'triage-result', ctx.cwd)
     : {}
   const terms = searchTerms(`${issue.title}\n${issue.body}`)
-  const { repo, candidates } = await findCandidates(await Git.open(ctx.repoDir), ctx.policy, terms)
+  const git = await Git.open(ctx.repoDir)
+  const { repo, candidates } = await findCandidates(git, ctx.policy, terms)
   if (candidates.length === 0) {
     throw new InvalidInputError(
       `No fix plan, and no file in the repository matches what issue #${issue.number} names ` +
@@ -66,16 +75,22 @@ export async function planlessInput(
     `No fix plan: planning from ${candidates.length} candidate file(s): ` +
       candidates.map((c) => `${c.path} (${c.score})`).join(', ')
   )
+  // The base as ChangeBranch will check it out: the base branch, else the commit checked out now.
+  const instructions = config.repoInstructions
+    ? await (await RepoInstructions.read(git, baseRevision(config.baseBranch), [])).block()
+    : undefined
   const { plan, rootCause } = await planFix({
     issue,
     candidates,
     repo,
     policy: ctx.policy,
-    model: ctx.model()
+    model: ctx.model(),
+    instructions: instructions?.text
   })
   ctx.logger.info(`Root cause: ${rootCause}`)
   const planned = { ...plan, plan_steps: [`Root cause: ${rootCause}`, ...plan.plan_steps] }
   generated.add(planned)
+  if (instructions) planInstructions.set(planned, instructions.files)
   return {
     issue,
     triage_result: validate(TriageResultSchema, triage, 'triage_result'),
@@ -99,4 +114,8 @@ async function loadIssue(
         })
       : issueFromEvent(eventPath)
   return validate(IssueSchema, raw, 'issue')
+}
+
+function baseRevision(baseBranch: string | undefined): string {
+  return baseBranch && /^[\w./-]+$/.test(baseBranch) ? baseBranch : 'HEAD'
 }

@@ -167,6 +167,14 @@ function runParts(metrics: Record<string, unknown>): string[] {
     add('Validation network', 'open (commands could reach the network)')
   else if (typeof metrics.validation_network === 'string')
     add('Validation network', metrics.validation_network)
+  const instructions = metrics.repo_instructions as { files?: unknown; cut?: unknown } | undefined
+  if (Array.isArray(instructions?.files) && instructions.files.length > 0) {
+    const cut = Array.isArray(instructions.cut) ? instructions.cut.map(String) : []
+    const files = instructions.files.map((file) =>
+      cut.includes(String(file)) ? `${code(String(file))} (cut)` : code(String(file))
+    )
+    add('Repository instructions', files.join(', '))
+  }
   const ms = number(metrics.duration_ms)
   add('Duration', ms === undefined ? undefined : duration(ms))
   return rows.length > 0 ? ['### Run', table(['Measure', 'Value'], rows)] : []
