@@ -8,6 +8,7 @@ import {
   commitType,
   splitPatch,
   templateSubject,
+  withRunTrailer,
   type ChangeBranch,
   type CommitGroup,
   type CommitRequest,
@@ -35,6 +36,8 @@ export interface FinishContext {
   onSecret?: (value: string) => void
   /** An adapter's rewrite of each message (RunHooks.commitMessage). */
   rewriteMessage?: (message: string) => string
+  /** The workflow run's page: each commit names it in a Patchsmith-Run trailer. */
+  runUrl?: string
   /** Asked before and after the push: a cancelled run stops there and is rolled back. */
   budget?: RunBudget
   /**
@@ -76,7 +79,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
   })
   if (config.dryRun) {
     const written = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))
-    const message = ctx.rewriteMessage ? ctx.rewriteMessage(written) : written
+    const message = finalMessage(ctx, written)
     logger.info('Dry run: validated, rolling back instead of committing')
     const problems = await branch.rollback()
     problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))
@@ -101,7 +104,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
         files: green.edits
           .filter((edit) => request.paths.includes(edit.path))
           .map((edit) => ({ path: edit.path, content: edit.after })),
-        ...(ctx.rewriteMessage ? { message: ctx.rewriteMessage(request.message) } : {})
+        message: finalMessage(ctx, request.message)
       })
     )
     const made = await clock.time('commit', () =>
@@ -167,6 +170,11 @@ async function commitRequests(
       paths: group.paths
     }
   })
+}
+
+/** The message as committed: the adapter's rewrite, then the run's trailer. */
+function finalMessage(ctx: FinishContext, message: string): string {
+  return withRunTrailer(ctx.rewriteMessage ? ctx.rewriteMessage(message) : message, ctx.runUrl)
 }
 
 function shas(commits: readonly { sha: string }[]): string {

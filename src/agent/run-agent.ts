@@ -1,3 +1,4 @@
+import { runUrl } from './environment.js'
 import type { RunConfig } from '../config.js'
 import type { CodeAgentInput, CodeAgentOutput } from '../contract/index.js'
 import { AttemptFile, type ChangeBranch } from '../git/index.js'
@@ -108,6 +109,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         logger,
         onSecret: env.onSecret,
         rewriteMessage: env.hooks?.commitMessage,
+        runUrl: runUrl(env),
         budget
       },
       green

@@ -1,3 +1,4 @@
+import { runUrl } from './environment.js'
 import type { RunConfig } from '../config.js'
 import { toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import type { Git, RunLock } from '../git/index.js'
@@ -129,6 +130,7 @@ export class RunSession {
       ...modelMetrics(this.model, this.prompter, this.budget),
       git_processes: this.git?.processCount ?? 0,
       ...(this.sandbox ? { sandbox: this.sandbox.backend } : {}),
+      ...(runUrl(this.env) ? { run_url: runUrl(this.env) } : {}),
       ...(this.sandbox?.active ? { validation_network: this.sandbox.network } : {}),
       phase_ms: clock.totals,
       duration_ms: clock.elapsed(),

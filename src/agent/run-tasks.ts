@@ -1,3 +1,4 @@
+import { runUrl } from './environment.js'
 import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import {
@@ -288,6 +289,7 @@ async function runTask(
         logger,
         onSecret: run.env.onSecret,
         task: true,
+        runUrl: runUrl(run.env),
         budget: run.budget
       },
       green

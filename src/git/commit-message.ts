@@ -102,6 +102,14 @@ export function withSignoff(message: string, who: string): string {
   return withTrailer(message, `Signed-off-by: ${who}`, true)
 }
 
+/**
+ * The message with `Patchsmith-Run: <url>`, the workflow run that made it, so every commit can be
+ * traced to its logs; without a run (the command line) the message as it is.
+ */
+export function withRunTrailer(message: string, runUrl: string | undefined): string {
+  return runUrl ? withTrailer(message, `Patchsmith-Run: ${runUrl}`, true) : message
+}
+
 function withTrailer(message: string, trailer: string, once: boolean): string {
   const text = message.replace(/\s+$/, '')
   const split = text.lastIndexOf('\n\n')

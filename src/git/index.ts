@@ -17,7 +17,8 @@ export {
   templateSubject,
   acceptSubject,
   commitMessage,
-  PATCHSMITH_TRAILER
+  PATCHSMITH_TRAILER,
+  withRunTrailer
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'
