@@ -77,16 +77,17 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
 }
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 17 git processes', async () => {
+  it('push: true creates the branch from the base, commits once and pushes, in 15 git processes', async () => {
     // 1 listing of the effective config (read again only when a config file changes), which
     // also checks it before each remote command; 5 of its own (the remote's URL is read only to
-    // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 8
-    // to build the commit from the approved contents in a private index on the base and move
-    // the branch to it (the message cleaned and signed off without a process)
+    // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 6
+    // to build the commit from the approved contents on the base, reading and writing only the
+    // trees on their paths, and move the branch to it (the message cleaned and signed off
+    // without a process)
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(17)
+    expect(git.processCount).toBe(15)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)
@@ -100,11 +101,11 @@ describe('ChangeBranch: the happy paths', () => {
     expect(repo.git('config', '--list', '--show-origin')).not.toMatch(/extraheader/i)
   })
 
-  it('push: false commits on the checked-out base for a pull-request step, in 15 git processes', async () => {
+  it('push: false commits on the checked-out base for a pull-request step, in 13 git processes', async () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo, { push: false })
-    expect(git.processCount).toBe(15)
+    expect(git.processCount).toBe(13)
     const sha = made[0]!.sha
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('rev-parse', 'main')).toBe(sha)

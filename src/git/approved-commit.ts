@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { printableMessage, withPatchsmithTrailer, withSignoff } from './commit-message.js'
 import type { Git } from './git.js'
+import { sparseTree, type TreeChange } from './sparse-tree.js'
 
 /** A file as approved: its path and its contents (null: deleted). */
 export interface ApprovedFile {
@@ -11,9 +12,9 @@ export interface ApprovedFile {
 }
 
 /**
- * Makes a commit on `parent` whose tree is `parent`'s with exactly the approved files, built in
- * a private index from their approved contents (hash-object, update-index, write-tree,
- * commit-tree). Nothing validation could have left in the shared index or the work tree reaches
+ * Makes a commit on `parent` whose tree is `parent`'s with exactly the approved files, built
+ * from their approved contents: only the folders on their paths are read and written
+ * (sparseTree), or in the unusual cases the whole tree in a private index. Nothing validation could have left in the shared index or the work tree reaches
  * it. The message is cleaned as `git commit --cleanup=whitespace` would, and signed off as
  * `--signoff` would. Returns the new commit's SHA; no ref is moved.
  */
@@ -26,32 +27,47 @@ export async function commitApproved(
 ): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), 'patchsmith-commit-'))
   try {
-    const env = { GIT_INDEX_FILE: join(scratch, 'index') }
-    await git.exec(['read-tree', parent], { env })
     const kept = files.filter((file) => file.content !== null)
     const blobs = await hashBlobs(git, scratch, kept)
-    const modes = await modesAt(
-      git,
-      parent,
-      kept.map((file) => file.path)
-    )
-    const entries = [
-      ...kept.map((file, i) => `${modes.get(file.path) ?? '100644'} ${blobs[i]}\t${file.path}`),
-      ...files
-        .filter((file) => file.content === null)
-        .map((file) => `0 ${'0'.repeat(40)}\t${file.path}`)
-    ]
-    await git.exec(['update-index', '-z', '--index-info'], {
-      env,
-      input: entries.map((entry) => `${entry}\0`).join('')
-    })
-    const tree = (await git.exec(['write-tree'], { env })).stdout.trim()
+    const blobOf = new Map(kept.map((file, i) => [file.path, blobs[i]!]))
+    const changes = files.map((file) => ({ path: file.path, blob: blobOf.get(file.path) ?? null }))
+    const tree =
+      (await sparseTree(git, parent, changes)) ??
+      (await privateIndexTree(git, scratch, parent, changes))
     const text = await finalMessage(git, message, options.signoff)
     const out = await git.exec(['commit-tree', tree, '-p', parent, '-F', '-'], { input: text })
     return out.stdout.trim()
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** The unusual cases sparseTree leaves: `parent` read whole into a private index. */
+async function privateIndexTree(
+  git: Git,
+  scratch: string,
+  parent: string,
+  changes: readonly TreeChange[]
+): Promise<string> {
+  const env = { GIT_INDEX_FILE: join(scratch, 'index') }
+  await git.exec(['read-tree', parent], { env })
+  const kept = changes.filter((change) => change.blob !== null)
+  const modes = await modesAt(
+    git,
+    parent,
+    kept.map((change) => change.path)
+  )
+  const entries = [
+    ...kept.map((change) => `${modes.get(change.path) ?? '100644'} ${change.blob}\t${change.path}`),
+    ...changes
+      .filter((change) => change.blob === null)
+      .map((change) => `0 ${'0'.repeat(40)}\t${change.path}`)
+  ]
+  await git.exec(['update-index', '-z', '--index-info'], {
+    env,
+    input: entries.map((entry) => `${entry}\0`).join('')
+  })
+  return (await git.exec(['write-tree'], { env })).stdout.trim()
 }
 
 /** The approved bytes as blobs, exactly (no clean filters, no line-ending conversion). */
