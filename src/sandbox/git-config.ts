@@ -43,7 +43,7 @@ export function gitFileCovers(gitDirs: readonly string[], into: string): GitFile
         if (!covers.has(named)) covers.set(named, { path: named })
     }
   for (const gitDir of gitDirs)
-    for (const file of walk(gitDir, 2))
+    for (const file of walk(gitDir))
       if (/credential/i.test(basename(file)) && !covers.has(file)) covers.set(file, { path: file })
   return [...covers.values()]
 }
@@ -51,11 +51,15 @@ export function gitFileCovers(gitDirs: readonly string[], into: string): GitFile
 type Entry = [key: string, value: string | undefined]
 
 function configFiles(gitDir: string): string[] {
-  return walk(gitDir, 5).filter((file) => /^config(\.worktree)?$/.test(basename(file)))
+  return walk(gitDir).filter((file) => /^config(\.worktree)?$/.test(basename(file)))
 }
 
-/** Regular files under `dir`, `depth` levels deep, past the folders that hold no config. */
-function walk(dir: string, depth: number): string[] {
+/**
+ * Regular files under `dir` at any depth (a submodule's name has as many parts as its path:
+ * `.git/modules/vendor/github.com/org/lib/config`), past the folders of a git folder that hold
+ * no config. Only a folder with a HEAD is a git folder: a submodule may be named `x/objects`.
+ */
+function walk(dir: string): string[] {
   const files: string[] = []
   let names: string[]
   try {
@@ -63,12 +67,12 @@ function walk(dir: string, depth: number): string[] {
   } catch {
     return files
   }
+  const isGitDir = names.includes('HEAD')
   for (const name of names) {
     const path = join(dir, name)
     const stat = lstatSync(path, { throwIfNoEntry: false })
     if (stat?.isFile()) files.push(path)
-    else if (stat?.isDirectory() && depth > 1 && !SKIP.has(name))
-      files.push(...walk(path, depth - 1))
+    else if (stat?.isDirectory() && !(isGitDir && SKIP.has(name))) files.push(...walk(path))
   }
   return files
 }

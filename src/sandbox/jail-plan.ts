@@ -58,7 +58,11 @@ export function jailPlan(
     { type: 'dir', path: JAIL_HOME, mode: '0700' }
   ]
   const hidden = layout.hidden.filter((path) => !contains('/tmp', path) && existsSync(path))
-  const emptied = (path: string): JailMount => ({ type: 'tmpfs', path, size: MB, mode: '0755' })
+  // A hidden file (one at / say: a swap file) is shown as an empty one.
+  const emptied = (path: string): JailMount =>
+    lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === false
+      ? { type: 'bind', source: '/dev/null', path, writable: false, file: true }
+      : { type: 'tmpfs', path, size: MB, mode: '0755' }
   // A hidden folder inside the work tree (a log folder) is emptied after the tree is bound.
   const inside = (path: string) => contains(layout.workTree, path)
   for (const path of hidden.filter((path) => !inside(path))) mounts.push(emptied(path))
@@ -72,17 +76,22 @@ export function jailPlan(
   for (const path of layout.revealed ?? []) bind(path, path, false)
   bind(layout.workTree, layout.workTree, true)
   for (const path of hidden.filter(inside)) mounts.push(emptied(path))
-  const gitDirs = options.gitWritable ? [] : layout.gitDirs
-  for (const path of gitDirs) bind(path, path, false)
+  // Around the work tree, another repository's .git is shown read-only only where it is seen.
+  const enclosing = layout.enclosingGitDirs ?? []
+  const seen = (path: string) => inJail(path) || mounted(mounts, path)
+  for (const path of enclosing.filter(seen)) bind(path, path, false)
+  const own = layout.gitDirs.filter((path) => !enclosing.includes(path))
+  for (const path of own)
+    if (!options.gitWritable) bind(path, path, false)
+    else if (enclosing.some((dir) => contains(dir, path) && seen(dir))) bind(path, path, true)
   const visible = (path: string) =>
     layout.gitDirs.some((dir) => contains(dir, path)) || !contains(layout.workTree, path)
   for (const cover of gitFiles) {
     if (!existsSync(cover.path) || !visible(cover.path)) continue
-    if (!inJail(cover.path) && !mounted(mounts, cover.path)) continue
+    if (!seen(cover.path)) continue
     bind(cover.source ?? '/dev/null', cover.path, false)
   }
-  for (const socket of hostSockets())
-    if (inJail(socket) || mounted(mounts, socket)) bind('/dev/null', socket, false)
+  for (const socket of hostSockets()) if (seen(socket)) bind('/dev/null', socket, false)
   return {
     mounts,
     network: options.network ?? 'closed',

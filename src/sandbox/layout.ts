@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { enclosingGitDirs, rootEntries, SYSTEM_TREES } from './host-view.js'
 
 /** What a sandboxed command may see and write. */
 export interface SandboxLayout {
@@ -8,6 +9,11 @@ export interface SandboxLayout {
   workTree: string
   /** Git's folders, read-only even where they sit inside the work tree. */
   gitDirs: string[]
+  /**
+   * Those of `gitDirs` that belong to repositories around the work tree: sanitized where the
+   * jail sees them, never shown where it does not.
+   */
+  enclosingGitDirs?: string[]
   /**
    * Folders replaced by an empty one: the runner's temp and file commands, the action, logs,
    * HOME, the runner's work folder around the repository, the host's /run. One that does not
@@ -78,12 +84,14 @@ export function jailLayout(
   const strict = runnerFolders(env, extra)
   const homes = homeFolders(env).filter((home) => !contains(workTree, home))
   const work = workFolders(env, workTree)
-  const hidden = outermost([...strict, ...homes, ...work, ...HOST_RUNTIME.map(real)])
+  // Of the host's root only the system folders stay; the work tree and toolchains come back.
+  const root = rootEntries()
+  const hidden = outermost([...strict, ...homes, ...work, ...HOST_RUNTIME.map(real), ...root])
   const covered = (path: string) => hidden.some((folder) => contains(folder, path))
   // A toolchain is shown again unless it holds something hidden for its own sake.
   const unsafe = (path: string) => [...strict, ...homes].some((folder) => contains(path, folder))
   const revealed = new Set<string>()
-  for (const path of toolchainPaths(env, homes, workTree))
+  for (const path of [...toolchainPaths(env, homes, workTree), ...SYSTEM_TREES])
     if (isAbsolute(path) && existsSync(path) && covered(path) && !unsafe(path)) revealed.add(path)
   // DNS for setup commands with network: /etc/resolv.conf often points into /run.
   const resolver = real('/etc/resolv.conf')
@@ -97,7 +105,15 @@ export function jailLayout(
       if (!env[name] && shown.some((outer) => contains(outer, path)) && existsSync(path))
         toolchainEnv[name] ??= path
     }
-  return { workTree, gitDirs, hidden, revealed: shown, toolchainEnv }
+  const enclosing = enclosingGitDirs(workTree).filter((dir) => !gitDirs.includes(dir))
+  return {
+    workTree,
+    gitDirs: [...gitDirs, ...enclosing],
+    enclosingGitDirs: enclosing,
+    hidden,
+    revealed: shown,
+    toolchainEnv
+  }
 }
 
 /** Toolchains that find themselves through HOME unless a variable says where. */

@@ -7,7 +7,8 @@ import {
   type Programs,
   type SpawnSpec
 } from './backends.js'
-import type { JailPlan } from './jail-plan.js'
+import type { JailMount, JailPlan } from './jail-plan.js'
+import { contains } from './layout.js'
 
 /**
  * util-linux `unshare`: the plan's mounts made by a short script in new PID, mount, IPC, UTS
@@ -29,25 +30,39 @@ export function unshareSpec(
   caller: Caller
 ): SpawnSpec {
   const q = shellQuote
-  const mount = q(programs.mount ?? 'mount')
+  // -n: no userspace mount table to update (/run, where it lives, is a sealed tmpfs here).
+  const mount = `${q(programs.mount ?? 'mount')} -n`
   const lines = ['set -e']
   if (plan.network === 'closed' && programs.ip)
     lines.push(`${q(programs.ip)} link set lo up 2>/dev/null || true`)
-  const binds = plan.mounts.flatMap((m, index) => (m.type === 'bind' ? [{ ...m, index }] : []))
+  // /dev/null is bound straight from the jail's own /dev; anything else through the stash.
+  const stashed = (m: JailMount) => m.type === 'bind' && m.source !== '/dev/null'
+  const binds = plan.mounts.flatMap((m, index) =>
+    m.type === 'bind' && stashed(m) ? [{ ...m, index }] : []
+  )
   lines.push(`${mount} -t tmpfs -o size=1m,mode=0700 patchsmith-stash ${q(stash)}`)
+  lines.push(`mkdir ${q(`${stash}/dev`)}`, `${mount} --bind /dev ${q(`${stash}/dev`)}`)
   for (const bind of binds) {
     const slot = q(`${stash}/${bind.index}`)
     lines.push(
       `${bind.file ? ': >' : 'mkdir'} ${slot}`,
-      `${mount} --bind ${q(bind.source)} ${slot}`
+      // Read-only as bound: the move keeps it so.
+      `${mount} -o ${bind.writable ? 'bind' : 'bind,ro'} ${q(bind.source)} ${slot}`
     )
   }
-  lines.push(`exec 3< ${q(stash)}`)
+  lines.push(`exec 3< ${q(stash)}`, ...privateDev(mount))
+  // An emptied folder nothing is mounted in is made read-only at once (an exec saved).
+  const sealed = (index: number) => {
+    const m = plan.mounts[index]!
+    return (
+      m.type === 'tmpfs' && m.mode !== '1777' && !plan.mounts.slice(index + 1).some(inside(m.path))
+    )
+  }
   const owner = viaSudo ? `${caller.uid}:${caller.gid}` : '0:0'
   plan.mounts.forEach((m, index) => {
     const path = q(m.path)
     if (m.type === 'tmpfs') {
-      const options = `nosuid,nodev,size=${m.size},mode=${m.mode}`
+      const options = `${sealed(index) ? 'ro,' : ''}nosuid,nodev,size=${m.size},mode=${m.mode}`
       lines.push(`${mount} -t tmpfs -o ${options} patchsmith-jail ${path}`)
       return
     }
@@ -55,21 +70,29 @@ export function unshareSpec(
       lines.push(`mkdir -p -m ${m.mode} ${path}`, `chown ${owner} ${path}`)
       return
     }
-    lines.push(
-      `[ -e ${path} ] || ${m.file ? `: > ${path}` : `mkdir -p ${path}`}`,
-      `${mount} --move /proc/self/fd/3/${index} ${path}`
-    )
-    if (!m.writable) lines.push(`${mount} -o remount,bind,ro ${path}`)
+    lines.push(`[ -e ${path} ] || ${m.file ? `: > ${path}` : `mkdir -p ${path}`}`)
+    if (stashed(m)) lines.push(`${mount} --move /proc/self/fd/3/${index} ${path}`)
+    else lines.push(`${mount} -o bind,ro /dev/null ${path}`)
   })
   lines.push('exec 3<&-', ...procLines(plan, !viaSudo, mount))
   // Every other mount read-only (a bind remount changes this namespace's copy only); /sys too.
   const writable = plan.mounts.flatMap((m) =>
     (m.type === 'tmpfs' && m.mode === '1777') || (m.type === 'bind' && m.writable) ? [m.path] : []
   )
-  const keep = writable.flatMap((path) => [q(path), `${q(path)}/*`]).join('|')
+  // The plan's own mounts are as they should be, but for an emptied folder holding others.
+  const planned = plan.mounts.flatMap((m, index) =>
+    m.type === 'dir' || (m.type === 'tmpfs' && !sealed(index)) ? [] : [q(m.path)]
+  )
+  const keep = [...writable.flatMap((path) => [q(path), `${q(path)}/*`]), ...planned].join('|')
   lines.push(
-    'while read -r _ _ _ _ point _; do',
-    `  case "$point" in ${keep}|/proc|/proc/*|/dev|/dev/*) continue ;; esac`,
+    'while read -r _ _ _ _ point options _; do',
+    // Already read-only, made by the plan, or hidden by a tmpfs: nothing to do (each mount(8)
+    // costs an exec; a host mount at a path the plan mounts over is listed too).
+    '  case "$options" in ro|ro,*) continue ;; esac',
+    // mountinfo writes a space as \040, a backslash as \134: printf %b reads \0040, \0134.
+    String.raw`  case "$point" in *\\*) point=$(printf '%b' "$(printf '%s' "$point" | sed 's/\\\([0-7]\{3\}\)/\\0\1/g')") ;; esac`,
+    `  case "$point" in ${keep}|/proc|/proc/*) continue ;; esac`,
+    '  [ -e "$point" ] || continue',
     `  ${mount} -o remount,bind,ro "$point" 2>/dev/null || true`,
     'done < /proc/self/mountinfo',
     `cd ${q(cwd)}`
@@ -109,4 +132,33 @@ export function unshareSpec(
         env: fullEnv
       }
     : { file: unshare[0]!, args: unshare.slice(1), env: fullEnv }
+}
+
+/** Device nodes a command may use, bound from the host's /dev (what bubblewrap's --dev shows). */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']
+
+/**
+ * A /dev of the jail's own, as bubblewrap's --dev makes it: the host's (devtmpfs, writable by
+ * root) is replaced by a tmpfs with the harmless nodes bound from the stash, a new devpts and
+ * the usual links. The ro loop then makes it read-only; writing a device stays possible.
+ */
+function privateDev(mount: string): string[] {
+  const nodes = DEVICES.map((name) => `/dev/${name}`)
+  return [
+    `${mount} -t tmpfs -o nosuid,noexec,size=1m,mode=0755 patchsmith-dev /dev`,
+    `for node in ${nodes.join(' ')}; do`,
+    `  : > "$node"; ${mount} -o bind,ro "/proc/self/fd/3$node" "$node"`,
+    'done',
+    'mkdir /dev/pts /dev/shm',
+    `${mount} -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts 2>/dev/null || true`,
+    'ln -s pts/ptmx /dev/ptmx',
+    'ln -s /proc/self/fd /dev/fd',
+    'ln -s /proc/self/fd/0 /dev/stdin',
+    'ln -s /proc/self/fd/1 /dev/stdout',
+    'ln -s /proc/self/fd/2 /dev/stderr'
+  ]
+}
+
+function inside(folder: string): (mount: JailMount) => boolean {
+  return (mount) => mount.path !== folder && contains(folder, mount.path)
 }

@@ -1,0 +1,244 @@
+/**
+ * Holes found by an attack round on the jail (issue 24, points 1-3): each test fails on the code
+ * it was written against and passes once the hole is closed. Same machinery as
+ * sandbox-boundaries.test.ts: bubblewrap, unshare as root, and the sudo path as patchsmith-sudo.
+ * Repositories live under /var/tmp (the jail's /tmp is private and would hide them anyway).
+ */
+import { execFile, execFileSync } from 'node:child_process'
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  gitFileCovers,
+  jailLayout,
+  jailPlan,
+  Sandbox,
+  unshareSpec,
+  validationEnv,
+  type BackendName
+} from '../../src/sandbox/index.js'
+import { gitDirs } from '../../src/git/index.js'
+import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+
+const TOKEN = 'ghs_ATTACKcanary0123456789abcdefghijklmn'
+const HEADER = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
+
+const PROBE = `const net = require('net'); const path = process.argv[2];
+const s = net.connect({ path }); s.setTimeout(3000, () => { console.log('unix-closed'); process.exit(0) });
+s.on('data', () => { console.log('unix-open'); process.exit(0) });
+s.on('error', () => { console.log('unix-closed'); process.exit(0) });`
+
+let outside: string
+let sockets: Server[] = []
+let moved: string
+let hardLink: string
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], {
+    cwd,
+    stdio: 'ignore'
+  })
+}
+
+/** A checkout at `<outside>/ws/<name>` whose .git/config carries the persisted token. */
+function checkout(name: string): string {
+  const dir = join(outside, 'ws', name)
+  mkdirSync(dir, { recursive: true })
+  git(dir, 'init', '-q', '-b', 'main')
+  writeFileSync(join(dir, 'a.txt'), 'a\n')
+  writeFileSync(join(dir, 'probe.cjs'), PROBE)
+  git(dir, 'add', '.')
+  git(dir, 'commit', '-qm', 'init')
+  git(dir, 'config', 'http.https://github.com/.extraheader', HEADER)
+  return dir
+}
+
+beforeAll(async () => {
+  outside = mkdtempSync('/var/tmp/patchsmith-attack-')
+  chmodSync(outside, 0o755)
+  const answer = (socket: import('node:net').Socket) =>
+    socket.on('error', () => undefined).end('hello')
+  const listen = (path: string) =>
+    new Promise<void>((resolve) => {
+      const server = createServer(answer)
+      sockets.push(server)
+      server.listen(path, () => {
+        chmodSync(path, 0o666)
+        resolve()
+      })
+    })
+  // A daemon that binds a temporary name and renames it into place, and a socket reached through
+  // a second (hard) link: /proc/net/unix names only the path given to bind(2).
+  await listen(join(outside, 'bound.sock'))
+  moved = join(outside, 'moved.sock')
+  renameSync(join(outside, 'bound.sock'), moved)
+  await listen(join(outside, 'plain.sock'))
+  hardLink = join(outside, 'second-link.sock')
+  linkSync(join(outside, 'plain.sock'), hardLink)
+})
+
+afterAll(() => {
+  for (const server of sockets) server.close()
+  sockets = []
+  if (outside) execFileSync('rm', ['-rf', outside])
+})
+
+interface Jail {
+  run(command: string): Promise<string>
+  close(): void
+}
+
+/** `workTree` jailed the way Patchsmith jails it, under `backend`, with the runner's `vars`. */
+async function openJail(
+  backend: BackendName,
+  workTree: string,
+  vars: NodeJS.ProcessEnv = {}
+): Promise<Jail> {
+  const layout = jailLayout({ ...process.env, ...vars }, workTree, gitDirs(workTree))
+  const env = { ...validationEnv(process.env), PATH: '/usr/local/bin:/usr/bin:/bin' }
+  if (backend !== 'sudo-unshare') {
+    const sandbox = await Sandbox.open(layout, [backend], { maxTasks: 350 })
+    expect(sandbox.unavailable).toEqual([])
+    return {
+      run: (command) =>
+        new Promise((resolve) => {
+          const spec = sandbox.spawnSpec(command, workTree, env)
+          execFile(
+            spec.file,
+            spec.args,
+            { cwd: workTree, env: spec.env, timeout: 60_000 },
+            (_error, stdout, stderr) => resolve(`${stdout}${stderr}`)
+          )
+        }),
+      close: () => sandbox.dispose()
+    }
+  }
+  execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, join(outside, 'ws')])
+  const [uid, gid] = ['-u', '-g'].map((flag) =>
+    Number(execFileSync('id', [flag, SUDO_USER], { encoding: 'utf8' }).trim())
+  )
+  const mine = mkdtempSync('/tmp/patchsmith-sudo-attack-')
+  mkdirSync(join(mine, 'stash'))
+  mkdirSync(join(mine, 'git'))
+  const covers = gitFileCovers(layout.gitDirs, join(mine, 'git'))
+  execFileSync('chmod', ['-R', 'a+rX', mine])
+  const programs = Object.fromEntries(
+    ['unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'runuser'].map((name) => [
+      name,
+      execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${name}`], {
+        encoding: 'utf8'
+      }).trim()
+    ])
+  )
+  return {
+    run(command) {
+      const plan = jailPlan(layout, covers, { maxTasks: 350 })
+      const caller = { uid: uid!, gid: gid!, tasks: 0 }
+      const stash = join(mine, 'stash')
+      const spec = unshareSpec(programs, plan, stash, command, workTree, env, true, caller)
+      const args = ['-u', SUDO_USER, '--', spec.file, ...spec.args]
+      return new Promise((resolve) =>
+        execFile(
+          programs.runuser!,
+          args,
+          { cwd: workTree, env: spec.env, timeout: 60_000 },
+          (_error, stdout, stderr) => resolve(`${stdout}${stderr}`)
+        )
+      )
+    },
+    close: () => rmSync(mine, { recursive: true, force: true })
+  }
+}
+
+describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
+  'attacks on the %s jail',
+  (backend) => {
+    const skip = skipWithout(backend)
+
+    it.skipIf(skip)(
+      'reaches no host socket that /proc/net/unix names by another path (renamed, hard-linked)',
+      async () => {
+        const dir = checkout(`sockets-${backend}`)
+        const jail = await openJail(backend, dir)
+        try {
+          const out = await jail.run(`node probe.cjs ${moved}; node probe.cjs ${hardLink}`)
+          expect(out).not.toContain('unix-open')
+          expect(out.match(/unix-closed/g)).toHaveLength(2)
+        } finally {
+          jail.close()
+        }
+      }
+    )
+
+    it.skipIf(skip)(
+      'hides the token of a submodule whose name has several parts (.git/modules/a/b/c/d/config)',
+      async () => {
+        const dir = checkout(`submodule-${backend}`)
+        // A Go-style vendored submodule: its name is its path, `vendor/github.com/org/lib`.
+        const sub = join(dir, '.git/modules/vendor/github.com/org/lib')
+        mkdirSync(sub, { recursive: true })
+        git(sub, 'init', '-q', '--bare')
+        git(sub, 'config', 'http.https://github.com/.extraheader', HEADER)
+        const jail = await openJail(backend, dir)
+        try {
+          const out = await jail.run('grep -rh extraheader .git; echo done')
+          expect(out).toContain('done')
+          expect(out).not.toContain(TOKEN.slice(4, 20))
+          expect(out).not.toMatch(/extraheader/i)
+        } finally {
+          jail.close()
+        }
+      }
+    )
+
+    it.skipIf(skip)(
+      "hides the enclosing checkout's .git when the work tree is a repository inside it",
+      async () => {
+        const outer = checkout(`outer-${backend}`)
+        const inner = join(outer, 'inner')
+        mkdirSync(inner)
+        git(inner, 'init', '-q', '-b', 'main')
+        writeFileSync(join(inner, 'a.txt'), 'a\n')
+        const jail = await openJail(backend, inner, { GITHUB_WORKSPACE: outer })
+        try {
+          const out = await jail.run('cat ../.git/config; echo done')
+          expect(out).toContain('done')
+          expect(out).not.toMatch(/extraheader/i)
+        } finally {
+          jail.close()
+        }
+      }
+    )
+
+    // bubblewrap mounts a private /dev (held); the sudo path's user cannot write /dev.
+    it.skipIf(skip || backend !== 'unshare')(
+      "cannot create or delete files in the host's /dev, even as root",
+      async () => {
+        const dir = checkout(`dev-${backend}`)
+        const victim = `/dev/patchsmith-attack-victim-${process.pid}`
+        const planted = `/dev/patchsmith-attack-planted-${process.pid}`
+        writeFileSync(victim, 'host')
+        const jail = await openJail(backend, dir)
+        try {
+          await jail.run(`rm -f ${victim}; echo jail > ${planted}`)
+          expect(existsSync(victim)).toBe(true)
+          expect(existsSync(planted)).toBe(false)
+        } finally {
+          jail.close()
+          rmSync(victim, { force: true })
+          rmSync(planted, { force: true })
+        }
+      }
+    )
+  }
+)

@@ -1,0 +1,65 @@
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+
+/** What of `/` the jail shows as it is (read-only): the system, never a host's data or sockets. */
+const SYSTEM = new Set(['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'opt'])
+/** Handled by each backend (procfs, a private /dev, sysfs) or by the plan (a private /tmp). */
+const OWN_MOUNTS = new Set(['proc', 'dev', 'sys', 'tmp'])
+/** Read-only system trees below a hidden folder: Nix's store holds the programs on PATH. */
+export const SYSTEM_TREES = ['/nix/store']
+
+/**
+ * Everything at `/` outside the system folders: replaced by an empty folder (a file by an empty
+ * file). An allowlist, not a list of sockets: a socket renamed, hard-linked or bound in another
+ * network namespace under /var, /run, /home or /srv is gone with its folder. Symbolic links are
+ * left, since they lead into the system folders or into what is hidden here.
+ */
+export function rootEntries(): string[] {
+  let names: string[]
+  try {
+    names = readdirSync('/')
+  } catch {
+    return []
+  }
+  return names
+    .filter((name) => !SYSTEM.has(name) && !OWN_MOUNTS.has(name))
+    .map((name) => `/${name}`)
+    .filter((path) => {
+      const stat = lstatSync(path, { throwIfNoEntry: false })
+      return !!stat && !stat.isSymbolicLink()
+    })
+}
+
+/**
+ * Git folders of the repositories that hold `workTree` (a repository inside another checkout,
+ * a submodule whose `.git` file points into the parent's `.git/modules`): their config must be
+ * sanitized wherever the jail can see it, though the command's git never uses them.
+ */
+export function enclosingGitDirs(workTree: string): string[] {
+  const found: string[] = []
+  for (let dir = dirname(workTree); ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git')
+    const gitDir = resolveGitDir(dir, dotGit)
+    if (gitDir) {
+      found.push(gitDir)
+      const common = join(gitDir, 'commondir')
+      if (existsSync(common)) found.push(resolve(gitDir, readFileSync(common, 'utf8').trim()))
+    }
+    if (dir === dirname(dir)) break
+  }
+  return [...new Set(found)]
+}
+
+function resolveGitDir(dir: string, dotGit: string): string | undefined {
+  try {
+    const stat = statSync(dotGit)
+    if (stat.isDirectory()) return dotGit
+    if (!stat.isFile()) return undefined
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim()
+    if (!pointer) return undefined
+    const target = isAbsolute(pointer) ? pointer : resolve(dir, pointer)
+    return statSync(target, { throwIfNoEntry: false })?.isDirectory() ? target : undefined
+  } catch {
+    return undefined
+  }
+}
