@@ -220,6 +220,25 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
       }
     )
 
+    it.skipIf(skip)(
+      "reads none of the host's secrets in /etc (password hashes, SSH host keys)",
+      async () => {
+        const dir = checkout(`etc-${backend}`)
+        const jail = await openJail(backend, dir)
+        try {
+          const out = await jail.run(
+            'cat /etc/shadow /etc/gshadow 2>/dev/null | wc -c; ls -A /etc/ssh 2>/dev/null | wc -l; echo done'
+          )
+          expect(out).toContain('done')
+          expect(out.trim().split(/\s+/).slice(0, 2)).toEqual(['0', '0'])
+          // The rest of /etc stays: users and groups resolve, TLS roots are there.
+          expect(await jail.run('id -un; test -r /etc/passwd && echo passwd')).toContain('passwd')
+        } finally {
+          jail.close()
+        }
+      }
+    )
+
     // bubblewrap mounts a private /dev (held); the sudo path's user cannot write /dev.
     it.skipIf(skip || backend !== 'unshare')(
       "cannot create or delete files in the host's /dev, even as root",

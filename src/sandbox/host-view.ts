@@ -31,6 +31,29 @@ export function rootEntries(): string[] {
 }
 
 /**
+ * The host's secrets inside the shown system folders: password hashes, SSH host keys, TLS private
+ * keys. As root the command keeps dac_override (to write a work tree another user owns), so file
+ * modes do not hide them; they are covered (a file by an empty one, a folder by an empty folder).
+ */
+const HOST_SECRETS = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/security/opasswd',
+  '/etc/ssh',
+  '/etc/ssl/private',
+  '/etc/pki/tls/private'
+]
+
+export function hostSecrets(): string[] {
+  return HOST_SECRETS.filter((path) => {
+    const stat = lstatSync(path, { throwIfNoEntry: false })
+    return !!stat && !stat.isSymbolicLink()
+  })
+}
+
+/**
  * Git folders of the repositories that hold `workTree` (a repository inside another checkout,
  * a submodule whose `.git` file points into the parent's `.git/modules`): their config must be
  * sanitized wherever the jail can see it, though the command's git never uses them.

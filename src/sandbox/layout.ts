@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, relative, resolve, sep } from 'node:path'
-import { enclosingGitDirs, rootEntries, SYSTEM_TREES } from './host-view.js'
+import { enclosingGitDirs, hostSecrets, rootEntries, SYSTEM_TREES } from './host-view.js'
 
 /** What a sandboxed command may see and write. */
 export interface SandboxLayout {
@@ -85,7 +85,7 @@ export function jailLayout(
   const homes = homeFolders(env).filter((home) => !contains(workTree, home))
   const work = workFolders(env, workTree)
   // Of the host's root only the system folders stay; the work tree and toolchains come back.
-  const root = rootEntries()
+  const root = [...rootEntries(), ...hostSecrets()]
   const hidden = outermost([...strict, ...homes, ...work, ...HOST_RUNTIME.map(real), ...root])
   const covered = (path: string) => hidden.some((folder) => contains(folder, path))
   // A toolchain is shown again unless it holds something hidden for its own sake.
