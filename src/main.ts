@@ -6,6 +6,7 @@ import {
   ConfigError,
   parseRunConfig,
   ACTION_INPUTS,
+  GROUPED_SETTINGS,
   SETTING_KEYS,
   SETTING_KINDS,
   settingName,
@@ -109,6 +110,15 @@ function readInputs(): RunConfigInput {
     const key = SETTING_BY_NAME.get(name)!
     const value = runner.getInput(name)
     if (value === '') continue
+    input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
+  }
+  // A grouped setting given as an input of its own (`output-path:`, an input before it moved
+  // into `settings`): GitHub warns that action.yml does not declare it, and it still counts.
+  for (const name of Object.keys(GROUPED_SETTINGS)) {
+    const key = SETTING_BY_NAME.get(name)
+    const value = runner.getInput(name)
+    if (!key || value === '' || key in input) continue
+    runner.warning(`"${name}" is a settings line now: write "${name}: …" in the settings input.`)
     input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
   }
   input.repo = resolve(workspace, (input.repo as string | undefined) ?? '.')

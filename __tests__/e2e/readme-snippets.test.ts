@@ -162,4 +162,28 @@ describe("the README's examples, run as written", () => {
     expect(noKey.stdout).toContain('--api-key-file FILE')
     expect(noKey.stdout).not.toMatch(/--api-key(?!-file)/)
   })
+
+  it('an input that moved into settings (output-path) still counts, with a warning', async () => {
+    const repo = project()
+    const server = await greetingModel()
+    const files = writeInputs(repo, { 'issue.json': ISSUE, 'fix-plan.json': PLAN })
+    const output = join(repo.root, 'my-result.json')
+    const run = await runActionInProcess({
+      workspace: repo.dir,
+      // As GitHub hands an input action.yml does not declare: INPUT_<NAME>, and a warning.
+      env: { 'INPUT_OUTPUT-PATH': output },
+      inputs: {
+        issue: files['issue.json']!,
+        'fix-plan': files['fix-plan.json']!,
+        'validation-commands': 'npm run lint\nnpm test',
+        'base-url': server.url,
+        'api-key': 'sk-readme-1234',
+        'require-actor-permission': 'none'
+      }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.outputs['output-path']).toBe(output)
+    expect(JSON.parse(readFileSync(output, 'utf8')).success).toBe(true)
+    expect(run.stdout).toContain('"output-path" is a settings line now')
+  })
 })
