@@ -18,17 +18,10 @@ import {
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  gitFileCovers,
-  jailLayout,
-  jailPlan,
-  Sandbox,
-  unshareSpec,
-  validationEnv,
-  type BackendName
-} from '../../src/sandbox/index.js'
+import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+import { sudoJail } from '../support/sudo-jail.js'
 
 const TOKEN = 'ghs_ATTACKcanary0123456789abcdefghijklmn'
 const HEADER = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
@@ -124,40 +117,7 @@ async function openJail(
     }
   }
   execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, join(outside, 'ws')])
-  const [uid, gid] = ['-u', '-g'].map((flag) =>
-    Number(execFileSync('id', [flag, SUDO_USER], { encoding: 'utf8' }).trim())
-  )
-  const mine = mkdtempSync('/tmp/patchsmith-sudo-attack-')
-  mkdirSync(join(mine, 'stash'))
-  mkdirSync(join(mine, 'git'))
-  const covers = gitFileCovers(layout.gitDirs, join(mine, 'git'))
-  execFileSync('chmod', ['-R', 'a+rX', mine])
-  const programs = Object.fromEntries(
-    ['unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'runuser'].map((name) => [
-      name,
-      execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${name}`], {
-        encoding: 'utf8'
-      }).trim()
-    ])
-  )
-  return {
-    run(command) {
-      const plan = jailPlan(layout, covers, { maxTasks: 350 })
-      const caller = { uid: uid!, gid: gid!, tasks: 0 }
-      const stash = join(mine, 'stash')
-      const spec = unshareSpec(programs, plan, stash, command, workTree, env, true, caller)
-      const args = ['-u', SUDO_USER, '--', spec.file, ...spec.args]
-      return new Promise((resolve) =>
-        execFile(
-          programs.runuser!,
-          args,
-          { cwd: workTree, env: spec.env, timeout: 60_000 },
-          (_error, stdout, stderr) => resolve(`${stdout}${stderr}`)
-        )
-      )
-    },
-    close: () => rmSync(mine, { recursive: true, force: true })
-  }
+  return sudoJail(layout, env, 350)
 }
 
 describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(

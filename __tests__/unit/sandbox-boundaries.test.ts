@@ -6,26 +6,19 @@
  * Without bubblewrap or the sudo user these tests skip (the run ends with one line saying why,
  * support/sandbox-needs.ts), unless PATCHSMITH_REQUIRE_SANDBOX=1 (CI), where they fail.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  gitFileCovers,
-  jailLayout,
-  jailPlan,
-  Sandbox,
-  unshareSpec,
-  validationEnv,
-  type BackendName
-} from '../../src/sandbox/index.js'
+import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { runCommand, SecretMasker } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { sandboxGaps, skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+import { sudoJail } from '../support/sudo-jail.js'
 
 const SOCKET_GROUP = 'patchsmith-sock'
 const TOKEN = 'ghs_JAILcanary0123456789abcdefghijklmnop'
@@ -163,41 +156,12 @@ async function openJail(backend: BackendName): Promise<Jail> {
   // As the runner's user, who asks sudo for the mounts, as Patchsmith would.
   execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, repo.root])
   chmodSync(repo.root, 0o755)
-  const [uid, gid] = ['-u', '-g'].map((flag) =>
-    Number(execFileSync('id', [flag, SUDO_USER], { encoding: 'utf8' }).trim())
-  )
-  const mine = mkdtempSync('/tmp/patchsmith-sudo-jail-')
-  mkdirSync(join(mine, 'stash'))
-  mkdirSync(join(mine, 'git'))
-  const layout = layoutFor(repo)
-  const covers = gitFileCovers(layout.gitDirs, join(mine, 'git'))
-  execFileSync('chmod', ['-R', 'a+rX', mine])
-  const programs = Object.fromEntries(
-    ['unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'runuser'].map((name) => [
-      name,
-      execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${name}`], {
-        encoding: 'utf8'
-      }).trim()
-    ])
-  )
+  const jail = sudoJail(layoutFor(repo), env, TASKS)
   return {
     dir: repo.dir,
-    async run(command, network) {
-      const plan = jailPlan(layout, covers, { network, maxTasks: TASKS })
-      const caller = { uid: uid!, gid: gid!, tasks: 0 }
-      const stash = join(mine, 'stash')
-      const spec = unshareSpec(programs, plan, stash, command, repo.dir, env, true, caller)
-      // Asynchronously: the test's own servers must keep answering meanwhile.
-      const args = ['-u', SUDO_USER, '--', spec.file, ...spec.args]
-      const options = { cwd: repo.dir, env: spec.env, encoding: 'utf8' as const, timeout: 60_000 }
-      return new Promise<string>((resolve) =>
-        execFile(programs.runuser!, args, options, (error, stdout, stderr) =>
-          resolve(`${stdout}${stderr}${error && !stdout ? String(error) : ''}`)
-        )
-      )
-    },
+    run: (command, network) => jail.run(command, network),
     close() {
-      rmSync(mine, { recursive: true, force: true })
+      jail.close()
       execFileSync('rm', ['-rf', repo.root])
     }
   }

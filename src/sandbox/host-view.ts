@@ -61,16 +61,25 @@ export function hostSecrets(): string[] {
 export function enclosingGitDirs(workTree: string): string[] {
   const found: string[] = []
   for (let dir = dirname(workTree); ; dir = dirname(dir)) {
-    const dotGit = join(dir, '.git')
-    const gitDir = resolveGitDir(dir, dotGit)
-    if (gitDir) {
-      found.push(gitDir)
-      const common = join(gitDir, 'commondir')
-      if (existsSync(common)) found.push(resolve(gitDir, readFileSync(common, 'utf8').trim()))
-    }
+    found.push(...(gitFoldersAt(dir) ?? []))
     if (dir === dirname(dir)) break
   }
   return [...new Set(found)]
+}
+
+/**
+ * The git folder of the repository at `dir` (`.git`, or where a `.git` file of a worktree or
+ * submodule points) and, for a linked worktree, the common one it shares; undefined when no
+ * repository is there. Here rather than in git/ because the jail's layout needs it and git/
+ * already builds on this folder.
+ */
+export function gitFoldersAt(dir: string): string[] | undefined {
+  const gitDir = resolveGitDir(dir, join(dir, '.git'))
+  if (!gitDir) return undefined
+  const common = join(gitDir, 'commondir')
+  return existsSync(common)
+    ? [gitDir, resolve(gitDir, readFileSync(common, 'utf8').trim())]
+    : [gitDir]
 }
 
 function resolveGitDir(dir: string, dotGit: string): string | undefined {

@@ -12,6 +12,7 @@ export { unshareSpec } from './unshare.js'
 export { jailPlan, hostSockets, MAX_TASKS, type JailPlan } from './jail-plan.js'
 export { gitFileCovers, type GitFileCover } from './git-config.js'
 export { hiddenFolders, jailLayout, type SandboxLayout } from './layout.js'
+export { gitFoldersAt } from './host-view.js'
 export { validationEnv, FORBIDDEN_EXTRA_NAME } from './environment.js'
 export {
   diesWithRun,
