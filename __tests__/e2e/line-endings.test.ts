@@ -7,10 +7,9 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
-import { writeInputs } from './scenario.js'
+import { runOnPlan } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -87,20 +86,15 @@ describe('checkouts with CRLF line endings', () => {
         : 'fix(list): replace the banana with a cherry'
     )
     cleanups.push(() => server.close())
-    const inputs = writeInputs(repo, {
-      'issue.json': { number: 4, title: 'No bananas', body: 'Cherries instead.' },
-      'plan.json': {
+    const run = await runOnPlan(repo, {
+      issue: { number: 4, title: 'No bananas', body: 'Cherries instead.' },
+      plan: {
         branch_name: 'fix/4-cherry',
         plan_steps: ['Replace banana'],
         file_changes: [{ path: 'list.txt', operation: 'MODIFY', description: 'cherry' }],
         validation_commands: ['grep -q cherry list.txt']
-      }
-    })
-    const run = await runActionInProcess({
-      workspace: repo.dir,
+      },
       inputs: {
-        issue: inputs['issue.json']!,
-        'fix-plan': inputs['plan.json']!,
         'base-url': server.url,
         'api-key': 'sk-test-eol',
         'allow-plan-commands': 'true'

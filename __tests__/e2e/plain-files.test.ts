@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { twinPaths } from '../../src/policy/index.js'
-import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
-import { writeInputs } from './scenario.js'
+import { runOnPlan } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -26,21 +25,16 @@ async function refusal(
   prepare?.(repo)
   const server = await startModelServer(() => 'never asked')
   cleanups.push(() => server.close())
-  const inputs = writeInputs(repo, {
-    'issue.json': { number: 5, title: 'Change a file', body: '' },
-    'plan.json': {
+  const before = repo.git('status', '--porcelain', '--ignored')
+  const run = await runOnPlan(repo, {
+    issue: { number: 5, title: 'Change a file', body: '' },
+    plan: {
       branch_name: 'fix/5-change',
       plan_steps: ['Change it'],
       file_changes: changes,
       validation_commands: []
-    }
-  })
-  const before = repo.git('status', '--porcelain', '--ignored')
-  const run = await runActionInProcess({
-    workspace: repo.dir,
+    },
     inputs: {
-      issue: inputs['issue.json']!,
-      'fix-plan': inputs['plan.json']!,
       'base-url': server.url,
       'api-key': 'sk-test-plain',
       'comment-on-failure': 'false'

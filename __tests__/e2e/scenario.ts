@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { PROJECT_ROOT } from '../support/action-runner.js'
+import { PROJECT_ROOT, type ActionRun } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { createRepo, copyDirFiles, type TestRepo } from '../support/repo.js'
 
 export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
@@ -69,4 +70,25 @@ export function expectUntouched(repo: TestRepo, branch: string, baseSha: string)
   if (repo.gitOrigin('branch', '--list', branch) !== '')
     problems.push(`origin branch ${branch} exists`)
   return problems
+}
+
+/**
+ * The action run in-process on an issue and a plan written beside the work tree as an artifact
+ * would be: `issue` and `fix-plan` point at them, the rest of `inputs` as given.
+ */
+export function runOnPlan(
+  repo: TestRepo,
+  given: {
+    issue: object
+    plan: object
+    inputs: Record<string, string>
+    env?: Record<string, string>
+  }
+): Promise<ActionRun> {
+  const files = writeInputs(repo, { 'issue.json': given.issue, 'plan.json': given.plan })
+  return runActionInProcess({
+    workspace: repo.dir,
+    ...(given.env ? { env: given.env } : {}),
+    inputs: { issue: files['issue.json']!, 'fix-plan': files['plan.json']!, ...given.inputs }
+  })
 }

@@ -3,10 +3,9 @@
  * records it; without a run (the command line on a workstation) there is no such trailer.
  */
 import { describe, expect, it } from 'vitest'
-import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'
 import { createRepo } from '../support/repo.js'
-import { writeInputs } from './scenario.js'
+import { runOnPlan } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -20,21 +19,16 @@ async function commitOf(env: Record<string, string>) {
       : 'fix(greet): greet the whole world politely'
   )
   cleanups.push(() => server.close())
-  const files = writeInputs(repo, {
-    'issue.json': { number: 3, title: 'Greet the world', body: '' },
-    'plan.json': {
+  const run = await runOnPlan(repo, {
+    issue: { number: 3, title: 'Greet the world', body: '' },
+    plan: {
       branch_name: 'fix/3-greeting',
       plan_steps: ['Greet the world'],
       file_changes: [{ path: 'greet.txt', operation: 'MODIFY' }],
       validation_commands: ['grep -q world greet.txt']
-    }
-  })
-  const run = await runActionInProcess({
-    workspace: repo.dir,
+    },
     env,
     inputs: {
-      issue: files['issue.json']!,
-      'fix-plan': files['plan.json']!,
       'base-url': server.url,
       'api-key': 'sk-test-trace',
       'allow-plan-commands': 'true'

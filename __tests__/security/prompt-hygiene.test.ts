@@ -3,10 +3,9 @@
  * on one line and unable to close that block, and no configured secret value whatever its shape.
  */
 import { describe, expect, it } from 'vitest'
-import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo } from '../support/repo.js'
-import { writeInputs } from '../e2e/scenario.js'
+import { runOnPlan } from '../e2e/scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -33,24 +32,19 @@ describe('the issue as the model reads it', () => {
         : 'fix(greet): greet the whole world politely'
     )
     cleanups.push(() => server.close())
-    const files = writeInputs(repo, {
-      'issue.json': {
+    const run = await runOnPlan(repo, {
+      issue: {
         number: 3,
         title: TITLE,
         body: `The greeting is short. Our token is ${GITHUB_TOKEN}, the key ${API_KEY}.`
       },
-      'plan.json': {
+      plan: {
         branch_name: 'fix/3-greeting',
         plan_steps: ['Greet the world'],
         file_changes: [{ path: 'greet.txt', operation: 'MODIFY', description: 'greet the world' }],
         validation_commands: ['grep -q world greet.txt']
-      }
-    })
-    const run = await runActionInProcess({
-      workspace: repo.dir,
+      },
       inputs: {
-        issue: files['issue.json']!,
-        'fix-plan': files['plan.json']!,
         'base-url': server.url,
         'api-key': API_KEY,
         'github-token': GITHUB_TOKEN,
