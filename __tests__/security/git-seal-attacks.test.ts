@@ -135,3 +135,29 @@ describe('submodules: a gitdir the work tree holds is config nobody sealed', () 
     expect(existsSync(join(hostile.repo.root, 'marker'))).toBe(false)
   })
 })
+
+describe('a local command that fetches', () => {
+  it('a promisor remote in an included file is refused before any git command, so `git log` cannot lazily fetch through its uploadpack', async () => {
+    let marker = ''
+    const repo = repoWithIncludedConfig((repo) => {
+      marker = join(repo.root, 'uploadpack-ran')
+      return [
+        '[remote "cache"]',
+        `\turl = ${repo.dir}`,
+        '\tpromisor = true',
+        `\tuploadpack = "sh -c 'id > ${marker}' #"`,
+        '[mailmap]',
+        `\tblob = ${'1'.repeat(40)}`,
+        ''
+      ].join('\n')
+    })
+    const git = await Git.open(repo.dir)
+    const error = await git.exec(['log', '-1', '--format=%an']).catch((e: unknown) => e)
+    expect(error).toMatchObject({ details: { rule: 'unsafe-git-config' } })
+    expect(existsSync(marker)).toBe(false)
+    // A run that stashes the user's work (git log --walk-reflogs) gets no further.
+    repo.write('notes.txt', 'mine\n')
+    expect(await changeAndPush(repo)).toMatchObject({ details: { rule: 'unsafe-git-config' } })
+    expect(existsSync(marker)).toBe(false)
+  })
+})

@@ -10,8 +10,10 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -80,6 +82,25 @@ describe('the journal file', () => {
       record: record(r, { touched: ['src/new.ts'] })
     })
     expect(readFileSync(journalKeyPath(), 'utf8')).toMatch(/^[0-9a-f]{64}\n$/)
+  })
+
+  it('writes through no link planted in .git/patchsmith (a hook could plant one)', () => {
+    const r = repo()
+    const journal = RunJournal.for(r.dir)
+    const victim = join(r.root, 'victim.txt')
+    writeFileSync(victim, 'keep me\n')
+    mkdirSync(join(r.dir, '.git/patchsmith'), { recursive: true })
+    symlinkSync(victim, `${journal.file}.tmp`)
+    journal.write(record(r))
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n')
+    expect(journal.read()).toMatchObject({ verified: true })
+    // The folder itself as a link elsewhere: refused, nothing written there.
+    const elsewhere = join(r.root, 'elsewhere')
+    mkdirSync(elsewhere)
+    rmSync(join(r.dir, '.git/patchsmith'), { recursive: true })
+    symlinkSync(elsewhere, join(r.dir, '.git/patchsmith'))
+    expect(() => journal.write(record(r))).toThrow(/unsafe-state-folder/)
+    expect(readdirSync(elsewhere)).toEqual([])
   })
 
   it("a changed record, a forged tag, or another repository's journal does not verify", () => {

@@ -1,13 +1,6 @@
-import {
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
+import { lstatSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { privateFolder, writePrivateFile } from './private-file.js'
 import { LastAttemptSchema, type LastAttempt } from '../contract/index.js'
 import { journalTag, loadJournalKey, tagMatches } from './journal-key.js'
 import { gitDirs } from './repo-integrity.js'
@@ -62,12 +55,9 @@ export class AttemptFile {
   write(attempt: LastAttempt): void {
     const key = loadJournalKey(true)
     if (!('key' in key)) return
-    mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 })
     const record = JSON.stringify(attempt)
     const tag = journalTag(key.key, this.scope(), record)
-    const temp = `${this.file}.tmp`
-    writeFileSync(temp, `${JSON.stringify({ format: FORMAT, record, tag })}\n`, { mode: 0o600 })
-    renameSync(temp, this.file)
+    writePrivateFile(this.file, `${JSON.stringify({ format: FORMAT, record, tag })}\n`)
   }
 
   remove(): void {
@@ -75,6 +65,6 @@ export class AttemptFile {
   }
 
   private scope(): string {
-    return `${FORMAT}\0${realpathSync(join(this.file, '..'))}`
+    return `${FORMAT}\0${realpathSync(privateFolder(join(this.file, '..')))}`
   }
 }

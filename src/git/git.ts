@@ -7,7 +7,7 @@ import { gitProcess } from './git-process.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertExpectedRemote } from './expected-remote.js'
 import { persistedHeaderKey } from './push-auth.js'
-import { assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
+import { assertOwnTransportKeys, assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
 import {
   CONFIG_LIST,
   configFiles,
@@ -145,6 +145,7 @@ export class Git {
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
     const seal = await this.seal()
+    assertOwnTransportKeys(seal.entries, this.dir)
     if (options.network) assertSafeRemoteKeys(seal.entries, this.dir, headerKeys(options.env))
     this.processCount++
     const config = [
@@ -162,6 +163,8 @@ export class Git {
       env: {
         ...gitEnv(process.env, Boolean(options.network)),
         GIT_TERMINAL_PROMPT: '0',
+        // git 2.44 and later: no lazy fetch of a missing object behind a local command.
+        GIT_NO_LAZY_FETCH: '1',
         // Sealed: no system config; the global one is the identity fallback alone.
         GIT_CONFIG_NOSYSTEM: '1',
         ...NO_PROGRAMS,
@@ -250,6 +253,8 @@ export class Git {
     const env = {
       ...jail.env,
       GIT_TERMINAL_PROMPT: '0',
+      // git 2.44 and later: no lazy fetch of a missing object behind a local command.
+      GIT_NO_LAZY_FETCH: '1',
       GIT_CONFIG_NOSYSTEM: '1',
       ...NO_PROGRAMS,
       ...(await this.identity),

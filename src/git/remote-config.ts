@@ -11,6 +11,8 @@ const UNSAFE_REMOTE_KEY =
 
 // A remote's own keys (`remote.<name>.<key>`), not `remote.pushDefault`.
 const REMOTE_KEY = /^remote\..+\.[^.]+$/s
+// What makes a local command fetch: the partial-clone extension, the transport program keys.
+const PARTIAL_CLONE_KEY = /^(extensions\.partialclone|core\.(sshcommand|gitproxy))$/
 
 // The repository's http.* keys that neither send the request elsewhere nor expose what it
 // carries: buffer size and protocol version. Everything else (curloptResolve, proxy, sslVerify,
@@ -44,11 +46,32 @@ export function assertSafeRemoteKeys(
           !HARMLESS_HTTP_KEY.test(entry.key) &&
           !allowed.has(entry.key.toLowerCase()))
     ),
-    ...entries.filter(
-      (entry) =>
-        entry.scope !== 'command' && REMOTE_KEY.test(entry.key) && !sameFile(entry.origin, own)
-    )
+    ...transportKeysElsewhere(entries, own)
   ]
+  refuseKeys(unsafe)
+}
+
+/**
+ * Refuses, before every git command (not only the remote ones), a remote or partial-clone key
+ * that a file other than `.git/config` itself sets (an included tracked `.gitconfig`): a local
+ * command reaches a remote too, when it lazily fetches a missing object from a `promisor`
+ * remote (`git log` reading a `mailmap.blob` does), and that fetch runs the remote's
+ * `uploadpack`. actions/checkout's own partial clone lives in `.git/config` and stays allowed.
+ */
+export function assertOwnTransportKeys(entries: readonly ConfigEntry[], repoDir: string): void {
+  refuseKeys(transportKeysElsewhere(entries, ownConfig(repoDir)))
+}
+
+function transportKeysElsewhere(entries: readonly ConfigEntry[], own: string): ConfigEntry[] {
+  return entries.filter(
+    (entry) =>
+      entry.scope !== 'command' &&
+      (REMOTE_KEY.test(entry.key) || PARTIAL_CLONE_KEY.test(entry.key)) &&
+      !sameFile(entry.origin, own)
+  )
+}
+
+function refuseKeys(unsafe: readonly ConfigEntry[]): void {
   if (unsafe.length === 0) return
   const keys = [...new Set(unsafe.map((entry) => entry.key))]
   const named = [...new Set(unsafe.map((entry) => `${entry.key} (in ${entry.origin})`))]

@@ -63,7 +63,9 @@ export const STATIC_SEAL: ReadonlyArray<[string, string]> = [
   ['diff.ignoreSubmodules', 'all'],
   ['status.submoduleSummary', 'false'],
   ['fetch.recurseSubmodules', 'false'],
-  ['push.recurseSubmodules', 'no']
+  ['push.recurseSubmodules', 'no'],
+  // `git log` reading a mailmap blob is one way a local command fetches a missing object.
+  ['log.mailmap', 'false']
 ]
 
 /**

@@ -1,13 +1,6 @@
-import {
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
+import { lstatSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { privateFolder, writePrivateFile } from './private-file.js'
 import { runProcesses } from '../sandbox/index.js'
 import { loadJournalKey, journalTag, tagMatches } from './journal-key.js'
 import { parseJournalRecord, type JournalRecord } from './journal-record.js'
@@ -98,16 +91,11 @@ export class RunJournal {
     this.unsubscribe ??= runProcesses.onChange(() => {
       if (this.last) this.write(this.last)
     })
-    mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 })
     const processes = runProcesses.snapshot()
     const body = JSON.stringify(processes.length > 0 ? { ...record, processes } : record)
     const key = loadJournalKey(true)
     const tag = 'key' in key ? journalTag(key.key, this.scope(), body) : null
-    const temp = `${this.file}.tmp`
-    writeFileSync(temp, `${JSON.stringify({ format: FORMAT, record: body, tag })}\n`, {
-      mode: 0o600
-    })
-    renameSync(temp, this.file)
+    writePrivateFile(this.file, `${JSON.stringify({ format: FORMAT, record: body, tag })}\n`)
   }
 
   remove(): void {
@@ -126,7 +114,7 @@ export class RunJournal {
 
   /** What the tag binds the record to: this git folder, so another repository's does not do. */
   private scope(): string {
-    return `${FORMAT}\0${realpathSync(join(this.file, '..'))}`
+    return `${FORMAT}\0${realpathSync(privateFolder(join(this.file, '..')))}`
   }
 }
 
