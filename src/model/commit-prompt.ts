@@ -1,5 +1,5 @@
 import type { Issue } from '../contract/index.js'
-import type { ChatMessage } from './model-client.js'
+import type { ChatMessage } from './chat.js'
 import { renderTemplate } from './prompt-templates.js'
 import { sanitizeTitle } from './untrusted-text.js'
 

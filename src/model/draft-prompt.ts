@@ -1,6 +1,6 @@
 import type { FileChange, Issue, StyleConfig } from '../contract/index.js'
 import { fileWindow, type FileWindow } from './file-window.js'
-import type { ChatMessage } from './model-client.js'
+import type { ChatMessage } from './chat.js'
 import { renderTemplate } from './prompt-templates.js'
 import { fence, sanitizeBody, sanitizeTitle, sanitizeUntrusted } from './untrusted-text.js'
 

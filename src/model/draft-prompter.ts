@@ -1,7 +1,7 @@
 import { TokenBudgetExceededError, type StyleConfig } from '../contract/index.js'
 import type { RunBudget } from './budget.js'
 import { draftMessages, promptShapes, type DraftRequest } from './draft-prompt.js'
-import type { ChatMessage } from './model-client.js'
+import type { ChatMessage } from './chat.js'
 import { styleForFile } from './style.js'
 import { measurePrompt } from './tokens.js'
 

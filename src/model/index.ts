@@ -1,7 +1,7 @@
 export { ModelClient, redactKeyEchoes } from './model-client.js'
+export type { ChatMessage } from './chat.js'
 export type {
   CallRecord,
-  ChatMessage,
   CompleteOptions,
   Completion,
   ModelClientOptions,

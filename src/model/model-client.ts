@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { ModelError, PatchsmithError, TimeoutError } from '../contract/index.js'
 import type { RunBudget } from './budget.js'
 import { CallSlots } from './call-slots.js'
+import type { ChatMessage } from './chat.js'
 import { cappedFetch, replyTooLarge } from './capped-fetch.js'
 import { endpointUrl } from './endpoint.js'
 import { readReply, type Reply } from './reply.js'
@@ -20,11 +21,6 @@ import {
   type StructuredMode
 } from './structured.js'
 import { countMessageTokens, countTextTokens, measurePrompt } from './tokens.js'
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant'
-  content: string
-}
 
 export interface CompleteOptions {
   /** Aborts the call (e.g. when a sibling draft failed). */

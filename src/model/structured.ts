@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import type { z } from 'zod'
-import type { ChatMessage } from './model-client.js'
+import type { ChatMessage } from './chat.js'
 
 /** A JSON reply shape, e.g. the json-edits schema from src/edits. */
 export interface StructuredFormat {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from './model-client.js'
+import type { ChatMessage } from './chat.js'
 
 type Counter = (text: string) => number
 

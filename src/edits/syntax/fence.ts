@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter'
-import type { SyntaxProblem } from './problems.js'
+import type { SyntaxProblem } from './problem.js'
 
 const FENCE = /^[ \t]*```/gm
 /** Nodes a fence line may stand inside: strings, comments, heredocs, YAML scalars, PHP's HTML. */

@@ -1,8 +1,9 @@
 import { languageOfPath } from './languages.js'
 import { loadLanguage, parserFor } from './loader.js'
-import { firstProblem, parseErrorSites, type SyntaxProblem } from './problems.js'
+import type { SyntaxProblem } from './problem.js'
+import { firstProblem, parseErrorSites } from './problems.js'
 
-export type { SyntaxProblem } from './problems.js'
+export type { SyntaxProblem } from './problem.js'
 
 /** Files larger than this (in UTF-16 code units, about bytes for code) are not checked. */
 export const MAX_CHECKED_SIZE = 2 * 1024 * 1024

@@ -1,13 +1,7 @@
 import type { Node, Tree } from 'web-tree-sitter'
 import { strayFence } from './fence.js'
+import type { SyntaxProblem } from './problem.js'
 import { pythonIndentProblem } from './python-indent.js'
-
-/** A problem in a parsed file: 1-based line and column, and what is wrong there. */
-export interface SyntaxProblem {
-  line: number
-  column: number
-  message: string
-}
 
 /**
  * The first problem of a parsed file in document order, or null when it parsed cleanly. A

@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter'
-import type { SyntaxProblem } from './problems.js'
+import type { SyntaxProblem } from './problem.js'
 
 /**
  * Python's indentation errors, which tree-sitter-python's parser lets through without an ERROR
