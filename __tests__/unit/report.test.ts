@@ -17,12 +17,11 @@ import {
   collectArtifactFiles,
   diffStat,
   failureComment,
-  postFailureFeedback,
   statLine,
   summaryMarkdown,
-  uploadArtifact,
-  type IssueFeedbackOptions
+  uploadArtifact
 } from '../../src/report/index.js'
+import { postFailureFeedback, type IssueFeedbackOptions } from '../../src/github/index.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 

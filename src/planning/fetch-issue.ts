@@ -1,5 +1,5 @@
 import { InvalidInputError, worldFailure } from '../contract/index.js'
-import { githubClient } from '../report/index.js'
+import { githubClient } from '../github/index.js'
 
 export interface IssueFetch {
   token?: string

@@ -1,6 +1,6 @@
 import { SecurityViolationError } from '../contract/index.js'
 import { readStructured } from '../inputs/index.js'
-import { githubClient } from '../report/index.js'
+import { githubClient } from '../github/index.js'
 
 export const PERMISSION_LEVELS = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number]

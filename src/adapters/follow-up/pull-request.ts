@@ -1,4 +1,4 @@
-import { githubClient, type GitHubClient, type GitHubClientOptions } from '../../report/index.js'
+import { githubClient, type GitHubClient, type GitHubClientOptions } from '../../github/index.js'
 import { InvalidInputError, PermissionDeniedError } from '../../contract/index.js'
 
 /** One review thread as the follow-up reads it (GraphQL `reviewThreads`). */

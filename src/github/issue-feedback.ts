@@ -1,6 +1,4 @@
-import { githubClient, type GitHubClientOptions } from './github-client.js'
-
-export { failureComment } from './failure-text.js'
+import { githubClient, type GitHubClientOptions } from './client.js'
 
 export interface IssueFeedbackOptions {
   token: string
