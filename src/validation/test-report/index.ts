@@ -1,0 +1,5 @@
+export { parseTestReport } from './parse.js'
+export { parseJUnitXml } from './junit.js'
+export { normaliseOutput } from './normalise.js'
+export { leafName } from './types.js'
+export type { Runner, TestCase, TestReport, TestStatus } from './types.js'
