@@ -22,7 +22,8 @@ import {
   validationEnv,
   type BackendName
 } from '../src/sandbox/index.js'
-import { runCommand, SecretMasker } from '../src/validation/index.js'
+import { SecretMasker } from '../src/secrets/index.js'
+import { runCommand } from '../src/validation/index.js'
 import { median, printFigure, runsFromEnv } from './lib/report.js'
 
 const RUNS = runsFromEnv(40)

@@ -21,7 +21,7 @@ import {
   placeOf,
   type ArtifactEntry
 } from './report/index.js'
-import { SecretMasker } from './validation/index.js'
+import { SecretMasker } from './secrets/index.js'
 import { PatchsmithError, toAgentError } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
 

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { base32, rot13 } from '../../src/validation/secret-encodings.js'
+import { base32, rot13 } from '../../src/secrets/index.js'
 import { CANARY, channels, leakedCanaries, written, type HostileRun } from './hostile-run.js'
 import { trackedHostileRuns } from './tracked-runs.js'
 

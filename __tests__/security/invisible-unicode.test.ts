@@ -13,9 +13,7 @@ import {
   unicodeTextMatcher,
   type GuardedEdit
 } from '../../src/policy/index.js'
-import { base32, rot13 } from '../../src/validation/secret-encodings.js'
-import { SecretMasker } from '../../src/validation/secret-masker.js'
-import { scanAddedLines } from '../../src/validation/secret-scan.js'
+import { base32, rot13, SecretMasker, scanAddedLines } from '../../src/secrets/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 
 const cleanups: Array<() => void> = []

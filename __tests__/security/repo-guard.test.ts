@@ -13,7 +13,7 @@ import {
   ValidationWatch,
   type GuardedEdit
 } from '../../src/policy/index.js'
-import { SecretMasker } from '../../src/validation/secret-masker.js'
+import { SecretMasker } from '../../src/secrets/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 
 const cleanups: Array<() => void> = []

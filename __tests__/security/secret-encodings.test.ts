@@ -4,8 +4,7 @@
  * in several spellings; none of them was masked before.
  */
 import { describe, expect, it } from 'vitest'
-import { base32, rot13 } from '../../src/validation/secret-encodings.js'
-import { SecretMasker } from '../../src/validation/secret-masker.js'
+import { base32, rot13, SecretMasker } from '../../src/secrets/index.js'
 
 const TOKEN = 'ghs_CANARYcanary0123456789abcdefghijklmn'
 const API_KEY = 'sk-ant-api03-CANARYcanaryCANARYcanary0123456789'

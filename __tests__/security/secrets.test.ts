@@ -5,9 +5,14 @@ import {
   sanitizeUntrusted,
   withoutWorkflowCommands
 } from '../../src/model/untrusted-text.js'
-import { encodedForms, SecretMasker, secretEnvValues } from '../../src/validation/secret-masker.js'
-import { findSecrets, redactPatterns } from '../../src/validation/secret-patterns.js'
-import { scanAddedLines } from '../../src/validation/secret-scan.js'
+import {
+  encodedForms,
+  SecretMasker,
+  secretEnvValues,
+  findSecrets,
+  redactPatterns,
+  scanAddedLines
+} from '../../src/secrets/index.js'
 
 // The canaries of SECURITY.md (b).
 const TOKEN = 'ghs_CANARYcanary0123456789abcdefghijklmn'

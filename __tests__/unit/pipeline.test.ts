@@ -7,10 +7,10 @@ import {
   failureFingerprint,
   pipelineSteps,
   runPipeline,
-  SecretMasker,
   type PipelineOptions,
   type PipelineStep
 } from '../../src/validation/index.js'
+import { SecretMasker } from '../../src/secrets/index.js'
 
 const cwd = mkdtempSync(join(tmpdir(), 'patchsmith-pipeline-'))
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))

@@ -14,7 +14,8 @@ import {
   validationEnv,
   type BackendName
 } from '../../src/sandbox/index.js'
-import { runCommand, SecretMasker } from '../../src/validation/index.js'
+import { SecretMasker } from '../../src/secrets/index.js'
+import { runCommand } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'

@@ -6,9 +6,9 @@ import { afterAll, describe, it, expect } from 'vitest'
 import {
   truncateMiddle,
   runCommand,
-  SecretMasker,
   type CommandRunnerOptions
 } from '../../src/validation/index.js'
+import { SecretMasker } from '../../src/secrets/index.js'
 import { validationEnv } from '../../src/sandbox/index.js'
 
 const cwd = mkdtempSync(join(tmpdir(), 'patchsmith-validation-'))

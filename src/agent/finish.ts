@@ -19,7 +19,7 @@ import { commitMessages, type ModelClient, type RunBudget } from '../model/index
 import { assertCommittedAsApproved, assertNoSecretInChange } from '../policy/index.js'
 import { postFailureFeedback } from '../github/index.js'
 import { failureComment } from '../report/index.js'
-import type { SecretMasker } from '../validation/index.js'
+import type { SecretMasker } from '../secrets/index.js'
 import type { GreenChange } from './attempts.js'
 import { runUrl, type RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'

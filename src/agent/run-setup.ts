@@ -17,7 +17,7 @@ import {
 } from '../git/index.js'
 import { parsePricing, RunBudget } from '../model/index.js'
 import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
-import { SecretMasker } from '../validation/index.js'
+import { SecretMasker } from '../secrets/index.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 import { PhaseClock } from './phase-clock.js'

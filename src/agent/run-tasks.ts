@@ -32,12 +32,8 @@ import {
 } from '../model/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../policy/index.js'
 import { AttemptLog } from '../report/index.js'
-import {
-  pipelineSteps,
-  type CommandRunnerOptions,
-  type PipelineStep,
-  type SecretMasker
-} from '../validation/index.js'
+import { pipelineSteps, type CommandRunnerOptions, type PipelineStep } from '../validation/index.js'
+import type { SecretMasker } from '../secrets/index.js'
 import { attemptChange } from './attempts.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { redactPatterns } from '../validation/secret-patterns.js'
+import { redactPatterns } from '../secrets/index.js'
 
 // Invisible to a reviewer, read by a model: zero-width, bidi controls and Unicode tags.
 const HIDDEN =

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { SecurityViolationError } from '../contract/index.js'
 import { RepoIntegrity } from '../git/repo-integrity.js'
-import type { SecretMasker } from '../validation/secret-masker.js'
+import type { SecretMasker } from '../secrets/index.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'

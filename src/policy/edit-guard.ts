@@ -1,7 +1,6 @@
 import { minimatch } from 'minimatch'
 import { SecurityViolationError } from '../contract/index.js'
-import type { SecretMasker } from '../validation/secret-masker.js'
-import { scanAddedLines } from '../validation/secret-scan.js'
+import { type SecretMasker, scanAddedLines } from '../secrets/index.js'
 import { printable, violationError, type PathPolicy } from './path-policy.js'
 import { MANIFEST_GLOB, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
 import { assertRepoPaths, type GitRunner } from './repo-paths.js'

@@ -9,7 +9,7 @@ import {
   type NetworkMode
 } from '../sandbox/index.js'
 import { CappedOutput, truncateMiddle } from './capped-output.js'
-import type { SecretMasker } from './secret-masker.js'
+import type { SecretMasker } from '../secrets/index.js'
 
 export interface CommandRunnerOptions {
   cwd: string

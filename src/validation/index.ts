@@ -5,5 +5,4 @@ export type { BaseCheck, PipelineFailure, PipelineOptions, PipelineOutcome } fro
 export { pipelineSteps, readCommandLine, stepCommandList } from './steps.js'
 export type { PipelineStep, StepCommands } from './steps.js'
 export { errorExcerpt, failureFingerprint } from './failure-text.js'
-export { SecretMasker } from './secret-masker.js'
 export { truncateMiddle } from './capped-output.js'

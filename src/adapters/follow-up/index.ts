@@ -4,7 +4,7 @@ import { runAgent, type AgentEnvironment, type AgentRun } from '../../agent/inde
 import type { RunConfig } from '../../config.js'
 import { InvalidInputError, PatchsmithError, type Commit } from '../../contract/index.js'
 import { commitScope, Git, pushAuth, pushError } from '../../git/index.js'
-import { SecretMasker } from '../../validation/index.js'
+import { SecretMasker } from '../../secrets/index.js'
 import { writeJsonFile } from '../result-file.js'
 import { answerThreads, type RoundResult } from './answers.js'
 import { assertCheckedOut, assertPatchsmithPullRequest, nextRound } from './guards.js'

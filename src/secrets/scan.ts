@@ -1,7 +1,7 @@
 import { diffLines } from 'diff'
 import { findHiddenCharacter } from './invisible-unicode.js'
-import type { SecretMasker } from './secret-masker.js'
-import { findSecrets, SECRET_RULES } from './secret-patterns.js'
+import type { SecretMasker } from './masker.js'
+import { findSecrets, SECRET_RULES } from './patterns.js'
 
 export interface ScannedEdit {
   path: string

@@ -5,8 +5,8 @@ import {
   TextReadings,
   type Reading,
   type SecretForms
-} from './secret-encodings.js'
-import { redactPatterns } from './secret-patterns.js'
+} from './encodings.js'
+import { redactPatterns } from './patterns.js'
 import { maskSplitSecrets, replaceSpans } from './split-secrets.js'
 
 export interface SecretOptions {
