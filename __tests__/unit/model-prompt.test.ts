@@ -203,6 +203,36 @@ describe('outline', () => {
       '9: pub fn build() {}'
     ])
   })
+
+  it('lists the imports first, whatever their distance from the window', () => {
+    const lines = [
+      'import os',
+      'from a.b import c',
+      '#include <stdio.h>',
+      "const fs = require('fs')"
+    ]
+    for (let i = 0; i < 60; i++) lines.push(`def f${i}():`, '    pass')
+    const outline = outlineOf(lines, 120, 124).map((line) => line.trim())
+    expect(outline.slice(0, 4)).toEqual([
+      '1: import os',
+      '2: from a.b import c',
+      '3: #include <stdio.h>',
+      "4: const fs = require('fs')"
+    ])
+    expect(outline).toHaveLength(44)
+    expect(outline).not.toContain('5: def f0():')
+  })
+
+  it("keeps a far declaration the window's code names over nearer ones when it must choose", () => {
+    const lines: string[] = []
+    for (let i = 0; i < 100; i++) lines.push(`def f${i}():`, '    pass')
+    lines.push('def target():', '    return f3() + f150()')
+    const outline = outlineOf(lines, 201, 202).map((line) => line.trim())
+    expect(outline).toHaveLength(40)
+    expect(outline).toContain('7: def f3():')
+    expect(outline).toContain('199: def f99():')
+    expect(outline).not.toContain('5: def f2():')
+  })
 })
 
 describe('prompt order for prompt caching', () => {

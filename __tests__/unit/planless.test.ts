@@ -79,6 +79,41 @@ describe('rankCandidates', () => {
     expect(ranked[0]!.excerpt).toMatch(/^\(200 lines, lines 112-128 shown\)/)
     expect(ranked[0]!.excerpt).toContain('120 | const handleRequest = async (req) => {')
   })
+
+  it("gives each candidate the lines of the definition's block, or of the mention, as its range", () => {
+    const js = Array.from({ length: 50 }, (_, i) => `// filler ${i + 1}`)
+    js.splice(
+      29,
+      5,
+      'export function parseConfig(text) {',
+      '  if (!text) {',
+      '    return {}',
+      '  }',
+      '}'
+    )
+    const py = ['import os', '', 'class Loader:', '    def load_settings(self, path):']
+    py.push(
+      '        with open(path) as f:',
+      '            return f.read()',
+      '',
+      '    def other(self):'
+    )
+    py.push('        pass')
+    const dir = tree({
+      'src/config.js': js.join('\n') + '\n',
+      'lib/tool.py': py.join('\n') + '\n',
+      'src/a.js': 'line\nconst x = parseConfig(text)\n'
+    })
+    const ranked = rankCandidates(
+      dir,
+      ['lib/tool.py', 'src/a.js', 'src/config.js'],
+      searchTerms('parseConfig and load_settings break')
+    )
+    const range = (path: string) => ranked.find((c) => c.path === path)?.range
+    expect(range('src/config.js')).toEqual([30, 34])
+    expect(range('lib/tool.py')).toEqual([4, 6])
+    expect(range('src/a.js')).toEqual([2, 2])
+  })
 })
 
 describe('findCandidates', () => {

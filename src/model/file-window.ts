@@ -7,7 +7,13 @@ const OUTLINE_LINE = [
   /^\s{0,4}(?:export\s+)?const\s+[\w$]+\s*=\s*(?:async\s*)?(?:\([^)]*\)|[\w$]+)\s*=>/,
   /^\s{0,4}(?:describe|it|test)\(/
 ]
+// Imports and includes: what the code in the window may use without seeing where it comes from.
+const IMPORT_LINE =
+  /^(?:import\b|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+[\w.]+\s*;|use\s+[\w:{}, ]+;|(?:const|let|var)\s+[\w${}, ]+=\s*require\()/
+const DECLARED_NAME =
+  /\b(?:function\*?|class|interface|type|enum|struct|trait|fn|def|func|module|mod|namespace|record|object|const)\s+([A-Za-z_$][\w$]*)/
 const MAX_OUTLINE = 40
+const MAX_IMPORTS = 20
 const MAX_OUTLINE_LINE = 120
 
 export interface FileWindow {
@@ -54,24 +60,43 @@ export function fileWindow(
   return { start: from, end: to, totalLines: total, text }
 }
 
-/** Declaration lines outside [from, to], nearest to the window first when there are too many. */
+/**
+ * Import and declaration lines outside [from, to]: the first imports, then, when there are too
+ * many declarations, those the window's code names first and the nearest to the window next.
+ */
 export function outlineOf(lines: readonly string[], from: number, to: number): string[] {
   const found: number[] = []
+  const imports: number[] = []
   lines.forEach((line, i) => {
     const number = i + 1
-    if ((number < from || number > to) && OUTLINE_LINE.some((pattern) => pattern.test(line)))
-      found.push(number)
+    if (number >= from && number <= to) return
+    if (IMPORT_LINE.test(line)) {
+      if (imports.length < MAX_IMPORTS) imports.push(number)
+    } else if (OUTLINE_LINE.some((pattern) => pattern.test(line))) found.push(number)
   })
+  const shown = new Set(
+    lines
+      .slice(from - 1, to)
+      .join('\n')
+      .match(/[A-Za-z_$][\w$]*/g)
+  )
+  const named = (number: number) => {
+    const name = DECLARED_NAME.exec(lines[number - 1]!)?.[1]
+    return name !== undefined && shown.has(name)
+  }
   const kept =
     found.length <= MAX_OUTLINE
       ? found
       : found
-          .map((number) => ({ number, distance: number < from ? from - number : number - to }))
-          .sort((a, b) => a.distance - b.distance)
+          .map((number) => ({
+            number,
+            rank: (named(number) ? 0 : lines.length) + Math.max(from - number, number - to)
+          }))
+          .sort((a, b) => a.rank - b.rank)
           .slice(0, MAX_OUTLINE)
           .map(({ number }) => number)
           .sort((a, b) => a - b)
-  return kept.map((number) => {
+  return [...imports, ...kept].map((number) => {
     const text = lines[number - 1]!.trimEnd()
     const short = text.length > MAX_OUTLINE_LINE ? `${text.slice(0, MAX_OUTLINE_LINE)}…` : text
     return `${String(number).padStart(6)}: ${short}`

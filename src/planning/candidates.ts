@@ -13,6 +13,8 @@ export interface Candidate {
   reasons: string[]
   /** Numbered lines around the first definition or mention (the whole file when short). */
   excerpt: string
+  /** The lines of that definition (its block) or mention, 1-based inclusive: the plan's line_range. */
+  range?: [number, number]
 }
 
 const MAX_FILE_BYTES = 512 * 1024
@@ -20,6 +22,7 @@ const MAX_CANDIDATES = 8
 const WHOLE_FILE_LINES = 60
 const EXCERPT_RADIUS = 8
 const MAX_EXCERPT_CHARS = 3_000
+const MAX_BLOCK_LINES = 200
 
 /**
  * The repository's files and the ranked candidates. Only files that can score are read: those
@@ -71,6 +74,7 @@ export function rankCandidates(
     let score = 0
     const reasons: string[] = []
     let focus: number | undefined
+    let defines = false
     const stem = basename(path, extname(path)).toLowerCase()
     for (const named of terms.paths) {
       if (path === named || path.endsWith(`/${named}`)) {
@@ -86,7 +90,10 @@ export function rankCandidates(
       if (defined) {
         score += 40
         reasons.push(`defines ${id}`)
-        focus ??= lineOf(content, defined.index + defined[0].indexOf(id))
+        if (focus === undefined) {
+          focus = lineOf(content, defined.index + defined[0].indexOf(id))
+          defines = true
+        }
       }
       const mentions = countWord(content, id)
       if (mentions > 0) {
@@ -103,7 +110,17 @@ export function rankCandidates(
       reasons.push(`contains "${phrase.slice(0, 40)}"`)
       focus ??= lineOf(content, at)
     }
-    if (score > 0) ranked.push({ path, score, reasons, excerpt: excerpt(content, focus ?? 1) })
+    if (score === 0) continue
+    const lines = linesOf(content)
+    ranked.push({
+      path,
+      score,
+      reasons,
+      excerpt: excerpt(lines, focus ?? 1),
+      ...(focus !== undefined
+        ? { range: [focus, defines ? blockEnd(lines, focus) : focus] as [number, number] }
+        : {})
+    })
   }
   ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
   return ranked.slice(0, MAX_CANDIDATES)
@@ -149,9 +166,32 @@ function readText(file: string): string | undefined {
   }
 }
 
-function excerpt(content: string, focus: number): string {
+function linesOf(content: string): string[] {
   const lines = content.replace(/\r\n/g, '\n').split('\n')
   if (lines.at(-1) === '') lines.pop()
+  return lines
+}
+
+/**
+ * The last line of the block a definition on line `start` opens, by indentation (no parse):
+ * up to the next non-blank line indented no deeper than the definition, taking it in when it
+ * closes the block (`}`, `end`, `)`); at most MAX_BLOCK_LINES.
+ */
+export function blockEnd(lines: readonly string[], start: number): number {
+  const indent = (line: string) => line.length - line.trimStart().length
+  const own = indent(lines[start - 1] ?? '')
+  const limit = Math.min(lines.length, start + MAX_BLOCK_LINES - 1)
+  let last = start
+  for (let n = start + 1; n <= limit; n++) {
+    const line = lines[n - 1]!
+    if (line.trim() === '') continue
+    if (indent(line) <= own) return /^\s*(?:[}\])]|end\b)/.test(line) ? n : last
+    last = n
+  }
+  return last
+}
+
+function excerpt(lines: readonly string[], focus: number): string {
   const [start, end] =
     lines.length <= WHOLE_FILE_LINES
       ? [1, lines.length]

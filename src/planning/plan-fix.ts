@@ -139,11 +139,24 @@ function checkReply(
       ...reply.plan_steps,
       `Keep the fix minimal: fewer than ${MINIMAL_FIX_LINES} changed lines, no refactoring or reformatting.`
     ],
-    file_changes: reply.file_changes,
+    file_changes: reply.file_changes.map((change) => withRange(change, request.candidates)),
     validation_commands: []
   })
   if (!plan.success) return { problems: plan.error.issues.map((issue) => issue.message) }
   return { plan: plan.data, rootCause: reply.root_cause }
+}
+
+/**
+ * A change to a candidate carries the lines the search found (the definition, else the hit), so
+ * a draft of a file too large for the token budget is sent as a window around them.
+ */
+function withRange(
+  change: PlanReply['file_changes'][number],
+  candidates: readonly Candidate[]
+): PlanReply['file_changes'][number] & { line_range?: [number, number] } {
+  if (change.operation !== 'MODIFY') return change
+  const range = candidates.find((c) => c.path === change.path)?.range
+  return range ? { ...change, line_range: range } : change
 }
 
 /** The JSON object in a reply that was asked for JSON (fences and prose around it dropped). */
