@@ -6,3 +6,14 @@ export { pipelineSteps, readCommandLine, stepCommandList } from './steps.js'
 export type { PipelineStep, StepCommands } from './steps.js'
 export { errorExcerpt, failureFingerprint } from './failure-text.js'
 export { truncateMiddle } from './capped-output.js'
+export { judgeCommand, repairNote, settle } from './verdict/index.js'
+export type {
+  CommandRun,
+  CommandVerdict,
+  Failure,
+  IssueContext,
+  Outcome,
+  Settled
+} from './verdict/index.js'
+export { parseTestReport, normaliseOutput } from './test-report/index.js'
+export type { TestReport } from './test-report/index.js'
