@@ -4,7 +4,7 @@ import { PathPolicy, PROTECTED_GROUPS } from '../../src/policy/index.js'
 const policy = new PathPolicy()
 
 /**
- * One case per class of the protected set (src/policy/protected-classes.ts): paths of several
+ * One case per class of the protected set (src/policy/protected-runners.ts, protected-installers.ts): paths of several
  * ecosystems each, at the root and deeper, in other letter cases.
  */
 const CLASSES: Record<string, readonly string[]> = {

@@ -1,4 +1,4 @@
-export { ModelClient, redactKeyEchoes } from './model-client.js'
+export { ModelClient } from './model-client.js'
 export type { ChatMessage } from './chat.js'
 export type {
   CallRecord,
@@ -7,7 +7,7 @@ export type {
   ModelClientOptions,
   ModelLog,
   ModelUsage
-} from './model-client.js'
+} from './call-types.js'
 export { RunBudget } from './budget.js'
 export type { BudgetLimits, BudgetStop } from './budget.js'
 export { endpointUrl, parseHeaderLines, secretHint } from './endpoint.js'

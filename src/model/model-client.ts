@@ -1,116 +1,29 @@
 import OpenAI from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ModelError, PatchsmithError, TimeoutError } from '../contract/index.js'
-import type { RunBudget } from './budget.js'
+import { PatchsmithError } from '../contract/index.js'
+import { CallFailures, describeError } from './call-failures.js'
 import { CallSlots } from './call-slots.js'
+import type {
+  CallRecord,
+  CompleteOptions,
+  Completion,
+  ModelClientOptions,
+  ModelLog,
+  ModelUsage
+} from './call-types.js'
 import type { ChatMessage } from './chat.js'
-import { cappedFetch, replyTooLarge } from './capped-fetch.js'
+import { cappedFetch } from './capped-fetch.js'
+import { replyCompletion } from './completion.js'
 import { endpointUrl } from './endpoint.js'
 import { readReply, type Reply } from './reply.js'
-import {
-  IncompleteReply,
-  RETRY_REASONS,
-  retryReason,
-  retryWait,
-  type RetryReason
-} from './retry.js'
+import { RETRY_REASONS, retryReason, retryWait, type RetryReason } from './retry.js'
 import {
   requestFormat,
   unsupportedFeature,
   type StructuredFormat,
   type StructuredMode
 } from './structured.js'
-import { countMessageTokens, countTextTokens, measurePrompt } from './tokens.js'
-
-export interface CompleteOptions {
-  /** Aborts the call (e.g. when a sibling draft failed). */
-  signal?: AbortSignal
-  /** Ask for JSON matching this schema (structured output, a tool call, or a prompt fallback). */
-  responseFormat?: StructuredFormat
-  /** What the call is for, in logs and metrics: the planned path, or e.g. 'commit message'. */
-  label?: string
-  /** The draft round; defaults to the budget's current one. */
-  attempt?: number
-  /**
-   * Return a reply cut at the output limit (finish_reason: length) marked `cutOff`, instead of
-   * refusing it: a draft's applier keeps what of a cut diff is whole and refuses the rest.
-   */
-  acceptCutOff?: boolean
-}
-
-export interface Completion {
-  text: string
-  /** With a responseFormat: the reply parsed and checked against its schema, when it matched. */
-  parsed?: unknown
-  promptTokens: number
-  /** Of promptTokens, those the provider read from its prompt cache (0 when not reported). */
-  cachedPromptTokens: number
-  completionTokens: number
-  /** True when the endpoint reported no usage and the tokens were counted here. */
-  usageEstimated: boolean
-  durationMs: number
-  retries: number
-  finishReason: string
-  /** The reply stopped at the output limit (only with `acceptCutOff`). */
-  cutOff?: boolean
-}
-
-export interface ModelLog {
-  info(message: string): void
-  warn(message: string): void
-  debug(message: string): void
-}
-
-export interface ModelClientOptions {
-  baseUrl: string
-  apiKey: string
-  model: string
-  /** One try of a call, from request to the last byte of the reply. */
-  timeoutMs: number
-  /** Retries of one call on 408, 409, 429, 5xx and dropped or cut connections (default 4). */
-  maxRetries?: number
-  /** Cap of the exponential backoff (default 30 s). */
-  maxBackoffMs?: number
-  /** The longest retry-after honoured (default 120 s); a longer one ends the call. */
-  maxRetryAfterMs?: number
-  /** Extra request headers (gateways, OpenRouter attribution, …). */
-  headers?: Record<string, string>
-  /** Stream replies (default true). */
-  stream?: boolean
-  /** Cap on one reply's body (default 2 MiB). */
-  maxReplyBytes?: number
-  structuredOutput?: StructuredMode
-  /** The run's budget: its deadline bounds every call and its token count grows with each. */
-  budget?: RunBudget
-  /** Calls in flight at once, over all callers (the `concurrency` setting; default no limit). */
-  maxInFlight?: number
-  log?: ModelLog
-  /**
-   * Applied to every message before it is sent: the run's masker, so a known secret value (the
-   * key, the token, a validation-env value) never reaches the model, whatever its shape.
-   */
-  scrub?: (text: string) => string
-}
-
-export interface ModelUsage {
-  calls: number
-  promptTokens: number
-  cachedPromptTokens: number
-  completionTokens: number
-}
-
-export interface CallRecord {
-  label: string
-  attempt: number
-  prompt_tokens: number
-  cached_prompt_tokens: number
-  completion_tokens: number
-  latency_ms: number
-  retries: number
-  usage_estimated?: true
-  /** 'ok', or the error code the call ended with. */
-  outcome: string
-}
+import { measurePrompt } from './tokens.js'
 
 const SILENT: ModelLog = { info() {}, warn() {}, debug() {} }
 
@@ -141,12 +54,21 @@ export class ModelClient {
   private structured: StructuredMode
   private streamUsage = true
   private readonly slots?: CallSlots
+  private readonly failures: CallFailures
 
   constructor(private readonly options: ModelClientOptions) {
     this.baseUrl = endpointUrl(options.baseUrl)
     this.log = options.log ?? SILENT
     this.structured = options.structuredOutput ?? 'auto'
     if (options.maxInFlight) this.slots = new CallSlots(options.maxInFlight)
+    this.failures = new CallFailures({
+      model: options.model,
+      baseUrl: this.baseUrl,
+      timeoutMs: options.timeoutMs,
+      streaming: this.streaming,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
+      budget: options.budget
+    })
     this.client = new OpenAI({
       baseURL: this.baseUrl,
       apiKey: options.apiKey,
@@ -171,12 +93,7 @@ export class ModelClient {
     return this.baseUrl
   }
 
-  /** Accepts a bare AbortSignal as options, as earlier callers pass it. */
-  async complete(
-    messages: ChatMessage[],
-    options: AbortSignal | CompleteOptions = {}
-  ): Promise<Completion> {
-    const opts: CompleteOptions = options instanceof AbortSignal ? { signal: options } : options
+  async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
     const scrub = this.options.scrub
     if (scrub)
       messages = messages.map((message) => ({ ...message, content: scrub(message.content) }))
@@ -234,7 +151,7 @@ export class ModelClient {
     try {
       return await this.slots.acquire(signals.length > 0 ? AbortSignal.any(signals) : undefined)
     } catch {
-      throw this.abortFailure(opts, label, false)
+      throw this.failures.aborted(opts.signal, label, false)
     }
   }
 
@@ -270,10 +187,17 @@ export class ModelClient {
           opts.responseFormat,
           AbortSignal.any([timer.signal, ...outer])
         )
-        return await this.completion(reply, messages, opts, Date.now() - started, retries)
+        return await replyCompletion(
+          reply,
+          messages,
+          opts,
+          Date.now() - started,
+          retries,
+          this.failures.where(label)
+        )
       } catch (error) {
         if (outer.some((signal) => signal.aborted) || timer.signal.aborted) {
-          throw this.abortFailure(opts, label, tryMs < this.options.timeoutMs)
+          throw this.failures.aborted(opts.signal, label, tryMs < this.options.timeoutMs)
         }
         if (error instanceof PatchsmithError) throw error
         const dropped = unsupportedFeature(error, {
@@ -286,18 +210,18 @@ export class ModelClient {
           continue
         }
         const reason = retryReason(error)
-        if (!reason || retries >= maxRetries) throw this.failure(error, label, retries)
+        if (!reason || retries >= maxRetries) throw this.failures.failed(error, label, retries)
         const wait = retryWait(error, retries + 1, {
           maxBackoffMs: this.options.maxBackoffMs ?? 30_000,
           maxRetryAfterMs: this.options.maxRetryAfterMs ?? 120_000
         })
-        const giveUp = this.waitRefusal(wait, budget)
-        if (giveUp) throw this.failure(error, label, retries, giveUp)
+        const giveUp = this.failures.waitRefusal(wait)
+        if (giveUp) throw this.failures.failed(error, label, retries, giveUp)
         retries++
         record.retries = retries
         this.retries[reason]++
         this.log.warn(
-          `${label}: ${describe(error)}; retry ${retries} of ${maxRetries} in ${(wait.ms / 1000).toFixed(1)} s` +
+          `${label}: ${describeError(error)}; retry ${retries} of ${maxRetries} in ${(wait.ms / 1000).toFixed(1)} s` +
             (wait.asked ? ' (retry-after)' : '')
         )
         try {
@@ -307,7 +231,7 @@ export class ModelClient {
             outer.length > 0 ? { signal: AbortSignal.any(outer) } : {}
           )
         } catch {
-          throw this.abortFailure(opts, label, true)
+          throw this.failures.aborted(opts.signal, label, true)
         }
       } finally {
         clearTimeout(timeout)
@@ -344,47 +268,6 @@ export class ModelClient {
     return readReply(stream)
   }
 
-  private async completion(
-    reply: Reply,
-    messages: ChatMessage[],
-    opts: CompleteOptions,
-    durationMs: number,
-    retries: number
-  ): Promise<Completion> {
-    const where = this.where(opts.label ?? 'model call')
-    if (reply.refusal)
-      throw new ModelError(`The model refused the request: ${reply.refusal}`, where)
-    if (!reply.finishReason) {
-      throw new IncompleteReply('the reply ended without a finish reason', reply.text.length)
-    }
-    const cutOff =
-      reply.finishReason === 'length' && opts.acceptCutOff === true && !opts.responseFormat
-    if (!cutOff && (reply.finishReason === 'length' || reply.finishReason === 'content_filter')) {
-      throw new ModelError(
-        reply.finishReason === 'length'
-          ? "The model reply was cut off at the model's output limit (finish_reason: length); the partial reply was discarded."
-          : 'The model endpoint filtered the reply (finish_reason: content_filter).',
-        { ...where, finish_reason: reply.finishReason }
-      )
-    }
-    const estimated = reply.usage === undefined
-    const promptTokens = reply.usage?.prompt_tokens ?? (await countMessageTokens(messages))
-    const completionTokens = reply.usage?.completion_tokens ?? (await countTextTokens(reply.text))
-    const format = opts.responseFormat
-    return {
-      text: reply.text,
-      ...(cutOff ? { cutOff } : {}),
-      ...(format ? { parsed: parseStructured(reply.text, format) } : {}),
-      promptTokens,
-      cachedPromptTokens: reply.usage?.cached_prompt_tokens ?? 0,
-      completionTokens,
-      usageEstimated: estimated,
-      durationMs,
-      retries,
-      finishReason: reply.finishReason
-    }
-  }
-
   private dropFeature(feature: 'structured' | 'stream_usage', label: string): void {
     if (feature === 'structured') {
       this.log.warn(
@@ -399,123 +282,5 @@ export class ModelClient {
       this.streamUsage = false
       this.fallbacks.push('stream_options')
     }
-  }
-
-  private waitRefusal(
-    wait: { ms: number; asked: boolean },
-    budget: RunBudget | undefined
-  ): string | undefined {
-    const seconds = (ms: number) => `${Math.ceil(ms / 1000)} s`
-    const cap = this.options.maxRetryAfterMs ?? 120_000
-    if (wait.asked && wait.ms > cap) {
-      return `the endpoint asked to wait ${seconds(wait.ms)} (retry-after), longer than the ${seconds(cap)} Patchsmith waits`
-    }
-    if (budget && Date.now() + wait.ms >= budget.deadline) {
-      return `the next retry (in ${seconds(wait.ms)}) would pass the run's time-limit`
-    }
-    return undefined
-  }
-
-  private abortFailure(opts: CompleteOptions, label: string, deadline: boolean): PatchsmithError {
-    const budget = this.options.budget
-    const cancelled = budget?.cancelledError(`while waiting for the model (${label})`)
-    if (cancelled) return cancelled
-    if (opts.signal?.aborted) {
-      return new ModelError(
-        `The model call for ${label} was cancelled because another draft failed.`,
-        this.where(label)
-      )
-    }
-    if (budget && (budget.signal.aborted || deadline)) {
-      budget.stoppedBy = 'time-limit'
-      return budget.timeLimitError(`while waiting for the model (${label})`)
-    }
-    const seconds = Math.round(this.options.timeoutMs / 1000)
-    return new TimeoutError(
-      `The model did not answer the call for ${label} within ${seconds} s (model-timeout).`,
-      { ...this.where(label), timeout_s: seconds }
-    )
-  }
-
-  private failure(
-    error: unknown,
-    label: string,
-    retries: number,
-    gaveUp?: string
-  ): PatchsmithError {
-    const where = { ...this.where(label), retries }
-    const tooLarge = replyTooLarge(error)
-    if (tooLarge)
-      return new ModelError(tooLarge.message, { ...where, max_reply_bytes: tooLarge.maxBytes })
-    const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : ''
-    const because = gaveUp ? ` (gave up: ${gaveUp})` : ''
-    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-      return new ModelError(
-        `The model endpoint answered HTTP ${error.status}${after}${because}: ${providerMessage(error)}`,
-        { ...where, status: error.status }
-      )
-    }
-    if (error instanceof OpenAI.APIConnectionError) {
-      return new ModelError(
-        `The model endpoint could not be reached${after}${because}: ${redactKeyEchoes(causeMessage(error))}`,
-        where
-      )
-    }
-    if (error instanceof IncompleteReply) {
-      return new ModelError(
-        `The model reply ended before the model finished (the stream was cut or malformed)${after}; the partial reply was discarded.`,
-        { ...where, received_chars: error.receivedChars }
-      )
-    }
-    const message = redactKeyEchoes(error instanceof Error ? error.message : String(error))
-    return new ModelError(
-      this.streaming
-        ? `The model reply stream broke off before the model finished (${message})${after}; the partial reply was discarded.`
-        : `The model reply could not be read (${message})${after}.`,
-      where
-    )
-  }
-
-  private where(label: string): Record<string, unknown> {
-    return { model: this.options.model, base_url: this.baseUrl, call: label }
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-    return `HTTP ${error.status} ${providerMessage(error)}`
-  }
-  return redactKeyEchoes(causeMessage(error))
-}
-
-/** The provider's own message, without the SDK's status prefix and with key echoes removed. */
-function providerMessage(error: InstanceType<typeof OpenAI.APIError>): string {
-  const text = error.message.replace(new RegExp(`^${error.status}\\s*`), '').trim()
-  return redactKeyEchoes(text || 'no message')
-}
-
-/** The error's message with its causes' (e.g. "fetch failed: connect ECONNREFUSED …"). */
-function causeMessage(error: unknown): string {
-  const parts: string[] = []
-  for (let e = error, depth = 0; e && depth < 4; depth++) {
-    const text = (e instanceof Error ? e.message : String(e)).replace(/\.$/, '')
-    if (text && !parts.includes(text)) parts.push(text)
-    e = (e as { cause?: unknown }).cause
-  }
-  return parts.join(': ')
-}
-
-// Providers echo a rejected key partly ("sk-proj-****…abcd"); logs may show no more than its
-// last two characters, so such echoes go whole.
-export function redactKeyEchoes(text: string): string {
-  return text.replace(/\S*\*{4,}\S*/g, '[redacted key]')
-}
-
-function parseStructured(text: string, format: StructuredFormat): unknown {
-  try {
-    const result = format.schema.safeParse(JSON.parse(text))
-    return result.success ? result.data : undefined
-  } catch {
-    return undefined
   }
 }
