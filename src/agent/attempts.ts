@@ -5,7 +5,7 @@ import {
   type ValidationResult
 } from '../contract/index.js'
 import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
-import { WorktreeFiles, asStoredByGit, type ChangeBranch } from '../git/index.js'
+import { WorktreeFiles, asStoredByGit } from '../git/index.js'
 import type { RepairContext, RunBudget } from '../model/index.js'
 import {
   assertExactChanges,
@@ -13,30 +13,26 @@ import {
   ValidationWatch,
   type PathPolicy
 } from '../policy/index.js'
-import {
-  errorExcerpt,
-  failureFingerprint,
-  runCommand,
-  runPipeline,
-  type BaseCheck,
-  type CommandOutcome,
-  type CommandRunnerOptions,
-  type PipelineFailure,
-  type PipelineStep
-} from '../validation/index.js'
+import type { SecretMasker } from '../secrets/index.js'
+import type { BaseCheck, CommandOutcome } from '../validation/index.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { resumedEdits, type AttemptProgress } from './last-attempt.js'
 import type { PhaseClock } from './phase-clock.js'
+import {
+  fingerprintOf,
+  repairFor,
+  validateRound,
+  validationError,
+  type Applied,
+  type RoundSettings
+} from './validation-round.js'
 
-export interface AttemptSettings extends DraftContext {
-  steps: readonly PipelineStep[]
+export interface AttemptSettings extends DraftContext, RoundSettings {
   maxRepairs: number
-  runner: CommandRunnerOptions
-  retryFlaky: boolean
-  keepPreexisting: boolean
-  branch: ChangeBranch
   policy: PathPolicy
   clock: PhaseClock
+  /** The run's one masker: no secret may be written into a planned file. */
+  masker: SecretMasker
   // model (issue 7): max-attempts, max-total-tokens and time-limit, asked before each round
   budget?: RunBudget
   /** Told of each diff that applies and of its validation, so a stopped run keeps its work. */
@@ -62,17 +58,16 @@ export interface GreenChange {
   results: ValidationResult[]
   attempts: number
   placements: Record<string, Placement[]>
-  stats: AttemptStats
 }
 
-/** A run's change as it stands: the edits from the base, the diff that applies them, and git's staged patch. */
-interface Applied {
-  edits: FileEdit[]
-  diff: string
-  staged: string
-}
-
-const REPAIR_EXCERPT = 8_000
+/**
+ * How the attempts ended: a validated change, or the failure the loop stopped on. Either way
+ * the statistics come with it; what is not a stop (a refused reply, the model, the budget, a
+ * cancellation) is thrown.
+ */
+export type AttemptOutcome =
+  | { ok: true; change: GreenChange; stats: AttemptStats }
+  | { ok: false; error: ValidationFailedError | InvalidDiffError; stats: AttemptStats }
 
 /**
  * Draft → apply → validate, and on a failed apply or validation, repair with the failure in
@@ -81,7 +76,7 @@ const REPAIR_EXCERPT = 8_000
  * repair brings the same failure back or changes nothing. A failing command is also run on the
  * base, so the result tells a failure that was already there from one the change introduced.
  */
-export async function attemptChange(settings: AttemptSettings): Promise<GreenChange> {
+export async function attemptChange(settings: AttemptSettings): Promise<AttemptOutcome> {
   const { clock, logger } = settings
   const current = new Map(settings.base)
   const baseChecks = new Map<string, BaseCheck>()
@@ -95,11 +90,15 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
   let repair: RepairContext | undefined
   let lastError: ValidationFailedError | InvalidDiffError | undefined
   let lastFingerprint: string | undefined
+  const stop = (reason: AttemptStats['stop_reason'], why: string): AttemptOutcome => {
+    stats.stop_reason = reason
+    return { ok: false, error: stopped(lastError, reason, why), stats }
+  }
 
   for (let attempt = 1; attempt <= settings.maxRepairs + 1; attempt++) {
     // model (issue 7): TIMEOUT / TOKEN_BUDGET_EXCEEDED when spent; a reason when max-attempts stops
     const refusal = settings.budget?.beforeAttempt(attempt, lastError?.code)
-    if (refusal) throw stopped(lastError, 'repairs-exhausted', refusal, stats)
+    if (refusal) return stop('repairs-exhausted', refusal)
     stats.attempts = attempt
     stats.repairs = attempt - 1
     logger.info(
@@ -109,10 +108,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       const drafted =
         (attempt === 1 && resumed(settings)) ||
         (await clock.time('draft', () => draftEdits(settings, attempt, current, repair)))
-      if (attempt > 1 && drafted.edits.every((edit) => edit.after === current.get(edit.path))) {
-        stats.stop_reason = 'no-change'
-        throw stopped(lastError, 'no-change', 'the repair changed nothing', stats)
-      }
+      if (attempt > 1 && drafted.edits.every((edit) => edit.after === current.get(edit.path)))
+        return stop('no-change', 'the repair changed nothing')
       applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))
       settings.progress?.applied(attempt, applied.diff, applied.edits)
       for (const edit of drafted.edits) current.set(edit.path, edit.after)
@@ -122,16 +119,15 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
           ? await ValidationWatch.start(settings.runner.cwd, settings.branch.git, settings.policy)
           : undefined
       const pipeline = await clock.time('validate', () =>
-        runPipeline(settings.steps, {
-          ...settings.runner,
-          retryFlaky: settings.retryFlaky,
-          keepPreexisting: settings.keepPreexisting,
-          afterFix: async () => {
+        validateRound(
+          settings,
+          () => applied!,
+          baseChecks,
+          async () => {
             applied = await keepFixesInPlan(settings, applied!, current)
             settings.progress?.applied(attempt, applied.diff, applied.edits)
-          },
-          checkBase: (step, outcome) => checkOnBase(settings, step, outcome, applied!, baseChecks)
-        })
+          }
+        )
       )
       settings.progress?.validated(pipeline.results, !pipeline.failed)
       settings.budget?.assertNotCancelled('while validating')
@@ -141,40 +137,24 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       if (!pipeline.failed) {
         await watch?.settleWorkTree()
         stats.stop_reason = 'validated'
-        return {
-          ...applied,
-          results: pipeline.results,
-          attempts: attempt,
-          placements: drafted.placements,
-          stats
-        }
+        const change = { ...applied, results: pipeline.results, attempts: attempt }
+        return { ok: true, change: { ...change, placements: drafted.placements }, stats }
       }
       await watch?.removeCreatedFiles()
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
-      if (pipeline.failed.base?.sameFailure) {
-        stats.stop_reason = 'preexisting'
-        throw stopped(
-          lastError,
+      if (pipeline.failed.base?.sameFailure)
+        return stop(
           'preexisting',
-          'the base branch fails the same way, so no repair was asked for (on-preexisting-failure: commit keeps such a change)',
-          stats
+          'the base branch fails the same way, so no repair was asked for (on-preexisting-failure: commit keeps such a change)'
         )
-      }
-      const fingerprint = failureFingerprint(
-        pipeline.failed.outcome.exit_code,
-        pipeline.failed.outcome.full.stdout,
-        pipeline.failed.outcome.full.stderr
-      )
-      if (fingerprint === lastFingerprint) {
-        stats.stop_reason = 'same-failure'
-        throw stopped(lastError, 'same-failure', 'the repair brought back the same failure', stats)
-      }
+      const fingerprint = fingerprintOf(pipeline.failed)
+      if (fingerprint === lastFingerprint)
+        return stop('same-failure', 'the repair brought back the same failure')
       lastFingerprint = fingerprint
       stats.retries.validation++
       repair = repairFor(pipeline.failed)
     } catch (error) {
-      if (isStop(error)) throw error
       if (!(error instanceof InvalidDiffError)) throw error
       logger.warn(`Edit refused: ${error.message}`)
       settings.log.build(attempt, [], `The edit was refused before validation:\n${error.message}\n`)
@@ -190,7 +170,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<GreenCha
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
     }
   }
-  throw withStats(lastError ?? new InvalidDiffError('No attempt was made.'), stats)
+  return { ok: false, error: lastError ?? new InvalidDiffError('No attempt was made.'), stats }
 }
 
 /**
@@ -231,7 +211,7 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
   const paths = edits.map((edit) => edit.path)
   await guardEdits(edits, settings.policy, settings.runner.cwd, settings.branch.git, {
     planned: settings.input.fix_plan.file_changes,
-    masker: settings.runner.masker,
+    masker: settings.masker,
     unicodeTextPaths: settings.unicodeTextPaths
   })
   // The patch and the approved contents as git stores them (LF where the work tree has CRLF).
@@ -265,91 +245,16 @@ async function keepFixesInPlan(
   return next
 }
 
-/** The failing command once more, on the untouched base; then the change is put back. */
-async function checkOnBase(
-  settings: AttemptSettings,
-  step: PipelineStep,
-  outcome: CommandOutcome,
-  applied: Applied,
-  cache: Map<string, BaseCheck>
-): Promise<BaseCheck> {
-  const known = cache.get(step.command)
-  const fingerprint = failureFingerprint(
-    outcome.exit_code,
-    outcome.full.stdout,
-    outcome.full.stderr
-  )
-  if (known) return known
-  await settings.branch.reset()
-  const onBase = await runCommand(step.command, settings.runner)
-  const reapplied = await settings.branch.apply(
-    applied.diff,
-    applied.edits.map((e) => e.path)
-  )
-  if (reapplied.exitCode !== 0) throw new Error(`Could not restore the change: ${reapplied.stderr}`)
-  const check: BaseCheck = {
-    failsOnBase: onBase.exit_code !== 0,
-    sameFailure:
-      onBase.exit_code !== 0 &&
-      failureFingerprint(onBase.exit_code, onBase.full.stdout, onBase.full.stderr) === fingerprint
-  }
-  cache.set(step.command, check)
-  return check
-}
-
-function repairFor(failed: PipelineFailure): RepairContext {
-  const { outcome } = failed
-  return {
-    kind: `the ${failed.step.step === 'command' ? 'validation command' : `${failed.step.step} step`} "${outcome.command}" failed with exit code ${outcome.exit_code}`,
-    failure: `$ ${outcome.command}\n${errorExcerpt(outcome.full.stdout, outcome.full.stderr, REPAIR_EXCERPT)}`,
-    otherFiles: {}
-  }
-}
-
-function validationError(
-  failed: PipelineFailure,
-  results: ValidationResult[],
-  attempt: number
-): ValidationFailedError {
-  const { outcome, base } = failed
-  const preexisting = base?.failsOnBase
-  const message =
-    `Validation failed: "${outcome.command}" exited with ${outcome.exit_code} after ${attempt} attempt(s)` +
-    (preexisting ? '; it fails on the base branch too, so the failure was already there.' : '.')
-  return new ValidationFailedError(message, {
-    command: outcome.command,
-    exit_code: outcome.exit_code,
-    stderr: outcome.stderr,
-    stdout: outcome.stdout,
-    attempts: attempt,
-    validation_results: results,
-    ...(base ? { preexisting: base.failsOnBase, same_failure_on_base: base.sameFailure } : {})
-  })
-}
-
 function stopped(
   error: ValidationFailedError | InvalidDiffError | undefined,
   reason: AttemptStats['stop_reason'],
-  why: string,
-  stats: AttemptStats
+  why: string
 ): ValidationFailedError | InvalidDiffError {
   const message = `${error?.message ?? 'Validation failed.'} Stopped early: ${why}.`
-  const details = { ...(error?.details ?? {}), stop_reason: reason, stats }
+  const details = { ...(error?.details ?? {}), stop_reason: reason }
   return error instanceof InvalidDiffError
     ? new InvalidDiffError(message, details)
     : new ValidationFailedError(message, details)
-}
-
-function withStats(error: ValidationFailedError | InvalidDiffError, stats: AttemptStats): Error {
-  const details = { ...error.details, stats }
-  return error instanceof ValidationFailedError
-    ? new ValidationFailedError(error.message, details)
-    : new InvalidDiffError(error.message, details)
-}
-
-function isStop(error: unknown): boolean {
-  const stop = error instanceof ValidationFailedError || error instanceof InvalidDiffError
-  return stop && error.details.stop_reason !== undefined
 }
 
 function countRuns(stats: AttemptStats, results: ValidationResult[]): void {

@@ -12,7 +12,8 @@ import {
 } from '../planning/index.js'
 import { AttemptLog } from '../report/index.js'
 import { pipelineSteps } from '../validation/index.js'
-import { attemptChange, type GreenChange } from './attempts.js'
+import { attemptChange, type AttemptStats, type GreenChange } from './attempts.js'
+import { sandboxedCommands } from './commands.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import { AttemptProgress, resumePoint } from './last-attempt.js'
 import { loadAndGuard } from './prepare.js'
@@ -36,6 +37,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   let input: CodeAgentInput | undefined
   let branch: ChangeBranch | undefined
   let green: GreenChange | undefined
+  let stats: AttemptStats | undefined
   let instructions: RepoInstructions | undefined
   let response: CodeAgentOutput
   try {
@@ -71,7 +73,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       )
     }
     await session.setupCommands()
-    green = await attemptChange({
+    const attempted = await attemptChange({
       input: prepared.input,
       format: resolveEditFormat(config.editFormat, config.model),
       formatFor: (content) => resolveEditFormat(config.editFormat, config.model, content),
@@ -85,7 +87,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       concurrency: config.concurrency,
       drafter: env.hooks?.drafter,
       mayStayUnchanged: env.hooks?.mayStayUnchanged,
-      runner: session.commandRunner(),
+      runner: sandboxedCommands(session.commandRunner()),
+      masker,
       model,
       prompter,
       budget,
@@ -97,6 +100,10 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       clock,
       logger
     })
+    stats = attempted.stats
+    // A stop of the loop is the run's failure, with the statistics it gathered.
+    if (!attempted.ok) throw attempted.error
+    green = attempted.change
     const commits = await commitChange(
       {
         config,
@@ -117,6 +124,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
     response = { success: true, data: commits }
   } catch (error) {
     const agentError = session.failure(error)
+    if (stats) agentError.details = { ...agentError.details, stats }
     if (branch) {
       const problems = await branch.rollback()
       problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))
@@ -138,7 +146,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   if (branch) kept.remove()
   return session.finish(
     response,
-    { attempts: green?.attempts ?? attemptsOf(response), ...statsOf(green, response) },
+    { attempts: stats?.attempts ?? attemptsOf(response), ...statsOf(stats) },
     {
       ...(green ? { placements: green.placements, minimal_fix: minimalFix(green.diff) } : {}),
       ...(generatedPlan(input) ? { plan_source: 'generated' } : {}),
@@ -148,13 +156,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
   )
 }
 
-/** Repairs, retries by reason and why the loop stopped, from the green change or the error. */
-function statsOf(
-  green: GreenChange | undefined,
-  response: CodeAgentOutput
-): Record<string, unknown> {
-  const stats = (green?.stats ?? response.error?.details?.stats) as
-    Record<string, unknown> | undefined
+/** Repairs, retries by reason and why the loop stopped. */
+function statsOf(stats: AttemptStats | undefined): Record<string, unknown> {
   if (!stats) return {}
   return { repairs: stats.repairs, retries: stats.retries, stop_reason: stats.stop_reason }
 }

@@ -35,6 +35,7 @@ import { AttemptLog } from '../report/index.js'
 import { pipelineSteps, type CommandRunnerOptions, type PipelineStep } from '../validation/index.js'
 import type { SecretMasker } from '../secrets/index.js'
 import { attemptChange } from './attempts.js'
+import { sandboxedCommands } from './commands.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { commitChange, reportFailureOnIssue } from './finish.js'
 import type { Logger } from './logger.js'
@@ -254,7 +255,7 @@ async function runTask(
     })
     await branch.create()
     const ctx = draftContext(run, input, p.base, p.log)
-    const green = await attemptChange({
+    const attempted = await attemptChange({
       ...ctx,
       drafter: firstDraft
         ? (draftCtx, attempt, current, repair) =>
@@ -266,16 +267,19 @@ async function runTask(
       retryFlaky: config.retryFlaky,
       keepPreexisting: config.onPreexistingFailure === 'commit',
       maxRepairs: config.maxRepairs,
-      runner: run.runner,
+      runner: sandboxedCommands(run.runner),
+      masker: run.masker,
       budget: run.budget,
       branch,
       clock: run.clock,
       unicodeTextPaths: config.unicodeTextPaths
     })
-    attempts = green.attempts
+    attempts = attempted.stats.attempts
+    if (!attempted.ok) throw attempted.error
+    const green = attempted.change
     const made = await commitChange(
       {
-        config: { ...config, push: false },
+        config,
         input,
         git: run.git,
         branch,
@@ -310,10 +314,9 @@ async function runTask(
     ) {
       throw error
     }
-    const tried = agentError.details?.attempts
     const status: TaskStatus = {
       ...statusOf(task, 'failed'),
-      attempts: typeof tried === 'number' ? tried : attempts,
+      attempts,
       error: { code: agentError.code, message: agentError.message }
     }
     return { status, commits: [] }

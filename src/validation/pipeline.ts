@@ -9,7 +9,14 @@ export interface BaseCheck {
   sameFailure: boolean
 }
 
-export interface PipelineOptions extends CommandRunnerOptions {
+/** How each command runs: the sandboxed runner's options, or a runner of the caller's own. */
+export type PipelineOptions = PipelineRules &
+  (
+    | CommandRunnerOptions
+    | { run: (command: string) => Promise<CommandOutcome>; signal?: AbortSignal }
+  )
+
+interface PipelineRules {
   /** Run a failing test step once more; a pass is kept but marked flaky. */
   retryFlaky: boolean
   /** Keep going past a failure that the base has too (`on-preexisting-failure: commit`). */
@@ -43,8 +50,9 @@ export async function runPipeline(
 ): Promise<PipelineOutcome> {
   const results: ValidationResult[] = []
   const runs: CommandOutcome[] = []
+  const exec = 'run' in options ? options.run : (command: string) => runCommand(command, options)
   const run = async (command: string) => {
-    const outcome = await runCommand(command, options)
+    const outcome = await exec(command)
     runs.push(outcome)
     return outcome
   }

@@ -1,0 +1,122 @@
+import { ValidationFailedError, type ValidationResult } from '../contract/index.js'
+import type { FileEdit } from '../edits/index.js'
+import type { ChangeBranch } from '../git/index.js'
+import type { RepairContext } from '../model/index.js'
+import {
+  errorExcerpt,
+  failureFingerprint,
+  runPipeline,
+  type BaseCheck,
+  type CommandOutcome,
+  type PipelineFailure,
+  type PipelineOutcome,
+  type PipelineStep
+} from '../validation/index.js'
+import type { CommandRunner } from './commands.js'
+
+/** A run's change as it stands: the edits from the base, the diff that applies them, and git's staged patch. */
+export interface Applied {
+  edits: FileEdit[]
+  diff: string
+  staged: string
+}
+
+export interface RoundSettings {
+  steps: readonly PipelineStep[]
+  runner: CommandRunner
+  retryFlaky: boolean
+  keepPreexisting: boolean
+  branch: ChangeBranch
+}
+
+const REPAIR_EXCERPT = 8_000
+
+/**
+ * One attempt's validation, and the one place where it is held against the base: a failing
+ * command runs once more on the untouched base (once per command and run: `baseChecks`), so the
+ * result tells a failure that was already there from one the change introduced.
+ */
+export function validateRound(
+  settings: RoundSettings,
+  current: () => Applied,
+  baseChecks: Map<string, BaseCheck>,
+  afterFix: () => Promise<void>
+): Promise<PipelineOutcome> {
+  return runPipeline(settings.steps, {
+    run: (command) => settings.runner.run(command),
+    signal: settings.runner.signal,
+    retryFlaky: settings.retryFlaky,
+    keepPreexisting: settings.keepPreexisting,
+    afterFix,
+    checkBase: (step, outcome) => checkOnBase(settings, step, outcome, current(), baseChecks)
+  })
+}
+
+/** The failing command once more, on the untouched base; then the change is put back. */
+async function checkOnBase(
+  settings: RoundSettings,
+  step: PipelineStep,
+  outcome: CommandOutcome,
+  applied: Applied,
+  cache: Map<string, BaseCheck>
+): Promise<BaseCheck> {
+  const known = cache.get(step.command)
+  const fingerprint = failureFingerprint(
+    outcome.exit_code,
+    outcome.full.stdout,
+    outcome.full.stderr
+  )
+  if (known) return known
+  await settings.branch.reset()
+  const onBase = await settings.runner.run(step.command)
+  const reapplied = await settings.branch.apply(
+    applied.diff,
+    applied.edits.map((e) => e.path)
+  )
+  if (reapplied.exitCode !== 0) throw new Error(`Could not restore the change: ${reapplied.stderr}`)
+  const check: BaseCheck = {
+    failsOnBase: onBase.exit_code !== 0,
+    sameFailure:
+      onBase.exit_code !== 0 &&
+      failureFingerprint(onBase.exit_code, onBase.full.stdout, onBase.full.stderr) === fingerprint
+  }
+  cache.set(step.command, check)
+  return check
+}
+
+/** What the next draft is told: the failing command and the excerpt of its output. */
+export function repairFor(failed: PipelineFailure): RepairContext {
+  const { outcome } = failed
+  return {
+    kind: `the ${failed.step.step === 'command' ? 'validation command' : `${failed.step.step} step`} "${outcome.command}" failed with exit code ${outcome.exit_code}`,
+    failure: `$ ${outcome.command}\n${errorExcerpt(outcome.full.stdout, outcome.full.stderr, REPAIR_EXCERPT)}`,
+    otherFiles: {}
+  }
+}
+
+export function validationError(
+  failed: PipelineFailure,
+  results: ValidationResult[],
+  attempt: number
+): ValidationFailedError {
+  const { outcome, base } = failed
+  const preexisting = base?.failsOnBase
+  const message =
+    `Validation failed: "${outcome.command}" exited with ${outcome.exit_code} after ${attempt} attempt(s)` +
+    (preexisting ? '; it fails on the base branch too, so the failure was already there.' : '.')
+  return new ValidationFailedError(message, {
+    command: outcome.command,
+    exit_code: outcome.exit_code,
+    stderr: outcome.stderr,
+    stdout: outcome.stdout,
+    attempts: attempt,
+    validation_results: results,
+    ...(base ? { preexisting: base.failsOnBase, same_failure_on_base: base.sameFailure } : {})
+  })
+}
+
+/** The failure's fingerprint: a repair that brings the same one back stops the loop. */
+export function fingerprintOf(failed: PipelineFailure): string {
+  const { outcome } = failed
+  return failureFingerprint(outcome.exit_code, outcome.full.stdout, outcome.full.stderr)
+}
