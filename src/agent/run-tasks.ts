@@ -11,6 +11,7 @@ import {
 import { resolveEditFormat } from '../edits/index.js'
 import {
   ChangeBranch,
+  WorkBranch,
   Git,
   RunJournal,
   WorktreeFiles,
@@ -44,7 +45,6 @@ import { jailHooks } from './run-setup.js'
 import { RunSession } from './run-session.js'
 import { withinTimeLimit, type AgentEnvironment, type AgentRun } from './session.js'
 import { outcome, parentInput, statusOf, type TaskStatus } from './task-outcome.js'
-import { WorkBranch } from './work-branch.js'
 /** What every task of the run shares: settings, model, policy, the work branch. */
 interface TaskRun {
   config: RunConfig

@@ -1,108 +1,33 @@
-import { which } from '@actions/io'
-import { PatchsmithError, PermissionDeniedError } from '../contract/index.js'
+import { PermissionDeniedError } from '../contract/index.js'
 import { shellQuote, type Sandbox } from '../sandbox/index.js'
 import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import { gitEnv } from './git-env.js'
+import {
+  COMMIT_FORMAT,
+  GitCommandError,
+  parseCommitPatch,
+  parseCommits,
+  type BranchCommit,
+  type CommitOptions,
+  type GitExecOptions,
+  type GitOutput
+} from './git-output.js'
 import { gitProcess } from './git-process.js'
+import { ConfigSeal, gitProgram, headerKeys, NO_HOOKS, SAFE_CONFIG } from './git-seal.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertExpectedRemote } from './expected-remote.js'
-import { persistedHeaderKey } from './push-auth.js'
 import { assertOwnTransportKeys, assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
-import {
-  CONFIG_LIST,
-  configFiles,
-  configParameters,
-  digestOf,
-  driverSeal,
-  fileHashes,
-  parseConfigList,
-  persistedCredentials,
-  repositoryEntries,
-  repositoryPrograms,
-  STATIC_SEAL,
-  type ConfigEntry
-} from './repo-config.js'
 import { parseStatus, type RepoStatus } from './status.js'
 
-export interface GitOutput {
-  exitCode: number
-  stdout: string
-  stderr: string
-}
+export { GitCommandError } from './git-output.js'
+export type { BranchCommit, CommitOptions, GitExecOptions, GitOutput } from './git-output.js'
 
-export interface GitExecOptions {
-  allowFailure?: boolean
-  input?: string
-  /** Added to the environment of this one process (the push credential goes here). */
-  env?: Record<string, string>
-  /**
-   * The command talks to a remote: it also gets what a push needs from the environment (ssh
-   * agent, proxies, the user's credential helper's variables), and the repository's config is
-   * first checked for keys that would run a program or redirect the push.
-   */
-  network?: boolean
-  /** Let the repository's hooks run (they are off for every other command). */
-  hooks?: boolean
-}
-
-export interface CommitOptions {
-  signoff: boolean
-  hooks?: boolean
-}
-
-export interface BranchCommit {
-  sha: string
-  parents: string[]
-  tree: string
-  message: string
-}
-
-/**
- * A git command that failed where no failure was expected. It carries a contract code so a run
- * that ends on it says so: INVALID_INPUT outside a repository, GIT_CONFLICT otherwise.
- */
-export class GitCommandError extends PatchsmithError {
-  constructor(
-    readonly args: readonly string[],
-    readonly output: GitOutput
-  ) {
-    const text = output.stderr.trim() || output.stdout.trim()
-    super(
-      /not a git repository/i.test(text) ? 'INVALID_INPUT' : 'GIT_CONFLICT',
-      `git ${args.join(' ')} failed (exit ${output.exitCode}): ${text}`,
-      { rule: 'git-command-failed', command: `git ${args[0] ?? ''}`, stderr: text.slice(-2_000) }
-    )
-  }
-}
-
-// Repository config and hooks can be written by code the model wrote; none of it may run here.
-const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false']
 // Programs git would start for a pager or an editor: `cat` and `:` are git's own no-ops.
 const NO_PROGRAMS = { GIT_PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':' }
 // Talking to a remote with the token present: no transport that runs a command.
 const REMOTE_CONFIG = ['-c', 'protocol.ext.allow=never']
-const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null']
 // git's summary after a commit, in the C locale: "[main 0a1b…] subject", "[main (root-commit) …]".
 const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /
-const FIELD = '\x1f'
-const RECORD = '\x1e'
-
-/**
- * The header keys a repository may set at a remote command: actions/checkout's for the
- * workflow's server, and those this command's own environment config sets again (the push's
- * header, scoped to its server: the same key, so it replaces the persisted one).
- */
-function headerKeys(env: Record<string, string> | undefined): string[] {
-  const own = Object.entries(env ?? {})
-    .filter(([name]) => /^GIT_CONFIG_KEY_\d+$/.test(name))
-    .map(([, key]) => key)
-  return [persistedHeaderKey(), ...own]
-}
-
-interface Seal {
-  entries: ConfigEntry[]
-  pairs: Array<[string, string]>
-}
 
 /**
  * The only door to git: argument arrays (no shell), no prompts, an allowlisted environment, and
@@ -117,12 +42,6 @@ interface Seal {
  */
 export class Git {
   processCount = 0
-  /**
-   * git's absolute path, looked up once: a folder on PATH that validation commands can write
-   * (node_modules/.bin, say) cannot put another `git` in front of the push, and no later
-   * command searches PATH again.
-   */
-  private static program?: Promise<string>
 
   /**
    * Where the repository's hooks run, when they are on (`git-hooks: true`): git itself runs in
@@ -131,12 +50,13 @@ export class Git {
    */
   hookJail?: { sandbox: Sandbox; env: Record<string, string> }
   private identity?: Promise<Record<string, string>>
-  private sealed?: { digest: string; seal: Promise<Seal> }
-  private lastEntries: ConfigEntry[] = []
+  private readonly seal: ConfigSeal
   /** Each remote's URL, resolved and checked once (remoteTarget). */
   private readonly remotes = new Map<string, Promise<string>>()
 
-  private constructor(readonly dir: string) {}
+  private constructor(readonly dir: string) {
+    this.seal = new ConfigSeal(dir, () => this.processCount++)
+  }
 
   /** Starts no process: the first command (`status`) is also the check that `dir` is a repository. */
   static async open(dir: string): Promise<Git> {
@@ -144,7 +64,7 @@ export class Git {
   }
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
-    const seal = await this.seal()
+    const seal = await this.seal.get()
     assertOwnTransportKeys(seal.entries, this.dir)
     if (options.network) assertSafeRemoteKeys(seal.entries, this.dir, headerKeys(options.env))
     this.processCount++
@@ -154,7 +74,7 @@ export class Git {
       ...(options.network ? REMOTE_CONFIG : [])
     ]
     if (options.hooks && this.hookJail) return this.execWithHooks([...config, ...args], options)
-    const output = await gitProcess(await Git.program!, [...config, ...args], {
+    const output = await gitProcess(await gitProgram(), [...config, ...args], {
       long: Boolean(options.network || options.hooks),
       cwd: this.dir,
       silent: true,
@@ -173,75 +93,16 @@ export class Git {
         ...(options.hooks ? {} : { LC_ALL: 'C' }),
         GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env),
         ...options.env,
-        GIT_CONFIG_PARAMETERS: this.parameters(seal, options)
+        GIT_CONFIG_PARAMETERS: ConfigSeal.parameters(seal, options.env)
       }
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
   }
 
-  /**
-   * What actions/checkout left in the repository's config (`persist-credentials: true`), and
-   * the program keys the repository sets (neutralised here), for the start of a run's log.
-   */
-  async configReport(): Promise<{ credentials: string[]; programs: string[] }> {
-    const { entries } = await this.seal()
-    return { credentials: persistedCredentials(entries), programs: repositoryPrograms(entries) }
-  }
-
-  /** The caller's own config parameters first, then the seal's, which win. */
-  private parameters(seal: Seal, options: GitExecOptions): string {
-    return configParameters(
-      options.env?.GIT_CONFIG_PARAMETERS ?? process.env.GIT_CONFIG_PARAMETERS,
-      seal.pairs
-    )
-  }
-
-  /**
-   * The effective config's program keys, listed again only when a file it depends on changed
-   * (the repository's config, every file it includes, HEAD for `onbranch:` includes).
-   */
-  private seal(): Promise<Seal> {
-    Git.program ??= which('git', true)
-    const hashes = fileHashes(configFiles(this.dir, this.lastEntries))
-    const digest = digestOf(hashes)
-    if (this.sealed?.digest === digest) return this.sealed.seal
-    const sealed: { digest: string; seal?: Promise<Seal> } = { digest }
-    sealed.seal = this.readSeal(hashes, sealed)
-    this.sealed = sealed as { digest: string; seal: Promise<Seal> }
-    return sealed.seal
-  }
-
-  /** One `git config --list`; its files hashed before it ran, so no change in between is lost. */
-  private async readSeal(
-    before: ReadonlyMap<string, string>,
-    sealed: { digest: string }
-  ): Promise<Seal> {
-    this.processCount++
-    const args = [...SAFE_CONFIG, ...NO_HOOKS, ...CONFIG_LIST]
-    const output = await gitProcess(await Git.program!, args, {
-      cwd: this.dir,
-      silent: true,
-      ignoreReturnCode: true,
-      env: {
-        ...gitEnv(process.env, false),
-        GIT_CONFIG_NOSYSTEM: '1',
-        LC_ALL: 'C',
-        GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env)
-      }
-    })
-    // A config git cannot read fails the command that follows in the same way.
-    const entries = output.exitCode === 0 ? parseConfigList(output.stdout, this.dir) : []
-    this.lastEntries = entries
-    // Files the listing named that were not hashed before it: the user's global ones are hashed
-    // now; one of the repository's means it is listed again before the next command.
-    const mine = new Set(configFiles(this.dir, repositoryEntries(entries)))
-    const hashes = new Map(before)
-    const unseen = configFiles(this.dir, entries).filter((file) => !before.has(file))
-    fileHashes(unseen).forEach((hash, file) => hashes.set(file, hash))
-    const stale = unseen.some((file) => mine.has(file))
-    sealed.digest = stale ? 'stale' : digestOf(hashes)
-    return { entries, pairs: [...STATIC_SEAL, ...driverSeal(entries)] }
+  /** What the repository's config holds that a run's log names (see ConfigSeal.report). */
+  configReport(): Promise<{ credentials: string[]; programs: string[] }> {
+    return this.seal.report()
   }
 
   /** `git …` with the repository's hooks, in the sandbox (see hookJail). */
@@ -259,9 +120,9 @@ export class Git {
       ...NO_PROGRAMS,
       ...(await this.identity),
       ...options.env,
-      GIT_CONFIG_PARAMETERS: this.parameters(await this.seal(), options)
+      GIT_CONFIG_PARAMETERS: ConfigSeal.parameters(await this.seal.get(), options.env)
     }
-    const command = [await Git.program!, ...args].map(shellQuote).join(' ')
+    const command = [await gitProgram(), ...args].map(shellQuote).join(' ')
     const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
     const output = await gitProcess(spec.file, spec.args, {
       cwd: this.dir,
@@ -344,7 +205,7 @@ export class Git {
   async remoteTarget(remote: string): Promise<string> {
     let target = this.remotes.get(remote)
     if (!target) {
-      target = this.seal().then(({ entries }) => {
+      target = this.seal.get().then(({ entries }) => {
         const url = ownRemoteUrl(entries, this.dir, remote)
         if (url === undefined)
           throw new PermissionDeniedError(
@@ -359,13 +220,13 @@ export class Git {
     return target
   }
 
-  /** `checkout -b`; a branch that exists already is a failed output, not an exception. */
   /** The remote's configured URL; undefined when there is no such remote. */
   async remoteUrl(remote: string): Promise<string | undefined> {
     const out = await this.exec(['config', '--get', `remote.${remote}.url`], { allowFailure: true })
     return out.exitCode === 0 ? out.stdout.trim() : undefined
   }
 
+  /** `checkout -b`; a branch that exists already is a failed output, not an exception. */
   async tryCreateBranch(branch: string, startPoint: string): Promise<GitOutput> {
     return this.exec(['checkout', '--quiet', '-b', branch, startPoint, '--'], {
       allowFailure: true
@@ -464,30 +325,20 @@ export class Git {
       '--end-of-options',
       ref
     ])
-    const newline = out.stdout.indexOf('\n')
-    const sha = (newline < 0 ? out.stdout : out.stdout.slice(0, newline)).trim()
-    return { sha, diff: newline < 0 ? '' : out.stdout.slice(newline + 1) }
+    return parseCommitPatch(out.stdout)
   }
 
   /** The commits of `tip` that `base` does not have, oldest first (at most `limit`). */
   async commitsSince(base: string, tip: string, limit: number): Promise<BranchCommit[]> {
     const out = await this.exec([
       'log',
-      `--format=%H${FIELD}%P${FIELD}%T${FIELD}%B${RECORD}`,
+      COMMIT_FORMAT,
       `--max-count=${limit}`,
       '--end-of-options',
       tip,
       `^${base}`
     ])
-    return out.stdout
-      .split(RECORD)
-      .map((record) => record.replace(/^\n/, ''))
-      .filter((record) => record.length > 0)
-      .map((record) => {
-        const [sha = '', parents = '', tree = '', message = ''] = record.split(FIELD)
-        return { sha, parents: parents.split(' ').filter(Boolean), tree, message: message.trim() }
-      })
-      .reverse()
+    return parseCommits(out.stdout)
   }
 
   /**

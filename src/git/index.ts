@@ -1,6 +1,7 @@
 export { Git, GitCommandError } from './git.js'
 export type { GitOutput, BranchCommit } from './git.js'
 export { ChangeBranch } from './change-branch.js'
+export { WorkBranch, type WorkBranchOptions } from './work-branch.js'
 export type { ChangeBranchOptions, CommitRequest, MadeCommit } from './change-branch.js'
 export { pushAuth } from './push-auth.js'
 export { pushError } from './remote-errors.js'

@@ -1,14 +1,10 @@
-import { BranchExistsError, InvalidInputError } from '../contract/index.js'
-import {
-  GitCommandError,
-  type Git,
-  type JournalRecord,
-  type PushAuth,
-  type RunJournal
-} from '../git/index.js'
-import { pushError, remoteReadError } from '../git/remote-errors.js'
-
-const REMOTE = 'origin'
+import { BranchExistsError } from '../contract/index.js'
+import { GitCommandError, type Git } from './git.js'
+import { preflight, REMOTE } from './branch-preflight.js'
+import { attempt, settle } from './change-restore.js'
+import type { PushAuth } from './push-auth.js'
+import { pushError } from './remote-errors.js'
+import type { JournalRecord, RunJournal } from './run-journal.js'
 
 export interface WorkBranchOptions {
   /** The branch all task commits go to (reported as each Commit's branch). */
@@ -26,6 +22,8 @@ export interface WorkBranchOptions {
   journal?: RunJournal
   plannedPaths?: readonly string[]
 }
+
+const TASKS = { field: 'task-file', name: "The tasks' branch" }
 
 /**
  * The branch a task file's commits stack up on. Each task is its own ChangeBranch whose base is
@@ -45,52 +43,18 @@ export class WorkBranch {
     private readonly options: WorkBranchOptions
   ) {}
 
+  /** The same preflight as a plan's ChangeBranch; the branch must not exist yet. */
   static async open(git: Git, options: WorkBranchOptions): Promise<WorkBranch> {
     const { branch } = options
-    const status = await git.status().catch((error: unknown) => {
-      if (!(error instanceof GitCommandError)) throw error
-      throw new InvalidInputError(`${git.dir} is not a git repository with a work tree.`, {
-        field: 'repo'
-      })
-    })
-    if (!status.head) {
-      throw new InvalidInputError('The repository has no commit to start from.', { field: 'repo' })
-    }
-    const base = options.baseBranch || status.branch
-    if (!base) {
-      throw new InvalidInputError(
-        'HEAD is detached: set "base-branch" to the branch the tasks start from.',
-        { field: 'base-branch' }
-      )
-    }
+    const found = await preflight(git, { ...options, readLocal: true, source: TASKS })
+    const { status, base } = found
     const exists = (where: string, tip: string) =>
       new BranchExistsError(
         `Branch "${branch}" already exists ${where}; delete it, or name another with a "Branch:" line in the task file.`,
         { branch, tip, rule: 'exists' }
       )
-    if (branch === base) {
-      throw new InvalidInputError(`The tasks' branch "${branch}" is the base branch.`, {
-        field: 'task-file',
-        rule: 'base-branch'
-      })
-    }
-    const local = await git.tryRevParse(`refs/heads/${branch}`)
-    if (local && !options.dryRun) throw exists('locally', local)
-    if (options.push) {
-      const heads = await git
-        .remoteHeads(REMOTE, branch, options.auth?.env)
-        .catch(async (error) => {
-          if (!(error instanceof GitCommandError)) throw error
-          throw remoteReadError(REMOTE, error.output.stderr, await git.remoteUrl(REMOTE))
-        })
-      if (heads.defaultBranch === branch) {
-        throw new InvalidInputError(`The tasks' branch "${branch}" is the default branch.`, {
-          field: 'task-file',
-          rule: 'base-branch'
-        })
-      }
-      if (heads.tip) throw exists('on origin', heads.tip)
-    }
+    if (found.localTip && !options.dryRun) throw exists('locally', found.localTip)
+    if (found.remoteTip) throw exists('on origin', found.remoteTip)
     const baseSha = await git.revParse(base === status.branch ? 'HEAD' : `refs/heads/${base}`)
     const record: JournalRecord = {
       pid: process.pid,
@@ -103,7 +67,7 @@ export class WorkBranch {
       leftStart: status.branch !== base,
       createdLocal: options.push,
       // Read above: a recovery deletes the work branch only when it was not there before.
-      localBefore: local ?? null,
+      localBefore: found.localTip ?? null,
       // From here on the tasks' edits may be in the work tree, on the planned paths only.
       worktreeChanged: true,
       baseMoved: false,
@@ -148,40 +112,30 @@ export class WorkBranch {
 
   /**
    * Back where the run started. The work branch stays when it holds commits (in hand-off mode
-   * it is created at the last one); without any it is deleted. Returns what could not be done.
+   * it is created at the last one); without any it is deleted. Returns what could not be done;
+   * the journal is kept when something could not be put back.
    */
   async finish(committed: boolean): Promise<string[]> {
     if (this.finished) return []
     this.finished = true
+    const { git } = this
     const problems: string[] = []
-    const step = async (what: string, action: () => Promise<unknown>) => {
-      try {
-        await action()
-      } catch (error) {
-        problems.push(`${what}: ${(error as Error).message}`)
-      }
-    }
-    const tip = await this.git.revParse('HEAD')
-    if (this.start !== this.head) await step('checkout', () => this.git.checkout(this.start))
+    const tip = await git.revParse('HEAD')
+    if (this.start !== this.head)
+      await attempt(problems, 'checkout', () => git.checkout(this.start))
     if (this.created && !committed) {
-      await step('delete branch', () => this.git.deleteLocalBranch(this.branch))
+      await attempt(problems, 'delete branch', () => git.deleteLocalBranch(this.branch))
     }
     if (!this.options.push && !this.options.dryRun && committed) {
-      await step('create branch', () => this.git.createBranchRef(this.branch, tip))
+      await attempt(problems, 'create branch', () => git.createBranchRef(this.branch, tip))
     }
     if (this.stash) {
       const stash = this.stash
-      await step('restore uncommitted changes', async () => {
-        const out = await this.git.stashRestore(stash)
+      await attempt(problems, 'restore uncommitted changes', async () => {
+        const out = await git.stashRestore(stash)
         if (out.exitCode !== 0) throw new Error(`kept in the stash ${stash.slice(0, 12)}`)
       })
     }
-    // Kept when something could not be put back: the next run or `patchsmith recover` finishes.
-    if (problems.length === 0 || !this.options.journal) this.options.journal?.remove()
-    else
-      problems.push(
-        `not everything was put back; the journal ${this.options.journal.file} is kept: fix the cause above, then run \`patchsmith recover --repo ${this.git.dir}\` (a new run also recovers first) to finish`
-      )
-    return problems
+    return settle(git, this.options, problems)
   }
 }

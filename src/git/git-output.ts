@@ -1,0 +1,78 @@
+import { PatchsmithError } from '../contract/index.js'
+
+export interface GitOutput {
+  exitCode: number
+  stdout: string
+  stderr: string
+}
+
+export interface GitExecOptions {
+  allowFailure?: boolean
+  input?: string
+  /** Added to the environment of this one process (the push credential goes here). */
+  env?: Record<string, string>
+  /**
+   * The command talks to a remote: it also gets what a push needs from the environment (ssh
+   * agent, proxies, the user's credential helper's variables), and the repository's config is
+   * first checked for keys that would run a program or redirect the push.
+   */
+  network?: boolean
+  /** Let the repository's hooks run (they are off for every other command). */
+  hooks?: boolean
+}
+
+export interface CommitOptions {
+  signoff: boolean
+  hooks?: boolean
+}
+
+export interface BranchCommit {
+  sha: string
+  parents: string[]
+  tree: string
+  message: string
+}
+
+/**
+ * A git command that failed where no failure was expected. It carries a contract code so a run
+ * that ends on it says so: INVALID_INPUT outside a repository, GIT_CONFLICT otherwise.
+ */
+export class GitCommandError extends PatchsmithError {
+  constructor(
+    readonly args: readonly string[],
+    readonly output: GitOutput
+  ) {
+    const text = output.stderr.trim() || output.stdout.trim()
+    super(
+      /not a git repository/i.test(text) ? 'INVALID_INPUT' : 'GIT_CONFLICT',
+      `git ${args.join(' ')} failed (exit ${output.exitCode}): ${text}`,
+      { rule: 'git-command-failed', command: `git ${args[0] ?? ''}`, stderr: text.slice(-2_000) }
+    )
+  }
+}
+
+const FIELD = '\x1f'
+const RECORD = '\x1e'
+
+/** `git log --format` for parseCommits: one record per commit. */
+export const COMMIT_FORMAT = `--format=%H${FIELD}%P${FIELD}%T${FIELD}%B${RECORD}`
+
+/** Parses `git log` in COMMIT_FORMAT, oldest first. */
+export function parseCommits(stdout: string): BranchCommit[] {
+  return stdout
+    .split(RECORD)
+    .map((record) => record.replace(/^\n/, ''))
+    .filter((record) => record.length > 0)
+    .map((record) => {
+      const [sha = '', parents = '', tree = '', message = ''] = record.split(FIELD)
+      return { sha, parents: parents.split(' ').filter(Boolean), tree, message: message.trim() }
+    })
+    .reverse()
+}
+
+/** `diff-tree --patch <ref>`: the commit's SHA on the first line, then its patch. */
+export function parseCommitPatch(stdout: string): { sha: string; diff: string } {
+  const newline = stdout.indexOf('\n')
+  const sha = (newline < 0 ? stdout : stdout.slice(0, newline)).trim()
+  return { sha, diff: newline < 0 ? '' : stdout.slice(newline + 1) }
+}
