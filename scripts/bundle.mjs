@@ -1,8 +1,8 @@
 // Builds the committed bundle: one readable (not minified) ncc build of src/entries.ts as
 // dist/patchsmith.js and its chunks, and two small entries that import it: dist/index.js (the
 // action) and dist/cli.js (the CLI). The prompt templates are copied beside them, and so are the
-// WASM files of the syntax gate (src/edits/syntax/): web-tree-sitter's runtime and one grammar per
-// language it knows, in dist/grammars/.
+// WASM files of the syntax gate, brotli-compressed in dist/grammars/: web-tree-sitter's runtime
+// and one grammar per language, as listed in src/edits/syntax/languages.ts (read from there).
 // The build goes to a temporary folder first, so dist/ is never seen half-written.
 import { execFileSync } from 'node:child_process'
 import {
@@ -14,12 +14,15 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync
 } from 'node:fs'
 import { createRequire } from 'node:module'
-import { basename, dirname, join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { tsImport } from 'tsx/esm/api'
+import { writeGrammars } from './grammars.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const ncc = join(
@@ -27,25 +30,11 @@ const ncc = join(
   'dist/ncc/cli.js'
 )
 const staging = join(root, 'node_modules/.cache/patchsmith-dist', String(process.pid))
-// The syntax gate's WASM files, as `package/path`: the same list as src/edits/syntax/languages.ts
-// (its unit test checks the two agree). Copied by file name into dist/grammars/.
-const GRAMMAR_WASMS = [
-  'web-tree-sitter/web-tree-sitter.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-javascript.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-typescript.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-tsx.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-python.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-go.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-java.wasm',
-  'tree-sitter-c/tree-sitter-c.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-cpp.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-c-sharp.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-ruby.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-rust.wasm',
-  '@vscode/tree-sitter-wasm/wasm/tree-sitter-php.wasm',
-  'tree-sitter-json/tree-sitter-json.wasm',
-  '@tree-sitter-grammars/tree-sitter-yaml/tree-sitter-yaml.wasm'
-]
+// The grammar list and the names the loader looks for, from the sources themselves.
+const { WASM_FILES, bundledName } = await tsImport(
+  '../src/edits/syntax/languages.ts',
+  import.meta.url
+)
 
 rmSync(staging, { recursive: true, force: true })
 execFileSync(
@@ -75,9 +64,12 @@ chmodSync(join(staging, 'cli.js'), 0o755)
 mkdirSync(join(staging, 'prompts'), { recursive: true })
 cpSync(join(root, 'prompts'), join(staging, 'prompts'), { recursive: true })
 mkdirSync(join(staging, 'grammars'), { recursive: true })
-const requireHere = createRequire(import.meta.url)
-for (const file of GRAMMAR_WASMS)
-  cpSync(requireHere.resolve(file), join(staging, 'grammars', basename(file)))
+const grammars = writeGrammars(
+  WASM_FILES,
+  bundledName,
+  join(staging, 'grammars'),
+  join(root, 'dist/grammars')
+)
 // An unchanged build leaves dist/ alone: a test run beside this one keeps reading its files.
 if (sameTree(staging, join(root, 'dist'))) {
   rmSync(staging, { recursive: true, force: true })
@@ -88,6 +80,7 @@ if (sameTree(staging, join(root, 'dist'))) {
   console.log(
     'dist/ is current: dist/index.js, dist/cli.js, dist/patchsmith.js, dist/prompts/ and dist/grammars/'
   )
+  printSize()
   process.exit(0)
 }
 const old = `${staging}.old`
@@ -102,6 +95,32 @@ rmSync(old, { recursive: true, force: true })
 console.log(
   'bundled dist/index.js, dist/cli.js, dist/patchsmith.js, dist/prompts/ and dist/grammars/'
 )
+printSize()
+
+/** dist/'s size by part, beside the anchors of issue 25 (other actions' committed dist/). */
+function printSize() {
+  const dist = join(root, 'dist')
+  const parts = new Map()
+  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue
+    const path = join(entry.parentPath ?? entry.path, entry.name)
+    const part = path.slice(dist.length + 1).split('/')[0]
+    parts.set(part, (parts.get(part) ?? 0) + statSync(path).size)
+  }
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`
+  const total = [...parts.values()].reduce((a, b) => a + b, 0)
+  const raw = grammars.reduce((sum, file) => sum + file.raw, 0)
+  console.log(
+    `dist/ ${mb(total)} (anchors: create-pull-request 1.9 MB, checkout 1.5 MB; ` +
+      `${(total / 1.9e6).toFixed(1)}x the first)\n` +
+      [...parts]
+        .sort((a, b) => b[1] - a[1])
+        .filter(([, size]) => size >= 100e3)
+        .map(([part, size]) => `  ${part.padEnd(16)} ${mb(size)}`)
+        .join('\n') +
+      `\n  (grammars/ raw: ${mb(raw)})`
+  )
+}
 
 function sameTree(a, b) {
   if (!existsSync(b)) return false

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { GRAMMARS, RUNTIME_WASM, bundledName } from '../../src/edits/syntax/languages.js'
-import { loadLanguage, wasmPath } from '../../src/edits/syntax/loader.js'
+import { GRAMMARS } from '../../src/edits/syntax/languages.js'
+import { loadLanguage } from '../../src/edits/syntax/loader.js'
 import { syntaxGate } from '../../src/edits/syntax/index.js'
 
 const gate = syntaxGate()
@@ -325,15 +324,6 @@ describe('syntax gate', () => {
     for (const language of Object.keys(GRAMMARS)) {
       expect(await loadLanguage(language), language).not.toBeNull()
     }
-  })
-
-  it('has scripts/bundle.mjs copy exactly these grammars and the runtime', () => {
-    const script = readFileSync(new URL('../../scripts/bundle.mjs', import.meta.url), 'utf8')
-    for (const file of [...Object.values(GRAMMARS), RUNTIME_WASM]) {
-      expect(script).toContain(`'${file.pkg}/${file.path}'`)
-      expect(wasmPath(file)).toMatch(new RegExp(`${bundledName(file)}$`))
-    }
-    expect(script.match(/\.wasm'/g)).toHaveLength(Object.keys(GRAMMARS).length + 1)
   })
 
   it('knows no language for other files and passes them', async () => {

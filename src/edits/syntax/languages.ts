@@ -6,9 +6,12 @@ export interface WasmFile {
   readonly path: string
 }
 
-/** The file's name in the bundle's `grammars/` folder. */
+/**
+ * The file's name in the bundle's `grammars/` folder: brotli-compressed, as the grammars are
+ * 20 MB raw and 1.3 MB compressed; decompressing one when it is first needed takes milliseconds.
+ */
 export function bundledName(file: WasmFile): string {
-  return basename(file.path)
+  return `${basename(file.path)}.br`
 }
 
 /** web-tree-sitter's own runtime, which `Parser.init` loads. */
@@ -21,8 +24,8 @@ const vscode = (name: string): WasmFile => ({
 
 /**
  * The grammar of each language, by the name `languageOf` returns. Every file here must load with
- * the web-tree-sitter version in package.json (ABI 13 to 15), and scripts/bundle.mjs copies
- * exactly these into dist/grammars/ (a unit test holds the two lists together).
+ * the web-tree-sitter version in package.json (ABI 13 to 15); scripts/bundle.mjs ships
+ * `WASM_FILES` into dist/grammars/, reading this list from here.
  */
 export const GRAMMARS: Readonly<Record<string, WasmFile>> = {
   javascript: vscode('javascript'),
@@ -40,6 +43,9 @@ export const GRAMMARS: Readonly<Record<string, WasmFile>> = {
   json: { pkg: 'tree-sitter-json', path: 'tree-sitter-json.wasm' },
   yaml: { pkg: '@tree-sitter-grammars/tree-sitter-yaml', path: 'tree-sitter-yaml.wasm' }
 }
+
+/** Every WASM file the syntax gate loads, the runtime first: what the bundle ships. */
+export const WASM_FILES: readonly WasmFile[] = [RUNTIME_WASM, ...Object.values(GRAMMARS)]
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
   '.js': 'javascript',

@@ -1,21 +1,33 @@
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { brotliDecompress } from 'node:zlib'
 import type * as TreeSitter from 'web-tree-sitter'
 import type { Language, Parser } from 'web-tree-sitter'
 import { GRAMMARS, RUNTIME_WASM, bundledName, type WasmFile } from './languages.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
+const unbrotli = promisify(brotliDecompress)
 
 /**
- * Where a WASM file is: in `grammars/` beside this module when it runs from the bundle
- * (dist/grammars/, copied there by scripts/bundle.mjs), else in its npm package, resolved from
- * this module (the sources run by vitest or tsx). Null when neither has it.
+ * A WASM file's bytes. From the bundle, brotli-compressed in `grammars/` beside this module
+ * (dist/grammars/, written by scripts/bundle.mjs) and decompressed in memory; else from its npm
+ * package, resolved from this module (the sources run by vitest or tsx). Null when neither has it.
  */
-export function wasmPath(file: WasmFile): string | null {
-  const bundled = join(here, 'grammars', bundledName(file))
-  if (existsSync(bundled)) return bundled
+export async function wasmBytes(
+  file: WasmFile,
+  bundleFolder: string = join(here, 'grammars')
+): Promise<Uint8Array | null> {
+  const bundled = join(bundleFolder, bundledName(file))
+  if (existsSync(bundled)) return new Uint8Array(await unbrotli(await readFile(bundled)))
+  const path = packagePath(file)
+  return path === null ? null : new Uint8Array(await readFile(path))
+}
+
+function packagePath(file: WasmFile): string | null {
   try {
     // Built at run time, so the bundler does not try to follow it.
     const resolve = createRequire(import.meta.url).resolve
@@ -46,17 +58,17 @@ let parser: Parser | undefined
 /** Starts web-tree-sitter once per process; null when its runtime cannot be found or loaded. */
 function initRuntime(): Promise<typeof TreeSitter | null> {
   runtime ??= (async () => {
-    const path = wasmPath(RUNTIME_WASM)
-    if (path === null) return null
     try {
+      const wasmBinary = await wasmBytes(RUNTIME_WASM)
+      if (wasmBinary === null) return null
       const treeSitter = await binding()
       // The CommonJS build reads `__dirname` while it starts, which an ES module bundle lacks; its
-      // value is not used, as `locateFile` says where the runtime is.
+      // value is not used, as the runtime's bytes are given.
       const global = globalThis as { __dirname?: string }
       const shim = typeof require === 'function' && global.__dirname === undefined
       if (shim) global.__dirname = here
       try {
-        await treeSitter.Parser.init({ locateFile: () => path })
+        await treeSitter.Parser.init({ wasmBinary, locateFile: (name: string) => name })
       } finally {
         if (shim) delete global.__dirname
       }
@@ -74,11 +86,12 @@ export function loadLanguage(language: string): Promise<Language | null> {
   if (loading === undefined) {
     loading = (async () => {
       const file = Object.hasOwn(GRAMMARS, language) ? GRAMMARS[language] : undefined
-      const path = file && wasmPath(file)
-      const treeSitter = path ? await initRuntime() : null
-      if (!path || treeSitter === null) return null
+      if (file === undefined) return null
       try {
-        return await treeSitter.Language.load(path)
+        const bytes = await wasmBytes(file)
+        const treeSitter = bytes === null ? null : await initRuntime()
+        if (bytes === null || treeSitter === null) return null
+        return await treeSitter.Language.load(bytes)
       } catch {
         return null
       }
