@@ -1,5 +1,13 @@
 import { resolve } from 'node:path'
-import { cancelOnSignals, runAgent, runnerFacts, type Logger } from './agent/index.js'
+import { readFileSync } from 'node:fs'
+import {
+  cancelOnSignals,
+  runAgent,
+  runnerFacts,
+  runUrl,
+  type Logger,
+  type RunnerFacts
+} from './agent/index.js'
 import { runCodingTask } from './adapters/coding-task/index.js'
 import { runFollowUp } from './adapters/follow-up/index.js'
 import {
@@ -19,7 +27,9 @@ import {
   uploadArtifact,
   runner,
   placeOf,
-  type ArtifactEntry
+  progressComment,
+  type ArtifactEntry,
+  type ProgressComment
 } from './report/index.js'
 import { SecretMasker } from './secrets/index.js'
 import { PatchsmithError, toAgentError } from './contract/index.js'
@@ -33,17 +43,28 @@ const actionLogger: Logger = { info: runner.info, warn: runner.warning, debug: r
 export async function run(): Promise<void> {
   // A cancelled job (SIGINT, then SIGTERM) rolls back and still reports, then exits 130/143.
   const cancellation = cancelOnSignals()
+  let progress: ProgressComment | undefined
   try {
     // A rerun (artifact-run-id) takes the inputs it was not given from that run's artifact.
     const config = await withArtifactInputs(
       parseRunConfig(readInputs()),
       process.env.GITHUB_REPOSITORY
     )
+    const facts = runnerFacts(process.env)
+    const masker = SecretMasker.forRun({
+      apiKey: config.apiKey,
+      githubToken: config.githubToken,
+      env: process.env,
+      validationEnv: config.validationEnv
+    })
+    progress = startProgress(config, facts, (text) => masker.mask(text))
+    await progress?.start()
     const env = {
-      ...runnerFacts(process.env),
+      ...facts,
       logger: actionLogger,
       onSecret: runner.setSecret,
-      cancel: cancellation.signal
+      cancel: cancellation.signal,
+      progress
     }
     // A CodingTask goes through the same run; its CommitResult replaces the result file.
     // A follow-up answers a pull request's review (or failed check) on the same run.
@@ -52,6 +73,7 @@ export async function run(): Promise<void> {
       : config.followUp
         ? (await runFollowUp(config, env)).run
         : await runAgent(config, env)
+    await progress?.finish(response, branch)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
       actionOutputs(response, outputPath, branch, { pushed })
@@ -60,12 +82,6 @@ export async function run(): Promise<void> {
     const summary = summaryMarkdown(response, { issueNumber, pushed, base: config.baseBranch })
     await writeSummary(summary)
     if (config.uploadArtifact) {
-      const masker = SecretMasker.forRun({
-        apiKey: config.apiKey,
-        githubToken: config.githubToken,
-        env: process.env,
-        validationEnv: config.validationEnv
-      })
       await runner.group('Artifact', () =>
         uploadReport(
           config.artifactName,
@@ -93,6 +109,7 @@ export async function run(): Promise<void> {
     if (code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
       await runner.group('Stack trace', async () => runner.info(error.stack!))
     const failed = { success: false, error: known } as const
+    await progress?.finish(failed)
     for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
       runner.setOutput(name, value)
     await writeSummary(summaryMarkdown(failed))
@@ -101,6 +118,34 @@ export async function run(): Promise<void> {
     process.exitCode = cancellation.exitCode() ?? process.exitCode
     cancellation.dispose()
   }
+}
+
+/** The progress comment, when a person asked for the run from an issue, a comment or a review. */
+function startProgress(
+  config: ReturnType<typeof parseRunConfig>,
+  facts: RunnerFacts,
+  mask: (text: string) => string
+): ProgressComment | undefined {
+  let event: unknown
+  try {
+    event = facts.eventPath ? JSON.parse(readFileSync(facts.eventPath, 'utf8')) : undefined
+  } catch {
+    event = undefined
+  }
+  return progressComment({
+    enabled: config.progressComment,
+    dryRun: config.dryRun,
+    token: config.githubToken ?? '',
+    repository: facts.repository,
+    eventName: process.env.GITHUB_EVENT_NAME,
+    event,
+    runId: facts.runId,
+    runAttempt: process.env.GITHUB_RUN_ATTEMPT,
+    runUrl: runUrl(facts),
+    client: { apiUrl: facts.apiUrl, warn: runner.warning },
+    mask,
+    warn: runner.warning
+  })
 }
 
 function readInputs(): RunConfigInput {

@@ -143,6 +143,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     key: 'commentOnFailure',
     about: 'Comment on the issue when the run fails.'
   },
+  'progress-comment': {
+    key: 'progressComment',
+    about:
+      'When an issue, a comment or a review starts the run: one comment there within seconds, naming the run, edited at each phase (planning, drafting, validating with the repair count, committing, pushing) and ending with the outcome (files, proof table, cost, or the failure and how to rerun). Needs `issues: write` (`pull-requests: write` on a pull request); never in a dry run.'
+  },
   'failure-label': {
     key: 'failureLabel',
     about: 'Label added to the issue when the run fails; `failure-label:` with no value adds none.'

@@ -47,7 +47,17 @@ export interface GitHubServer {
   pullRequest(pr: LoopbackPullRequest): LoopbackPullRequest
   /** A workflow run's jobs and their logs. */
   workflowRun(run: LoopbackRun): void
+  /** The issue comments as they stand (created by POST, edited by PATCH), oldest first. */
+  comments: LoopbackComment[]
   close(): Promise<void>
+}
+
+export interface LoopbackComment {
+  id: number
+  issue: number
+  body: string
+  /** Every body it had, the first one included. */
+  history: string[]
 }
 
 interface Answer {
@@ -63,6 +73,7 @@ interface ActiveRoute {
 
 const REPO = '/repos/([^/]+)/([^/]+)'
 const COMMENTS = new RegExp(`^${REPO}/issues/(\\d+)/comments$`)
+const COMMENT = new RegExp(`^${REPO}/issues/comments/(\\d+)$`)
 const LABELS = new RegExp(`^${REPO}/issues/(\\d+)/labels$`)
 const ISSUE = new RegExp(`^${REPO}/issues/(\\d+)$`)
 const GIT_REF = new RegExp(`^${REPO}/git/refs/.+$`)
@@ -73,6 +84,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
   const requests: GitHubRequest[] = []
   const pulls: PullsState = { pulls: new Map(), runs: new Map() }
   let nextCommentId = 1000
+  const comments: LoopbackComment[] = []
 
   const server = createServer((req, res) => {
     void readBody(req)
@@ -111,6 +123,8 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     if (method === 'POST' && (match = COMMENTS.exec(path))) {
       const [, owner, repo, number] = match
       const id = nextCommentId++
+      const text = String(body?.body ?? '')
+      comments.push({ id, issue: Number(number), body: text, history: [text] })
       return {
         status: 201,
         body: {
@@ -119,6 +133,18 @@ export async function startGitHubServer(): Promise<GitHubServer> {
           html_url: `https://github.com/${owner}/${repo}/issues/${number}#issuecomment-${id}`
         }
       }
+    }
+    if (method === 'GET' && (match = COMMENTS.exec(path))) {
+      const issue = Number(match[3])
+      const listed = comments.filter((comment) => comment.issue === issue)
+      return { status: 200, body: listed.map(({ id, body }) => ({ id, body })) }
+    }
+    if (method === 'PATCH' && (match = COMMENT.exec(path))) {
+      const comment = comments.find((c) => c.id === Number(match![3]))
+      if (!comment) return { status: 404, body: { message: 'Not Found' } }
+      comment.body = String(body?.body ?? '')
+      comment.history.push(comment.body)
+      return { status: 200, body: { id: comment.id, body: comment.body } }
     }
     if (method === 'POST' && LABELS.test(path)) {
       const labels: unknown[] = Array.isArray(body?.labels) ? body.labels : []
@@ -141,6 +167,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
   return {
     url: `http://127.0.0.1:${listening.port}`,
     requests,
+    comments,
     route(route) {
       routes.push({ route, used: 0 })
     },

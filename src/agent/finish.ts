@@ -23,7 +23,7 @@ import type { SecretMasker } from '../secrets/index.js'
 import type { GreenChange } from './attempts.js'
 import { runUrl, type RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
-import type { PhaseClock } from './phase-clock.js'
+import type { PhaseClock, RunListener } from './phase-clock.js'
 
 export interface FinishContext {
   config: RunConfig
@@ -219,7 +219,7 @@ async function writeMessage(
  */
 export async function reportFailureOnIssue(
   config: RunConfig,
-  facts: RunnerFacts,
+  facts: RunnerFacts & { progress?: RunListener },
   input: CodeAgentInput | undefined,
   response: CodeAgentOutput,
   masker: SecretMasker,
@@ -239,7 +239,8 @@ export async function reportFailureOnIssue(
       label: config.failureLabel,
       client: { apiUrl: facts.apiUrl, warn: (message) => logger.warn(message) }
     },
-    masker.mask(body)
+    // A progress comment on the issue ends with the failure: the label only.
+    facts.progress?.ownsIssueComment ? undefined : masker.mask(body)
   )
   problems.forEach((problem) => logger.warn(`Issue feedback: ${problem}`))
   if (problems.length > 0) error.details = { ...error.details, issue_feedback_problems: problems }

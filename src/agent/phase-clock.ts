@@ -1,11 +1,21 @@
 export type Phase = 'load' | 'draft' | 'apply' | 'validate' | 'commit' | 'push'
 
+/** Told when each phase begins (the progress comment); it must not throw or wait. */
+export interface RunListener {
+  phase(phase: Phase): void
+  /** The listener tells the outcome on the issue: no second failure comment. */
+  readonly ownsIssueComment: boolean
+}
+
 /** Wall time spent per phase, for the result's metrics. */
 export class PhaseClock {
   readonly totals: Partial<Record<Phase, number>> = {}
   private readonly started = Date.now()
 
+  constructor(private readonly listener?: RunListener) {}
+
   async time<T>(phase: Phase, work: () => Promise<T> | T): Promise<T> {
+    this.listener?.phase(phase)
     const start = Date.now()
     try {
       return await work()

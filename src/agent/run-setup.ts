@@ -20,7 +20,7 @@ import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '
 import { SecretMasker } from '../secrets/index.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
-import { PhaseClock } from './phase-clock.js'
+import { PhaseClock, type RunListener } from './phase-clock.js'
 import { scratchFolder } from './scratch.js'
 
 export interface RunSetup {
@@ -41,7 +41,12 @@ export interface RunSetup {
  */
 export function startRun(
   config: RunConfig,
-  env: RunnerFacts & { logger: Logger; onSecret?: (value: string) => void; cancel?: AbortSignal }
+  env: RunnerFacts & {
+    logger: Logger
+    onSecret?: (value: string) => void
+    cancel?: AbortSignal
+    progress?: RunListener
+  }
 ): RunSetup {
   const masker = SecretMasker.forRun({
     apiKey: config.apiKey,
@@ -52,7 +57,7 @@ export function startRun(
   for (const value of masker.values()) env.onSecret?.(value)
   let scratch: string | undefined
   return {
-    clock: new PhaseClock(),
+    clock: new PhaseClock(env.progress),
     budget: new RunBudget(
       {
         maxAttempts: config.maxAttempts,

@@ -5,6 +5,7 @@ import { assertActorAllowed } from '../policy/index.js'
 import type { RunnerFacts } from './environment.js'
 import type { RunHooks } from './hooks.js'
 import type { Logger } from './logger.js'
+import type { RunListener } from './phase-clock.js'
 
 /*
  * What a run of one plan (run-agent.ts) and a run of a task file (run-tasks.ts) share: the
@@ -20,6 +21,8 @@ export interface AgentEnvironment extends RunnerFacts {
   hooks?: RunHooks
   /** Aborted by the entry on SIGINT, SIGTERM or SIGHUP: the run stops, rolls back, CANCELLED. */
   cancel?: AbortSignal
+  /** Told of each phase, and tells the outcome on the issue (the progress comment). */
+  progress?: RunListener
 }
 
 export interface AgentRun {

@@ -17,7 +17,7 @@ const REQUEST_TIMEOUT_MS = 60_000
  */
 export async function postFailureFeedback(
   options: IssueFeedbackOptions,
-  body: string
+  body: string | undefined
 ): Promise<string[]> {
   const [owner = '', repo = ''] = options.repository.split('/')
   const problems: string[] = []
@@ -25,10 +25,13 @@ export async function postFailureFeedback(
   const octokit = await githubClient(options.token, options.client)
   const target = { owner, repo, issue_number: options.issueNumber }
   const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
-  try {
-    await octokit.rest.issues.createComment({ ...target, body, request: request() })
-  } catch (error) {
-    problems.push(`comment: ${explain(error, options, 'comment on')}`)
+  // No body: the run's progress comment tells the failure.
+  if (body !== undefined) {
+    try {
+      await octokit.rest.issues.createComment({ ...target, body, request: request() })
+    } catch (error) {
+      problems.push(`comment: ${explainFailure(error, options, 'comment on')}`)
+    }
   }
   if (options.label) {
     try {
@@ -38,13 +41,18 @@ export async function postFailureFeedback(
         request: request()
       })
     } catch (error) {
-      problems.push(`label: ${explain(error, options, 'label')}`)
+      problems.push(`label: ${explainFailure(error, options, 'label')}`)
     }
   }
   return problems
 }
 
-function explain(error: unknown, options: IssueFeedbackOptions, action: string): string {
+/** A refused or failed request to an issue, as a sentence a maintainer can act on. */
+export function explainFailure(
+  error: unknown,
+  options: { repository: string; issueNumber: number },
+  action: string
+): string {
   const status = (error as { status?: unknown }).status
   const message = error instanceof Error ? error.message : String(error)
   const issue = `issue #${options.issueNumber} of ${options.repository}`

@@ -1,0 +1,158 @@
+/**
+ * The progress comment through `node dist/index.js` against the loopback GitHub API: created
+ * once when an issue starts the run, edited at each phase, ending with the outcome (success,
+ * failure, cancelled); no request when it is off or in a dry run.
+ */
+import { describe, expect, it } from 'vitest'
+import { runAction, type ActionRunOptions } from '../support/action-runner.js'
+import { replyByMatch, startModelServer } from '../support/model-server.js'
+import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
+import { TYPO_EXAMPLE, typoRepo, typoReplies } from './scenario.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+
+const cleanups = cleanupAfterEach()
+const ISSUE = 7
+const RUN_URL = 'https://github.com/acme/widgets/actions/runs/4242'
+
+async function world(draftDelayMs = 0) {
+  const work = typoRepo()
+  cleanups.push(() => work.cleanup())
+  const diff = typoReplies().replies[0]!.reply
+  const model = await startModelServer(
+    replyByMatch(
+      [
+        {
+          contains: 'Conventional Commit',
+          reply: { content: 'docs(readme): correct typo in install' }
+        }
+      ],
+      { content: diff, delayMs: draftDelayMs }
+    )
+  )
+  cleanups.push(() => model.close())
+  const github = await startGitHubServer()
+  cleanups.push(() => github.close())
+  return { work, model, github }
+}
+
+function options(
+  w: Awaited<ReturnType<typeof world>>,
+  inputs: Record<string, string> = {},
+  extra: Partial<ActionRunOptions> = {}
+): ActionRunOptions {
+  return {
+    workspace: w.work.dir,
+    event: { action: 'labeled', issue: { number: ISSUE } },
+    env: {
+      GITHUB_API_URL: w.github.url,
+      GITHUB_RUN_ID: '4242',
+      GITHUB_SERVER_URL: 'https://github.com'
+    },
+    inputs: {
+      issue: `${TYPO_EXAMPLE}/issue.json`,
+      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'base-url': w.model.url,
+      'api-key': 'sk-test-progress-0001',
+      'github-token': 'ghs_progresstoken000000000000000000000',
+      'output-path': `${w.work.root}/result.json`,
+      'log-dir': `${w.work.root}/logs`,
+      'validation-commands': 'npm run lint',
+      push: 'false',
+      ...inputs
+    },
+    ...extra
+  }
+}
+
+const commentCalls = (github: GitHubServer) =>
+  github.requests.filter((r) => /\/issues\/(\d+\/)?comments/.test(r.path))
+
+describe('progress comment (node dist/index.js)', () => {
+  it('is created once, edited at each phase, and ends with the outcome on success', async () => {
+    const w = await world()
+    const run = await runAction(options(w))
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const posts = commentCalls(w.github).filter((r) => r.method === 'POST')
+    expect(posts).toHaveLength(1)
+    expect(w.github.comments).toHaveLength(1)
+    const [comment] = w.github.comments
+    expect(comment!.issue).toBe(ISSUE)
+    const states = comment!.history
+    expect(states[0]).toMatch(
+      /^<!-- patchsmith:progress run=4242 -->\n### 👀 Patchsmith is working/
+    )
+    expect(states[0]).toContain(RUN_URL)
+    for (const now of ['⏳ Planning', '⏳ Drafting', '⏳ Validating (0 repairs)', '⏳ Committing'])
+      expect(
+        states.some((state) => state.includes(now)),
+        now
+      ).toBe(true)
+    // At most one request per state shown: the creation, the phases, the outcome.
+    expect(commentCalls(w.github)).toHaveLength(states.length)
+    expect(new Set(states).size).toBe(states.length)
+    const last = comment!.body
+    expect(last).toContain('### ✅ Patchsmith fixed this')
+    expect(last).toContain('`README.md`')
+    expect(last).toMatch(/\| `npm run lint` \| — \| ✅ passes \|/)
+    expect(last).toMatch(/tokens \(\d+ in, \d+ out\) · 2 model calls/)
+    expect(last).toContain(RUN_URL)
+  })
+
+  it('ends with the failure and the rerun hint, in the same comment, and still labels', async () => {
+    const w = await world()
+    w.work.git('push', '-q', 'origin', 'HEAD:refs/heads/docs/42-fix-typo-readme')
+    const run = await runAction(options(w, { push: 'true' }))
+    expect(run.exitCode).toBe(1)
+    expect(run.outputs['error-code']).toBe('BRANCH_EXISTS')
+    expect(commentCalls(w.github).filter((r) => r.method === 'POST')).toHaveLength(1)
+    expect(w.github.comments).toHaveLength(1)
+    const last = w.github.comments[0]!.body
+    expect(last).toMatch(/^<!-- patchsmith:progress run=4242 -->\n<!-- patchsmith:failure -->/)
+    expect(last).toContain('| Error code | `BRANCH_EXISTS` |')
+    expect(last).toContain('Rerun the job')
+    expect(w.github.requests.filter((r) => r.path.endsWith('/labels'))).toHaveLength(1)
+  })
+
+  it('ends with the cancellation when the job is cancelled mid-run', async () => {
+    const w = await world(20_000)
+    const drafting = new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        if (w.github.comments[0]?.body.includes('⏳ Drafting')) {
+          clearInterval(timer)
+          resolve()
+        }
+      }, 50)
+      cleanups.push(() => clearInterval(timer))
+    })
+    const run = await runAction(options(w, {}, { signals: { when: drafting, send: ['SIGINT'] } }))
+    expect(run.exitCode).toBe(130)
+    expect(w.github.comments).toHaveLength(1)
+    const last = w.github.comments[0]!.body
+    expect(last).toContain('| Error code | `CANCELLED` |')
+    expect(last).toContain('The job was cancelled')
+  })
+
+  it('makes no request when the setting is off, nor in a dry run', async () => {
+    const cases: Record<string, string>[] = [
+      { settings: 'progress-comment: false' },
+      { 'dry-run': 'true' }
+    ]
+    for (const inputs of cases) {
+      const w = await world()
+      const run = await runAction(options(w, inputs))
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expect(w.github.requests).toEqual([])
+    }
+  })
+
+  it('finds the first attempt’s comment on a rerun and edits it instead of posting another', async () => {
+    const w = await world()
+    await runAction(options(w))
+    const rerun = options(w)
+    rerun.env = { ...rerun.env, GITHUB_RUN_ATTEMPT: '2' }
+    await runAction(rerun)
+    expect(w.github.comments).toHaveLength(1)
+    expect(commentCalls(w.github).filter((r) => r.method === 'POST')).toHaveLength(1)
+    expect(commentCalls(w.github).filter((r) => r.method === 'GET')).toHaveLength(1)
+  })
+})
