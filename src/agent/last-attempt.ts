@@ -7,7 +7,8 @@ import {
   type AgentError,
   type CodeAgentInput,
   type LastAttempt,
-  type ValidationResult
+  type ValidationResult,
+  type RefusalRule
 } from '../contract/index.js'
 import { editsFromReply, readReply, type FileEdit } from '../edits/index.js'
 import type { AttemptFile } from '../git/index.js'
@@ -140,7 +141,7 @@ export function resumePoint(
  * the same issue and branch, and its diff is checked like a model's reply before it is applied.
  */
 export function readResumePoint(path: string, input: CodeAgentInput): LastAttempt {
-  const refuse = (why: string, rule: string): never => {
+  const refuse = (why: string, rule: RefusalRule): never => {
     throw new InvalidInputError(`resume: ${why}`, { field: 'resume', rule, path })
   }
   if (!existsSync(path) || !statSync(path).isFile()) {

@@ -3,7 +3,9 @@ import { worldFailure } from './world-failures.js'
 
 export { worldFailure }
 
-export type ErrorDetails = Record<string, unknown>
+import type { PatchErrorKind, RefusalRule } from './refusal-rules.js'
+
+export type ErrorDetails = Record<string, unknown> & { rule?: RefusalRule | PatchErrorKind }
 
 /** A failure the run can explain: one contract error code, a message a maintainer can act on. */
 export class PatchsmithError extends Error {
@@ -59,7 +61,7 @@ export class BranchExistsError extends PatchsmithError {
 }
 
 export class SecurityViolationError extends PatchsmithError {
-  constructor(message: string, details: ErrorDetails & { rule: string }) {
+  constructor(message: string, details: ErrorDetails & { rule: RefusalRule }) {
     super('SECURITY_VIOLATION', message, details, false)
   }
 }

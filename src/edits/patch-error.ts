@@ -1,41 +1,6 @@
-import { InvalidDiffError } from '../contract/index.js'
+import { InvalidDiffError, type ErrorDetails, type PatchErrorKind } from '../contract/index.js'
 
-export type PatchErrorKind =
-  | 'no-diff'
-  | 'contaminated-diff'
-  | 'unsupported-header'
-  | 'unsupported-mode'
-  | 'quoted-path'
-  | 'path-mismatch'
-  | 'no-hunks'
-  | 'empty-hunk'
-  | 'cut-off-reply'
-  | 'elided-code'
-  | 'syntax-error'
-  | 'truncated-file'
-  | 'too-many-files'
-  | 'unplanned-file'
-  | 'missing-file'
-  | 'create-expected'
-  | 'delete-refused'
-  | 'hunk-not-found'
-  | 'removed-line-missing'
-  | 'ambiguous-hunk'
-  | 'too-much-damage'
-  | 'unanchored-hunk'
-  | 'no-context'
-  | 'weak-context'
-  | 'overlapping-hunks'
-  | 'no-edits'
-  | 'bad-json'
-  | 'range-out-of-bounds'
-  | 'overlapping-edits'
-  | 'old-text-mismatch'
-  | 'search-not-found'
-  | 'ambiguous-search'
-  | 'empty-search'
-  | 'fenced-content'
-  | 'unterminated-block'
+export type { PatchErrorKind }
 
 /** Where a refused hunk could have gone: the file's lines near its best partial match. */
 export interface FoundNearby {
@@ -66,7 +31,7 @@ export function patchError(
   error: PatchError,
   extra: Record<string, unknown> = {}
 ): InvalidDiffError {
-  const details: Record<string, unknown> = { rule: error.kind, patch_error: error, ...extra }
+  const details: ErrorDetails = { rule: error.kind, patch_error: error, ...extra }
   if (error.file !== undefined) details.path = error.file
   if (error.hunk !== undefined) details.hunk = error.hunk
   if (error.line !== undefined) details.line = error.line

@@ -1,4 +1,4 @@
-import { BranchExistsError } from '../contract/index.js'
+import { BranchExistsError, type RefusalRule } from '../contract/index.js'
 import type { BranchCommit, Git } from './git.js'
 import { patchId } from './patch-id.js'
 import type { PushAuth } from './push-auth.js'
@@ -34,7 +34,7 @@ export async function findExisting(
   if (!local && !remote) return undefined
   const { branch, baseSha } = change
   const place = local && remote ? 'locally and on origin' : local ? 'locally' : 'on origin'
-  const refuse = (why: string, rule: string) =>
+  const refuse = (why: string, rule: RefusalRule) =>
     new BranchExistsError(
       `Branch "${branch}" already exists ${place} and ${why}; delete it or choose another branch_name.`,
       { branch, rule, tip: remote ?? local }

@@ -1,5 +1,5 @@
 import { Minimatch } from 'minimatch'
-import { SecurityViolationError } from '../contract/index.js'
+import { SecurityViolationError, type RefusalRule } from '../contract/index.js'
 import { PROTECTED_GROUPS, type ProtectedGroup } from './protected-paths.js'
 
 /** The seed's securityPreCheck patterns: no edit may touch these, whatever the plan says. */
@@ -13,7 +13,7 @@ export const BUILTIN_BLOCKED_GLOBS = [
 
 export interface PathViolation {
   path: string
-  rule: string
+  rule: RefusalRule
   reason: string
   /** The protected group, for rule `protected-path`. */
   group?: string
@@ -72,7 +72,7 @@ export class PathPolicy {
 
   /** Every rule except the protected set: what no opt-in can allow. */
   checkName(path: string): PathViolation | undefined {
-    const refuse = (rule: string, reason: string): PathViolation => ({ path, rule, reason })
+    const refuse = (rule: RefusalRule, reason: string): PathViolation => ({ path, rule, reason })
     if (path.length === 0) return refuse('empty-path', 'the path is empty')
     if (path.length > MAX_PATH_CHARS)
       return refuse('path-too-long', `the path is longer than ${MAX_PATH_CHARS} characters`)

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../contract/index.js'
+import { InvalidInputError, type RefusalRule } from '../contract/index.js'
 import { printable } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
 
@@ -116,7 +116,7 @@ async function binaryAttributes(git: GitRunner, paths: readonly string[]): Promi
   return binary
 }
 
-function refuse(path: string, rule: string, reason: string): never {
+function refuse(path: string, rule: RefusalRule, reason: string): never {
   throw new InvalidInputError(
     `The plan cannot change "${printable(path)}": ${reason}. Leave it out of the plan, or change it by hand [rule ${rule}].`,
     { field: 'fix_plan.file_changes', path, rule }

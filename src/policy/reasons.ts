@@ -1,3 +1,5 @@
+import type { ErrorCode, RefusalRule } from '../contract/index.js'
+
 /**
  * SECURITY.md's reason names (E_*) and where each lands in the contract: the error code, and
  * the `error.details.rule` values that carry the reason.
@@ -36,4 +38,4 @@ export const SECURITY_REASONS = {
   E_REPO_TAMPERED: { code: 'SECURITY_VIOLATION', rules: ['repo-tampered'] },
   E_UNEXPECTED_CHANGES: { code: 'SECURITY_VIOLATION', rules: ['unexpected-changes'] },
   E_PUSH_FAILED: { code: 'PERMISSION_DENIED', rules: [] }
-} as const
+} as const satisfies Record<string, { code: ErrorCode; rules: readonly RefusalRule[] }>

@@ -1,4 +1,4 @@
-import { SecurityViolationError } from '../contract/index.js'
+import { SecurityViolationError, type RefusalRule } from '../contract/index.js'
 import type { HeaderNames, ReplyClaims } from '../edits/index.js'
 import { violationError, type PathPolicy } from './path-policy.js'
 
@@ -77,7 +77,7 @@ function namesDisagree(section: HeaderNames): boolean {
   return old !== null && old !== undefined && name !== null && name !== undefined && old !== name
 }
 
-function refuse(rule: string, message: string, line?: number): never {
+function refuse(rule: RefusalRule, message: string, line?: number): never {
   throw new SecurityViolationError(`${message} [rule ${rule}]`, {
     rule,
     ...(line === undefined ? {} : { line }),

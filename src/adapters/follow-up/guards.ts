@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../contract/index.js'
+import { InvalidInputError, type RefusalRule } from '../../contract/index.js'
 import { Git } from '../../git/index.js'
 import { replyMarker } from './plan.js'
 import type { PullRequestInfo, PullRequestReview } from './pull-request.js'
@@ -14,7 +14,7 @@ export async function assertPatchsmithPullRequest(
   review: PullRequestReview,
   repository: string | undefined
 ): Promise<void> {
-  const refuse = (why: string, rule: string) =>
+  const refuse = (why: string, rule: RefusalRule) =>
     new InvalidInputError(
       `Pull request #${pr.number} ${why}: follow-ups only change Patchsmith's own pull requests.`,
       {

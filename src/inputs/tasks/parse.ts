@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../contract/index.js'
+import { InvalidInputError, type RefusalRule } from '../../contract/index.js'
 
 /**
  * A malformed task file: INVALID_INPUT with the 1-based line (`details.line`) and the rule it
@@ -8,7 +8,7 @@ export class TaskParseError extends InvalidInputError {
   constructor(
     message: string,
     readonly line: number,
-    rule: string
+    rule: RefusalRule
   ) {
     super(`Task file line ${line}: ${message}`, { field: 'task-file', line, rule })
   }
