@@ -3,7 +3,10 @@
  * Patchsmith builds: the seed's typo case (README.md, line 15) and a 3 000-line file with a
  * 20-line range, each against the seed's target of ≤ 5 000 tokens per draft. Then a 3-file
  * run through the bundle: the prefix its three draft prompts share, and the share of prompt
- * tokens the scripted server, playing OpenAI's prompt cache, reported as cached.
+ * tokens the scripted server, playing OpenAI's prompt cache, reported as cached; the same run
+ * again (a rerun: what each draft shares with the first run's) and a draft for another issue
+ * (what every run shares: the fixed rules, format and example, which come first), each with
+ * the cached-token share a provider with prefix caching would give.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,7 +14,13 @@ import { join } from 'node:path'
 import type { FileChange } from '../src/contract/index.js'
 import { countMessageTokens, countTextTokens, DraftPrompter } from '../src/model/index.js'
 import { PROJECT_ROOT } from '../__tests__/support/action-runner.js'
-import { PROMPT_CACHE_OPENAI, sharedPrefix } from '../__tests__/support/prompt-cache.js'
+import {
+  PROMPT_CACHE_EXACT,
+  PROMPT_CACHE_OPENAI,
+  PromptCache,
+  sharedPrefix,
+  type PromptCacheRule
+} from '../__tests__/support/prompt-cache.js'
 import { largeSourceFile, TYPO_ISSUE } from './lib/fixtures.js'
 import { printFigure, warnIfStaleBundle } from './lib/report.js'
 import { FILES, threeFileRun } from './lib/three-file-run.js'
@@ -84,7 +93,7 @@ console.log(
     `${Math.round((100 * prefixTokens) / shortest)}% of the shortest draft prompt`
 )
 console.log(
-  `  it holds: system rules, issue #77, plan steps, the udiff instructions; it ends "…${lastLines}"`
+  `  it holds: system rules, the udiff rules and example, issue #77, plan steps; it ends "…${lastLines}"`
 )
 for (const draft of run.drafts)
   console.log(
@@ -100,4 +109,75 @@ console.log(
     `of the draft prompts (${drafted.cached} of ${drafted.prompt}), ` +
     `${percent(run.tokens.cached, run.tokens.prompt)} of the run's ${run.tokens.calls} calls ` +
     `(${run.tokens.cached} of ${run.tokens.prompt})`
+)
+
+/** The cached share of `later` prompts a provider caching by `rule` gives after `earlier` ones. */
+function cachedShare(rule: PromptCacheRule, earlier: string[], later: string[]): string {
+  const provider = new PromptCache(rule)
+  for (const text of earlier) provider.lookup(text)
+  const cached = later.reduce((sum, text) => sum + provider.lookup(text), 0)
+  const total = later.reduce((sum, text) => sum + Math.floor(text.length / 4), 0)
+  return percent(cached, total)
+}
+const shares = (earlier: string[], later: string[]) =>
+  `cached share: ${cachedShare(PROMPT_CACHE_OPENAI, earlier, later)} (OpenAI's rule), ` +
+  `${cachedShare(PROMPT_CACHE_EXACT, earlier, later)} (every shared token cached)`
+
+const first = run.drafts.map((draft) => draft.text)
+console.log('\nconsecutive drafts of the run:')
+for (let i = 1; i < first.length; i++) {
+  const shared = await countTextTokens(sharedPrefix([first[i - 1]!, first[i]!]))
+  console.log(
+    `  ${run.drafts[i - 1]!.path} -> ${run.drafts[i]!.path}: shared prefix ${shared} tokens of ` +
+      `${await countTextTokens(first[i]!)}; ${shares([first[i - 1]!], [first[i]!])}`
+  )
+}
+const rerun = await threeFileRun(cache)
+const again = rerun.drafts.map((draft) => draft.text)
+console.log('rerun of the same run (each draft beside its draft in the first run):')
+for (const draft of rerun.drafts) {
+  const before = run.drafts.find((d) => d.path === draft.path)!.text
+  console.log(
+    `  ${draft.path.padEnd(14)} shared prefix ${await countTextTokens(sharedPrefix([before, draft.text]))} ` +
+      `tokens of ${await countTextTokens(draft.text)}`
+  )
+}
+console.log(`  all drafts of the rerun, ${shares(first, again)}`)
+
+// Another issue on the same file: what runs share is the fixed part, which must come first.
+const otherDir = mkdtempSync(join(tmpdir(), 'patchsmith-bench-tokens-'))
+const other = new DraftPrompter({
+  repoDir: otherDir,
+  maxTokens: MAX
+})
+const issueDrafts = await Promise.all(
+  [
+    TYPO_ISSUE,
+    { number: 43, title: 'Wrong total', body: 'The running total skips a handler.' }
+  ].map(async (issue) =>
+    (
+      await other.messages({
+        format: 'udiff',
+        issue,
+        change: { path: 'README.md', operation: 'MODIFY', line_range: [15, 15] },
+        planSteps: ['Fix it'],
+        content: readFileSync(join(PROJECT_ROOT, 'examples/typo-fix/repo/README.md'), 'utf8')
+      })
+    )
+      .map((message) => `${message.role}\n${message.content}\n`)
+      .join('')
+  )
+)
+rmSync(otherDir, { recursive: true, force: true })
+const fixed = sharedPrefix(issueDrafts)
+const issueAt = issueDrafts[0]!.indexOf('Issue #')
+console.log(
+  `another issue, same file: shared prefix ${await countTextTokens(fixed)} tokens of ` +
+    `${await countTextTokens(issueDrafts[1]!)} (system rules, format rules and example); ` +
+    `${shares([issueDrafts[0]!], [issueDrafts[1]!])}`
+)
+console.log(
+  fixed.length >= issueAt && issueAt > 0
+    ? '  order holds: everything before the issue is shared'
+    : `  ORDER BROKEN: the issue starts at ${issueAt}, the shared part ends at ${fixed.length}`
 )
