@@ -118,6 +118,9 @@ export async function draftEdits(
     // damaged (SECURITY_VIOLATION, no repair). Every draft call is for one planned file.
     guardReplyClaims(read.claims, ctx.policy, { oneFile: true })
     const drafted = editFromRead(read, change, latest, { style: ctx.style, cutOff })
+    // The base's .editorconfig on the lines the draft adds, before the syntax gate sees them.
+    if (ctx.prompter && drafted.edit.after !== null)
+      drafted.edit.after = ctx.prompter.restyle(change.path, before, drafted.edit.after)
     await assertStillParses([drafted])
     if (drafted.claimedPath) {
       ctx.logger.warn(

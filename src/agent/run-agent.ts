@@ -2,6 +2,7 @@ import { runUrl } from './environment.js'
 import type { RunConfig } from '../config.js'
 import type { CodeAgentInput, CodeAgentOutput } from '../contract/index.js'
 import { AttemptFile, type ChangeBranch } from '../git/index.js'
+import { EditorconfigRules } from '../editorconfig/index.js'
 import { DEFAULT_STYLE } from '../model/index.js'
 import { resolveEditFormat } from '../edits/index.js'
 import {
@@ -72,6 +73,11 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         prepared.input.fix_plan.file_changes.map((change) => change.path)
       )
     }
+    prompter.editorconfig = await EditorconfigRules.read(
+      git,
+      prepared.branch.baseCommit,
+      prepared.input.fix_plan.file_changes.map((change) => change.path)
+    )
     await session.setupCommands()
     const attempted = await attemptChange({
       input: prepared.input,

@@ -1,8 +1,9 @@
 import { TokenBudgetExceededError, type StyleConfig } from '../contract/index.js'
+import { restyleAdded, type EditorconfigRules } from '../editorconfig/index.js'
 import type { RunBudget } from './budget.js'
 import { draftMessages, promptShapes, type DraftRequest } from './draft-prompt.js'
 import type { ChatMessage } from './chat.js'
-import { styleForFile } from './style.js'
+import { DEFAULT_STYLE, styleForFile } from './style.js'
 import { measurePrompt } from './tokens.js'
 
 export interface DraftPrompterOptions {
@@ -45,6 +46,11 @@ export class DraftPrompter {
   private readonly styles = new Map<string, Promise<StyleConfig>>()
   /** Set once the base commit is known, before the first draft; unset: none are sent. */
   instructions?: InstructionsSource
+  /**
+   * The base commit's `.editorconfig` rules, set with `instructions`: the prompt's style and
+   * what `restyle` applies. Unset: the style is read from the work tree, and nothing applied.
+   */
+  editorconfig?: EditorconfigRules
 
   constructor(private readonly options: DraftPrompterOptions) {}
 
@@ -56,10 +62,17 @@ export class DraftPrompter {
   styleFor(path: string): Promise<StyleConfig> {
     let style = this.styles.get(path)
     if (!style) {
-      style = styleForFile(this.options.repoDir, path, this.options.style)
+      style = this.editorconfig
+        ? Promise.resolve(this.editorconfig.styleFor(path, this.options.style ?? DEFAULT_STYLE))
+        : styleForFile(this.options.repoDir, path, this.options.style)
       this.styles.set(path, style)
     }
     return style
+  }
+
+  /** A drafted file with the `.editorconfig` rules applied to the lines it adds to `before`. */
+  restyle(path: string, before: string | null, after: string): string {
+    return this.editorconfig ? restyleAdded(before, after, this.editorconfig.rulesFor(path)) : after
   }
 
   async messages(request: PromptRequest): Promise<ChatMessage[]> {

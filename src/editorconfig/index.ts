@@ -1,0 +1,2 @@
+export { EditorconfigRules, type EditorRules } from './rules.js'
+export { restyleAdded } from './restyle.js'

@@ -1,0 +1,140 @@
+import { parseFromFilesSync, type ECFile, type Props } from 'editorconfig'
+import type { StyleConfig } from '../contract/index.js'
+import type { Git } from '../git/index.js'
+
+/** The `.editorconfig` properties Patchsmith applies to the lines an edit adds. */
+export interface EditorRules {
+  indent_style?: 'tab' | 'space'
+  /** Columns per indentation level. */
+  indent_size?: number
+  tab_width?: number
+  end_of_line?: 'lf' | 'crlf' | 'cr'
+  insert_final_newline?: boolean
+  trim_trailing_whitespace?: boolean
+  charset?: 'latin1' | 'utf-8' | 'utf-8-bom' | 'utf-16be' | 'utf-16le'
+}
+
+const MAX_FILE_BYTES = 64 * 1024
+// A root the file names are resolved under: the sections' globs only see repository paths.
+const ROOT = '/repository'
+
+/**
+ * The `.editorconfig` files of one commit (the run's base), never the work tree where the
+ * model's edits could have written one; matched per path by the maintained `editorconfig`
+ * package, the nearest file first and up to the first `root = true`.
+ */
+export class EditorconfigRules {
+  private readonly cache = new Map<string, EditorRules>()
+
+  private constructor(private readonly files: ReadonlyMap<string, string>) {}
+
+  /** Reads the `.editorconfig` in every folder above `paths`, with one git process. */
+  static async read(
+    git: Git,
+    commit: string,
+    paths: readonly string[]
+  ): Promise<EditorconfigRules> {
+    const wanted = [...new Set(paths.flatMap((path) => foldersAbove(path).map(configIn)))]
+    const out = await git.exec(['cat-file', '--batch'], {
+      input: wanted.map((path) => `${commit}:${path}\n`).join(''),
+      allowFailure: true
+    })
+    return new EditorconfigRules(out.exitCode === 0 ? parseBatch(out.stdout, wanted) : new Map())
+  }
+
+  /** From texts by path (tests, and callers that already hold the files). */
+  static of(files: Record<string, string>): EditorconfigRules {
+    return new EditorconfigRules(new Map(Object.entries(files)))
+  }
+
+  /** Whether any `.editorconfig` was found. */
+  get empty(): boolean {
+    return this.files.size === 0
+  }
+
+  rulesFor(path: string): EditorRules {
+    let rules = this.cache.get(path)
+    if (!rules) {
+      const files: ECFile[] = foldersAbove(path)
+        .reverse()
+        .map(configIn)
+        .filter((name) => this.files.has(name))
+        .map((name) => ({ name: `${ROOT}/${name}`, contents: Buffer.from(this.files.get(name)!) }))
+      rules =
+        files.length === 0
+          ? {}
+          : known(parseFromFilesSync(`${ROOT}/${path}`, files, { root: ROOT }))
+      this.cache.set(path, rules)
+    }
+    return rules
+  }
+
+  /** The prompt's style for a path: these rules over `fallback` for what they leave unset. */
+  styleFor(path: string, fallback: StyleConfig): StyleConfig {
+    const rules = this.rulesFor(path)
+    return {
+      indent_style: rules.indent_style ?? fallback.indent_style,
+      indent_size: rules.indent_size ?? rules.tab_width ?? fallback.indent_size,
+      end_of_line:
+        rules.end_of_line === 'crlf'
+          ? 'crlf'
+          : rules.end_of_line === 'lf'
+            ? 'lf'
+            : fallback.end_of_line,
+      insert_final_newline: rules.insert_final_newline ?? fallback.insert_final_newline
+    }
+  }
+}
+
+function known(props: Props): EditorRules {
+  const number = (value: unknown) =>
+    typeof value === 'number' && value > 0 && value <= 16 ? value : undefined
+  const flag = (value: unknown) => (typeof value === 'boolean' ? value : undefined)
+  const tabWidth = number(props.tab_width)
+  const rules: EditorRules = {
+    indent_style: oneOf(props.indent_style, ['tab', 'space'] as const),
+    // `indent_size = tab` means the tab width.
+    indent_size: props.indent_size === 'tab' ? tabWidth : (number(props.indent_size) ?? tabWidth),
+    tab_width: tabWidth,
+    end_of_line: oneOf(props.end_of_line, ['lf', 'crlf', 'cr'] as const),
+    insert_final_newline: flag(props.insert_final_newline),
+    trim_trailing_whitespace: flag(props.trim_trailing_whitespace),
+    charset: oneOf(props.charset, ['latin1', 'utf-8', 'utf-8-bom', 'utf-16be', 'utf-16le'] as const)
+  }
+  return Object.fromEntries(Object.entries(rules).filter(([, v]) => v !== undefined))
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
+  return allowed.find((candidate) => candidate === value)
+}
+
+/** '' (the root) and each folder down to the path's own, root first. */
+function foldersAbove(path: string): string[] {
+  const parts = path.split('/').slice(0, -1)
+  return ['', ...parts.map((_, i) => parts.slice(0, i + 1).join('/'))]
+}
+
+function configIn(folder: string): string {
+  return folder === '' ? '.editorconfig' : `${folder}/.editorconfig`
+}
+
+/** `git cat-file --batch` output for `names`, in order: found blobs of a sane size only. */
+function parseBatch(stdout: string, names: readonly string[]): Map<string, string> {
+  const files = new Map<string, string>()
+  const bytes = Buffer.from(stdout, 'utf8')
+  let at = 0
+  for (const name of names) {
+    const eol = bytes.indexOf(0x0a, at)
+    if (eol < 0) break
+    const header = bytes.subarray(at, eol).toString('utf8')
+    at = eol + 1
+    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) continue
+    const found = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header)
+    if (!found) break
+    const size = Number(found[2])
+    if (found[1] === 'blob' && size <= MAX_FILE_BYTES)
+      files.set(name, bytes.subarray(at, at + size).toString('utf8'))
+    at += size + 1
+  }
+  return files
+}
