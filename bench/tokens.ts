@@ -57,7 +57,13 @@ try {
   console.log(`bench:tokens — prompt tokens per draft (o200k_base), max-tokens-per-draft ${MAX}\n`)
   for (const { name, change, content, steps } of cases) {
     const prompter = new DraftPrompter({ repoDir, maxTokens: MAX })
-    const request = { format: 'udiff', issue: TYPO_ISSUE, change, planSteps: steps, content }
+    const request = {
+      format: 'udiff' as const,
+      issue: TYPO_ISSUE,
+      change,
+      planSteps: steps,
+      content
+    }
     const messages = await prompter.messages(request)
     const tokens = await countMessageTokens(messages)
     const whole = await countMessageTokens(

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { EDIT_FORMAT_SETTINGS } from './edits/index.js'
 import { parsePricing } from './model/pricing.js'
 import { FORBIDDEN_EXTRA_NAME, NETWORK_MODES, SANDBOX_MODES } from './sandbox/index.js'
 import { ConfigError, expandSettings } from './settings.js'
@@ -36,9 +37,6 @@ const list = () =>
 
 const text = () => z.string().trim().optional()
 
-export const EDIT_FORMATS = ['udiff', 'search-replace', 'json-edits', 'whole-file', 'auto'] as const
-export type EditFormat = (typeof EDIT_FORMATS)[number]
-
 export const RunConfigSchema = z.strictObject({
   repo: z.string().min(1).default('.'),
   issue: text(),
@@ -53,7 +51,7 @@ export const RunConfigSchema = z.strictObject({
   model: z.string().trim().min(1).default('gpt-4.1'),
   baseUrl: z.string().trim().url().default('https://api.openai.com/v1'),
   apiKey: text(),
-  editFormat: z.enum(EDIT_FORMATS).default('udiff'),
+  editFormat: z.enum(EDIT_FORMAT_SETTINGS).default('udiff'),
   validationCommands: list(),
   setupCommands: list(),
   formatCommand: text(),

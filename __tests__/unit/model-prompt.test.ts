@@ -35,7 +35,7 @@ const LARGE = largeSourceFile(3_000)
 
 function request(change: FileChange, content: string | null, body = TYPO_ISSUE.body) {
   return {
-    format: 'udiff',
+    format: 'udiff' as const,
     issue: { ...TYPO_ISSUE, body },
     change,
     planSteps: ['Fix it'],
@@ -236,7 +236,7 @@ describe('outline', () => {
 })
 
 describe('prompt order for prompt caching', () => {
-  it.each(['udiff', 'search-replace', 'json-edits', 'whole-file'])(
+  it.each(['udiff', 'search-replace', 'json-edits', 'whole-file'] as const)(
     'the drafts of one run (%s) share everything up to the file: rules, issue, plan steps, format',
     async (format) => {
       const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })
@@ -266,7 +266,7 @@ describe('prompt order for prompt caching', () => {
     }
   )
 
-  it.each(['udiff', 'search-replace', 'json-edits', 'whole-file'])(
+  it.each(['udiff', 'search-replace', 'json-edits', 'whole-file'] as const)(
     'drafts for different issues (%s) share the rules, the format and the example',
     async (format) => {
       const repo = tempRepo({ 'repo/.editorconfig': EDITORCONFIG })

@@ -1,10 +1,10 @@
-import type { EditFormat } from '../config.js'
 import type { CodeAgentInput, FileChange, StyleConfig } from '../contract/index.js'
 import {
   assertStillParses,
   editFromRead,
   readReply,
-  JsonEditsSchema,
+  formatNamed,
+  type ReplyFormat,
   type FileEdit,
   type Placement
 } from '../edits/index.js'
@@ -22,9 +22,9 @@ import type { Logger } from './logger.js'
 
 export interface DraftContext {
   input: CodeAgentInput
-  format: EditFormat
+  format: ReplyFormat
   /** The format for one file, when it depends on the file (`auto`); else `format` for all. */
-  formatFor?: (content: string | null) => EditFormat
+  formatFor?: (content: string | null) => ReplyFormat
   style: StyleConfig
   base: ReadonlyMap<string, string | null>
   concurrency: number
@@ -53,8 +53,6 @@ export interface Drafted {
 }
 
 const NO_CHANGES = /^\s*NO_CHANGES\s*$/
-// Structured output where the endpoint has it; the reply is read as text either way.
-const JSON_EDITS_FORMAT = { name: 'apply_edits', schema: JsonEditsSchema }
 
 /**
  * One model call per planned file (deletions need none), all at once up to `concurrency`, then
@@ -83,7 +81,8 @@ export async function draftEdits(
     const completion = await ctx.model.complete(request.messages, {
       signal,
       label: request.path,
-      responseFormat: formatOf(request.path) === 'json-edits' ? JSON_EDITS_FORMAT : undefined,
+      // Structured output where the endpoint has it; the reply is read as text either way.
+      responseFormat: formatNamed(formatOf(request.path)).replySchema,
       acceptCutOff: true
     })
     if (completion.cutOff)
@@ -141,7 +140,7 @@ export async function draftEdits(
 
 async function messagesFor(
   ctx: DraftContext,
-  format: EditFormat,
+  format: ReplyFormat,
   change: FileChange,
   current: ReadonlyMap<string, string | null>,
   repair: RepairContext | undefined

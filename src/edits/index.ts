@@ -6,10 +6,10 @@ export {
   editsFromReply,
   readReply
 } from './edit-reply.js'
-export { REPLY_FORMATS } from './formats/index.js'
-export type { EditFormat, ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
+export { EDIT_FORMAT_SETTINGS, formatNamed, REPLY_FORMATS } from './formats/index.js'
+export type { FormatStrategy, ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
 export type { DraftedEdit, PlannedFile, ReadReply, ReplyOptions } from './edit-reply.js'
-export { chooseEditFormat, resolveEditFormat, WHOLE_FILE_MAX_LINES } from './choose-format.js'
+export { chooseEditFormat, resolveEditFormat, WHOLE_FILE_MAX_LINES } from './formats/choose.js'
 export { JsonEditsSchema, JsonLineEditSchema } from './formats/index.js'
 export type { JsonEdits } from './formats/index.js'
 export { renderDiff } from './canonical-diff.js'

@@ -1,12 +1,13 @@
 import type { FileChange, Issue, StyleConfig } from '../contract/index.js'
+import { formatNamed, type ReplyFormat } from '../edits/index.js'
 import { fileWindow, type FileWindow } from './file-window.js'
 import type { ChatMessage } from './chat.js'
 import { renderTemplate } from './prompt-templates.js'
 import { fence, sanitizeBody, sanitizeTitle, sanitizeUntrusted } from './untrusted-text.js'
 
 export interface DraftRequest {
-  /** The edit format: the user prompt is `prompts/draft-<format>.md`. */
-  format: string
+  /** The edit format: its strategy names the user prompt and whether the file is resent whole. */
+  format: ReplyFormat
   issue: Issue
   change: FileChange
   planSteps: readonly unknown[]
@@ -71,7 +72,7 @@ export function draftMessages(request: DraftRequest, shape: PromptShape = {}): C
   }
   const messages: ChatMessage[] = [
     { role: 'system', content: renderTemplate('system', values) },
-    { role: 'user', content: renderTemplate(`draft-${request.format}`, values) }
+    { role: 'user', content: renderTemplate(formatNamed(request.format).template, values) }
   ]
   if (repair) {
     const others = Object.entries(repair.otherFiles).map(([path, text]) =>
@@ -107,7 +108,7 @@ export function promptShapes(request: DraftRequest): PromptShape[] {
   const base: PromptShape = { otherFilesByName: others || undefined }
   const range = request.change.line_range
   let smallest = base
-  if (request.content !== null && range && request.format !== 'whole-file') {
+  if (request.content !== null && range && !formatNamed(request.format).resendsWholeFile) {
     for (const radius of [60, 30, 15, 5]) {
       smallest = {
         ...base,

@@ -1,3 +1,4 @@
+import { formatNamed } from '../edits/index.js'
 import { TokenBudgetExceededError, type StyleConfig } from '../contract/index.js'
 import { restyleAdded, type EditorconfigRules } from '../editorconfig/index.js'
 import type { RunBudget } from './budget.js'
@@ -116,8 +117,8 @@ function overBudget(request: DraftRequest, tokens: number, max: number): TokenBu
   const hint =
     content !== null && !change.line_range
       ? `Give the plan a line_range for ${change.path} so that only a window of it is sent, or raise max-tokens-per-draft.`
-      : request.format === 'whole-file' && change.line_range
-        ? 'The whole-file edit format resends the whole file; use another edit-format, or raise max-tokens-per-draft.'
+      : formatNamed(request.format).resendsWholeFile && change.line_range
+        ? `The ${request.format} edit format resends the whole file; use another edit-format, or raise max-tokens-per-draft.`
         : `Narrow the line_range of ${change.path}, or raise max-tokens-per-draft.`
   return new TokenBudgetExceededError(
     `The prompt for ${change.path} needs ${tokens} tokens even at its smallest, more than ` +

@@ -1,12 +1,20 @@
+import type { ZodType } from 'zod'
 import type { FileInstruction, HeaderLog } from '../types.js'
 
 /**
- * One way a model may write its edits. A format reads a reply into per-file instructions; the
- * instructions then meet the files the same way whatever format wrote them (see edit-reply.ts).
- * A new format is a folder beside the others and one line in the registry (index.ts).
+ * One way a model may write its edits, whole: how it is asked for and how a reply in it is read.
+ * A format reads a reply into per-file instructions; the instructions then meet the files the
+ * same way whatever format wrote them (see edit-reply.ts). A new format is a folder beside the
+ * others, its prompt in `prompts/`, and one line in the registry (index.ts).
  */
-export interface EditFormat<Name extends string = string> {
+export interface FormatStrategy<Name extends string = string> {
   name: Name
+  /** The draft prompt, `prompts/<template>.md`. */
+  template: string
+  /** The reply holds the whole file, so the prompt must show all of it (never a window). */
+  resendsWholeFile: boolean
+  /** The JSON shape a reply is asked for with structured output, when the format is JSON. */
+  replySchema?: { name: string; schema: ZodType }
   /** Whether a reply is plainly written in this format: its own markers show. */
   marks(reply: string): boolean
   /** The reply read as instructions; throws a patch error (INVALID_DIFF) when it cannot be. */

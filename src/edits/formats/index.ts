@@ -1,11 +1,11 @@
 import type { FileInstruction } from '../types.js'
-import type { EditFormat, ParseHints } from './format.js'
+import type { FormatStrategy, ParseHints } from './format.js'
 import { jsonEdits } from './json-edits/index.js'
 import { searchReplace } from './search-replace/index.js'
 import { udiff } from './udiff/index.js'
 import { wholeFile } from './whole-file/index.js'
 
-/** The registry: every edit format a reply may be written in. */
+/** The registry: every edit format a reply may be written in (the first is the default). */
 const FORMATS = [udiff, searchReplace, jsonEdits, wholeFile] as const
 /** The order markers are tested in: the most distinctive first, a bare diff last. */
 const BY_MARKERS = [wholeFile, searchReplace, jsonEdits, udiff] as const
@@ -14,8 +14,11 @@ export type ReplyFormat = (typeof FORMATS)[number]['name']
 /** A format, or `auto`: read the reply in whichever format it is written. */
 export type ReplyFormatOrAuto = ReplyFormat | 'auto'
 export const REPLY_FORMATS: readonly ReplyFormat[] = FORMATS.map((format) => format.name)
+/** The `edit-format` setting's values: a format, or `auto`. */
+export const EDIT_FORMAT_SETTINGS: readonly ReplyFormatOrAuto[] = [...REPLY_FORMATS, 'auto']
 
-function formatNamed(name: ReplyFormat): EditFormat<ReplyFormat> {
+/** Everything one format needs: its prompt, its reply schema, whether it resends the file. */
+export function formatNamed(name: ReplyFormat): FormatStrategy<ReplyFormat> {
   return FORMATS.find((format) => format.name === name)!
 }
 
@@ -32,7 +35,7 @@ export function parseAs(
   return formatNamed(name).parse(reply, hints)
 }
 
-export type { EditFormat, ParseHints } from './format.js'
+export type { FormatStrategy, ParseHints } from './format.js'
 export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits/index.js'
 export type { JsonEdits } from './json-edits/index.js'
 export { applySearchReplace } from './search-replace/index.js'

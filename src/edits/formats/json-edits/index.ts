@@ -1,14 +1,17 @@
 import { instructionsOfDiff } from '../udiff/index.js'
-import type { EditFormat } from '../format.js'
+import type { FormatStrategy } from '../format.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
-import { parseJsonEdits } from './json-edits.js'
+import { JsonEditsSchema, parseJsonEdits } from './json-edits.js'
 
 export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits.js'
 export type { JsonEdits } from './json-edits.js'
 
 /** Line-numbered edits as JSON (`{"edits": [...]}`), possibly inside a tool call. */
-export const jsonEdits: EditFormat<'json-edits'> = {
+export const jsonEdits: FormatStrategy<'json-edits'> = {
   name: 'json-edits',
+  template: 'draft-json-edits',
+  resendsWholeFile: false,
+  replySchema: { name: 'apply_edits', schema: JsonEditsSchema },
   marks: (reply) => {
     const json = jsonOf(reply)
     return (

@@ -3,7 +3,7 @@ import type { FileInstruction, FilePatch, HeaderLog, Hunk } from '../../types.js
 import { withoutMadeChanges } from './already-present.js'
 import { changingHunks, settleCutTail } from './cut-tail.js'
 import { refitHunk } from './refit.js'
-import type { EditFormat, ParseHints } from '../format.js'
+import type { FormatStrategy, ParseHints } from '../format.js'
 import { readDiffReply } from './extract.js'
 import { parseUnifiedDiff } from './parse.js'
 
@@ -28,8 +28,10 @@ export function repairedHunks(path: string, patch: FilePatch, file: FileIndex): 
 export { parseUnifiedDiff } from './parse.js'
 
 /** Unified diffs, git-style or plain, bare or wrapped in fences, tags or `{"diff": …}`. */
-export const udiff: EditFormat<'udiff'> = {
+export const udiff: FormatStrategy<'udiff'> = {
   name: 'udiff',
+  template: 'draft-udiff',
+  resendsWholeFile: false,
   marks: (reply) => /^(diff --git |@@)/m.test(reply) || /^--- .*\r?\n\+\+\+ /m.test(reply),
   parse: (reply, hints) => instructionsOfDiff(reply, hints)
 }

@@ -1,9 +1,11 @@
-import type { EditFormat } from '../format.js'
+import type { FormatStrategy } from '../format.js'
 import { parseWholeFile } from './whole-file.js'
 
 /** `^^^<path>` … `^^^end` blocks holding a file's whole new content (`^^^delete` deletes it). */
-export const wholeFile: EditFormat<'whole-file'> = {
+export const wholeFile: FormatStrategy<'whole-file'> = {
   name: 'whole-file',
+  template: 'draft-whole-file',
+  resendsWholeFile: true,
   marks: (reply) => /^\^\^\^\s*\S/m.test(reply) && /^\^\^\^\s*(end|delete)\s*$/m.test(reply),
   parse: (reply) =>
     parseWholeFile(reply).map((block) =>

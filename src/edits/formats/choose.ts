@@ -1,4 +1,4 @@
-import type { ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
+import type { ReplyFormat, ReplyFormatOrAuto } from './index.js'
 
 /** Above this many lines, a whole-file reply costs more than the edit and is often cut off. */
 export const WHOLE_FILE_MAX_LINES = 300
