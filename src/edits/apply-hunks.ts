@@ -8,7 +8,8 @@ import {
   type HintTrust
 } from './locate.js'
 import { shiftedToFile } from './indent-shift.js'
-import { patchError } from './patch-error.js'
+import { compareContext, vocabularyOf, type Vocabulary } from './intent.js'
+import { patchError, quote } from './patch-error.js'
 import { joinText, splitText } from './text-file.js'
 import type { Hunk, HunkPlacement, Placement } from './types.js'
 
@@ -51,10 +52,19 @@ export function applyHunks(
   let touchesEnd = false
   let endHunk: Hunk | undefined
   const starts = placeAll(path, index, hunks, options.numbersContradicted === true)
+  const vocabulary = vocabularyOf(
+    file.lines,
+    hunks.flatMap((hunk) => hunk.lines.map((line) => line.text))
+  )
   hunks.forEach((given, i) => {
     const number = given.number ?? i + 1
     const { at, ...placement } = starts[i]!
-    const hunk = shiftedToFile(given, file.lines, at)
+    const hunk = withChangedContext(path, shiftedToFile(given, file.lines, at), file.lines, {
+      at,
+      number,
+      vocabulary,
+      byHint: placement.how === 'hint'
+    })
     located.push(placement)
     let j = at
     for (const line of hunk.lines) {
@@ -207,6 +217,47 @@ function placeWithoutContext(
       'include the 2-3 lines before and after the addition as context.',
     { kind: 'no-context', file: path, hunk: number }
   )
+}
+
+/**
+ * The hunk with every unchanged line the reply wrote differently from the file (beyond whitespace
+ * and copy slips, see `compareContext`) turned into a change to the reply's version: the model's
+ * whole intent lands, never the file's line in place of one it changed. A hunk that only a line
+ * number placed among several matches is no place to land such a change: it is refused.
+ */
+function withChangedContext(
+  path: string,
+  hunk: Hunk,
+  fileLines: readonly string[],
+  where: { at: number; number: number; vocabulary: Vocabulary; byHint: boolean }
+): Hunk {
+  const lines: Hunk['lines'] = []
+  let j = where.at
+  for (const line of hunk.lines) {
+    if (line.kind === '+') {
+      lines.push(line)
+      continue
+    }
+    const theirs = fileLines[j++]!
+    if (line.kind === '-' || compareContext(theirs, line.text, where.vocabulary) !== 'changed') {
+      lines.push(line)
+      continue
+    }
+    if (where.byHint) {
+      throw patchError(
+        `Hunk ${where.number} for ${path} gives line ${j} as unchanged but writes it differently from the file, ` +
+          `and its lines match in several places, so that change cannot be placed:\n${quote([`file:  ${theirs}`, `reply: ${line.text}`])}\n` +
+          'Mark a line you change with "-" (the current line, copied exactly) and "+" (the new one), and include more unchanged lines around it.',
+        { kind: 'ambiguous-hunk', file: path, hunk: where.number, expected: [line.text] },
+        { line: j }
+      )
+    }
+    lines.push(
+      { kind: '-', text: theirs, noEol: line.noEol },
+      { kind: '+', text: line.text, noEol: line.noEol }
+    )
+  }
+  return { ...hunk, lines }
 }
 
 function overlap(path: string, first: number, second: number, at: number) {

@@ -1,5 +1,6 @@
 import { nonBlankLines, occurrences, occurrencesInFile, type FileIndex } from '../../file-index.js'
-import { isTypo, looseKey } from '../../line-match.js'
+import { compareContext, isVersionOf, vocabularyOf } from '../../intent.js'
+import { looseKey } from '../../line-match.js'
 import type { DiffLine, Hunk } from '../../types.js'
 
 /**
@@ -91,14 +92,36 @@ function anchorOnRemoved(hunk: Hunk, file: FileIndex, keep: 'leading' | 'trailin
   if (old.filter((key) => /[\p{L}\p{N}_]{2}/u.test(key)).length < 2) return undefined
   const found = occurrencesInFile(old, file)
   if (found.length !== 1) return undefined
-  // A dropped line that is a copy slip of the file's line in its place is no invented context:
-  // that hunk is the locator's to judge, by its rules for typos.
-  const dropped = (keep === 'trailing' ? hunk.lines.slice(0, first) : hunk.lines.slice(last + 1))
-    .filter((line) => line.kind === ' ')
-    .map((line) => looseKey(line.text))
+  // The context that does not fit, beside the file's lines in its place: a copy slip there is
+  // the locator's to judge (by its rules for typos); a line the reply wrote as its own version
+  // of the file's (`while (**input_ptr)` for `while (**input)`) is part of the change and lands
+  // as written; lines of other code, or lines the file has elsewhere, were copied from elsewhere,
+  // and go.
+  const dropped = keep === 'trailing' ? hunk.lines.slice(0, first) : hunk.lines.slice(last + 1)
   const from = keep === 'trailing' ? found[0]! - dropped.length : found[0]! + old.length
-  const slip = dropped.some(
-    (key, k) => key !== file.loose[from + k] && isTypo(key, file.loose[from + k] ?? '')
+  const vocabulary = vocabularyOf(
+    file.lines,
+    hunk.lines.map((line) => line.text)
   )
-  return slip ? undefined : { ...hunk, lines }
+  const theirs = (k: number) => file.lines[from + k] ?? ''
+  const kinds = dropped.map((line, k) => {
+    const how = compareContext(theirs(k), line.text, vocabulary)
+    const elsewhere = file.byLoose.has(looseKey(line.text))
+    return how === 'changed' && (elsewhere || !isVersionOf(theirs(k), line.text)) ? 'other' : how
+  })
+  if (kinds.includes('slip')) return undefined
+  if (!kinds.includes('changed')) return { ...hunk, lines }
+  if (from < 0 || kinds.includes('other')) return undefined
+  const rewritten = dropped.flatMap((line, k): DiffLine[] =>
+    kinds[k] === 'same'
+      ? [line]
+      : [
+          { kind: '-', text: theirs(k), noEol: false },
+          { kind: '+', text: line.text, noEol: line.noEol }
+        ]
+  )
+  return {
+    ...hunk,
+    lines: keep === 'trailing' ? [...rewritten, ...lines] : [...lines, ...rewritten]
+  }
 }

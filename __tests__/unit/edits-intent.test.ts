@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest'
+import { InvalidDiffError, type FileChange } from '../../src/contract/index.js'
+import { thrown } from '../support/errors.js'
+import { editFromReply } from '../../src/edits/index.js'
+
+/**
+ * The model's whole intent, or nothing: a line the reply gives as unchanged but writes its own
+ * way lands as the reply wrote it, or the hunk is refused; never the file's line in its place.
+ * Each rule beside a reply it must still refuse (or a slip it must still forgive).
+ */
+
+const text = (...lines: string[]) => lines.map((line) => `${line}\n`).join('')
+
+const PY = text(
+  'from django.core.exceptions import ValidationError',
+  '',
+  '',
+  'class CharField:',
+  '    def validate(self, value):',
+  '        if len(value) > self.max_length:',
+  '            raise ValidationError(',
+  "                self.error_messages['max_length'],",
+  "                code='max_length',",
+  '            )',
+  '        return value'
+)
+
+const C = text(
+  '#include <stddef.h>',
+  '',
+  'size_t count_words(const char **input)',
+  '{',
+  '    size_t n = 0;',
+  '    while (**input) {',
+  "        if (**input == ' ')",
+  '            n++;',
+  '        (*input)++;',
+  '    }',
+  '    return n;',
+  '}'
+)
+
+const apply = (path: string, reply: string, content: string) => {
+  const change: FileChange = { path, operation: 'MODIFY' }
+  return editFromReply('udiff', reply, change, content).edit.after
+}
+const refusal = (path: string, reply: string, content: string) => {
+  const error = thrown(() => apply(path, reply, content))
+  expect(error).toBeInstanceOf(InvalidDiffError)
+  return error as InvalidDiffError
+}
+const head = (path: string) => `--- a/${path}\n+++ b/${path}\n`
+
+describe('a changed line given as unchanged (a near match)', () => {
+  // The fix sits in a context line; the lines marked as changed only move a trailing space.
+  const fixInContext = (condition: string) =>
+    `${head('fields.py')}@@ -5,5 +5,5 @@\n     def validate(self, value):\n${condition}\n             raise ValidationError(\n-                self.error_messages['max_length'],\n+                self.error_messages['max_length'], \n                 code='max_length',\n`
+
+  it("lands the reply's version of the line, not the file's", () => {
+    const after = apply('fields.py', fixInContext('         if len(value) >= self.max_length:'), PY)
+    expect(after).toContain('        if len(value) >= self.max_length:\n')
+    expect(after).not.toContain('        if len(value) > self.max_length:\n')
+  })
+
+  it('forgives a copy slip: a word misspelt into one neither the file nor the reply uses', () => {
+    const after = apply('fields.py', fixInContext('         if len(value) > self.max_lenght:'), PY)
+    expect(after).toContain('        if len(value) > self.max_length:\n')
+    expect(after).toContain("                self.error_messages['max_length'], \n")
+  })
+
+  it('refuses such a line in a hunk that only its line number placed, naming the line', () => {
+    const twice = PY + PY.split('\n').slice(3).join('\n')
+    const error = refusal(
+      'fields.py',
+      fixInContext('         if len(value) >= self.max_length:'),
+      twice
+    )
+    expect(error.details.rule).toBe('ambiguous-hunk')
+    expect(error.message).toContain('if len(value) >= self.max_length:')
+    expect(error.message).toContain('gives line 6 as unchanged')
+  })
+})
+
+describe('a context line beyond the change that the reply wrote its own way', () => {
+  it("lands the reply's version (`input_ptr` for `input`) with the change", () => {
+    const reply = `${head('words.c')}@@ -6,4 +6,4 @@\n     while (**input_ptr) {\n-        if (**input == ' ')\n+        if (**input == ' ' || **input == '\\t')\n             n++;\n         (*input)++;\n`
+    const after = apply('words.c', reply, C)
+    expect(after).toContain(
+      "    while (**input_ptr) {\n        if (**input == ' ' || **input == '\\t')\n"
+    )
+    expect(after).not.toContain('    while (**input) {\n')
+  })
+
+  it('still drops context the file has elsewhere (copied from another place)', () => {
+    const reply = `${head('words.c')}@@ -6,4 +6,4 @@\n     size_t n = 0;\n-        if (**input == ' ')\n+        if (**input == ' ' || **input == '\\t')\n             n++;\n         (*input)++;\n`
+    const after = apply('words.c', reply, C)
+    expect(after).toContain(
+      "    while (**input) {\n        if (**input == ' ' || **input == '\\t')\n"
+    )
+  })
+
+  it("refuses when beside the reply's version stands a line of other code: no place for either", () => {
+    const reply = `${head('words.c')}@@ -5,5 +5,5 @@\n     int total = count(list);\n     while (**input_ptr) {\n-        if (**input == ' ')\n+        if (**input == ' ' || **input == '\\t')\n             n++;\n         (*input)++;\n`
+    expect(refusal('words.c', reply, C).details.rule).toBe('hunk-not-found')
+  })
+})
