@@ -104,3 +104,20 @@ describe('a context line beyond the change that the reply wrote its own way', ()
     expect(refusal('words.c', reply, C).details.rule).toBe('hunk-not-found')
   })
 })
+
+describe("an added line identical to the file's line in its place", () => {
+  const marked = (line: string) =>
+    `${head('fields.py')}@@ -5,3 +5,5 @@\n     def validate(self, value):\n+        value = value.strip()\n+${line}\n             raise ValidationError(\n`
+
+  it('is that line, unchanged: it is not added a second time', () => {
+    const after = apply('fields.py', marked('        if len(value) > self.max_length:'), PY)
+    expect(after).toBe(
+      PY.replace('        if len(value)', '        value = value.strip()\n        if len(value)')
+    )
+  })
+
+  it('is not when it stands at another indentation: the hunk is still refused', () => {
+    const error = refusal('fields.py', marked('            if len(value) > self.max_length:'), PY)
+    expect(error.details.rule).toBe('hunk-not-found')
+  })
+})

@@ -11,6 +11,9 @@ import type { DiffLine, Hunk } from '../../types.js'
  * - Blank lines came and went: the old side's non-blank lines are together in one place of the
  *   file, with runs of blank lines of other lengths between them. The runs take the file's
  *   lengths; added lines keep their order among them.
+ * - Lines of the file were marked as added where they stand: an added line identical to the
+ *   file's line in its place, where the hunk's next unchanged or removed line does not fit, is
+ *   that line, unchanged.
  * - The context on one side of the change was copied from elsewhere (or made up): the removed
  *   lines and the context on the other side are together in one place. The context that does
  *   not fit is dropped; the removed lines place the change.
@@ -25,6 +28,7 @@ export function refitHunk(hunk: Hunk, file: FileIndex, { endMayBeCut = false } =
   const trailingMayGo = !endMayBeCut || file.byLoose.has(end)
   return (
     stretchBlankRuns(hunk, file) ??
+    addedAsContext(hunk, file) ??
     anchorOnRemoved(hunk, file, 'trailing') ??
     (trailingMayGo ? anchorOnRemoved(hunk, file, 'leading') : undefined) ??
     hunk
@@ -73,6 +77,39 @@ function stretchBlankRuns(hunk: Hunk, file: FileIndex): Hunk | undefined {
   })
   lines.push(...additions(gaps[anchors.length]!))
   return { ...hunk, lines }
+}
+
+/** The hunk with the added lines that are the file's own lines in their place made context. */
+function addedAsContext(hunk: Hunk, file: FileIndex): Hunk | undefined {
+  const first = hunk.lines.find((line) => line.kind !== '+')
+  if (!first || !hunk.lines.some((line) => line.kind === '+')) return undefined
+  const keys = hunk.lines.map((line) => looseKey(line.text))
+  const nextOld = keys.map((_, k) => hunk.lines.findIndex((l, m) => m > k && l.kind !== '+'))
+  const fits: DiffLine[][] = []
+  for (const start of file.byLoose.get(looseKey(first.text)) ?? []) {
+    let at = start - hunk.lines.findIndex((line) => line.kind !== '+')
+    const lines: DiffLine[] = []
+    let made = 0
+    for (let k = 0; k < hunk.lines.length && at >= 0; k++) {
+      const line = hunk.lines[k]!
+      const here = file.loose[at]
+      if (line.kind !== '+') {
+        if (here !== keys[k]) break
+        lines.push(line)
+        at++
+      } else if (
+        keys[k] !== '' &&
+        file.lines[at]?.trimEnd() === line.text.trimEnd() &&
+        here !== keys[nextOld[k]!]
+      ) {
+        lines.push({ ...line, kind: ' ' })
+        made++
+        at++
+      } else lines.push(line)
+    }
+    if (lines.length === hunk.lines.length && made > 0) fits.push(lines)
+  }
+  return fits.length === 1 ? { ...hunk, lines: fits[0]! } : undefined
 }
 
 /**
