@@ -1,4 +1,4 @@
-import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 
 /** Raised inside the reply body when it grows past the cap; the connection is dropped. */
 export class ReplyTooLargeError extends Error {
@@ -8,15 +8,19 @@ export class ReplyTooLargeError extends Error {
   }
 }
 
-let sharedDispatcher: Dispatcher | undefined
+// undici is a fifth of the bundle's main file: loaded on the first model call, so a start that
+// makes none (help, a refused input) does not compile it.
+let undici: Promise<typeof import('undici')> | undefined
+const loadUndici = () => (undici ??= import('undici'))
+let sharedDispatcher: Promise<Dispatcher> | undefined
 
 /**
  * One proxy-aware dispatcher per process: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (either case) as
  * set when it is first used. TLS uses Node's default trust store, which includes the
  * certificates named by NODE_EXTRA_CA_CERTS.
  */
-export function modelDispatcher(): Dispatcher {
-  sharedDispatcher ??= new EnvHttpProxyAgent()
+export function modelDispatcher(): Promise<Dispatcher> {
+  sharedDispatcher ??= loadUndici().then(({ EnvHttpProxyAgent }) => new EnvHttpProxyAgent())
   return sharedDispatcher
 }
 
@@ -28,11 +32,9 @@ export function modelDispatcher(): Dispatcher {
  * undici's own fetch rather than the global one, so that the dispatcher and the fetch that
  * drives it are always the same undici version, whatever Node bundles.
  */
-export function cappedFetch(
-  maxBytes: number,
-  dispatcher: Dispatcher = modelDispatcher()
-): typeof fetch {
+export function cappedFetch(maxBytes: number, dispatcher?: Dispatcher): typeof fetch {
   return async (input, init = {}) => {
+    const { fetch: undiciFetch } = await loadUndici()
     const requestHeaders = new Headers(init.headers)
     // undici decodes brotli too but asks only for gzip and deflate unless told.
     if (!requestHeaders.has('accept-encoding'))
@@ -41,7 +43,7 @@ export function cappedFetch(
       ...(init as Parameters<typeof undiciFetch>[1]),
       headers: [...requestHeaders],
       redirect: 'follow',
-      dispatcher
+      dispatcher: dispatcher ?? (await modelDispatcher())
     })
     const headers = new Headers()
     response.headers.forEach((value, name) => headers.append(name, value))
