@@ -1,5 +1,5 @@
-import { resolve } from 'node:path'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import {
   cancelOnSignals,
   runAgent,
@@ -28,11 +28,12 @@ import {
   runner,
   placeOf,
   progressComment,
+  pullRequestText,
   type ArtifactEntry,
   type ProgressComment
 } from './report/index.js'
 import { SecretMasker } from './secrets/index.js'
-import { PatchsmithError, toAgentError } from './contract/index.js'
+import { PatchsmithError, toAgentError, type CodeAgentOutput } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
 
 const SETTING_BY_NAME = new Map(SETTING_KEYS.map((key) => [settingName(key), key]))
@@ -74,6 +75,10 @@ export async function run(): Promise<void> {
         ? (await runFollowUp(config, env)).run
         : await runAgent(config, env)
     await progress?.finish(response, branch)
+    for (const [name, value] of Object.entries(
+      pullRequestFile(response, outputPath, issueNumber, runUrl(facts))
+    ))
+      runner.setOutput(name, value)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
       actionOutputs(response, outputPath, branch, { pushed })
@@ -110,7 +115,10 @@ export async function run(): Promise<void> {
       await runner.group('Stack trace', async () => runner.info(error.stack!))
     const failed = { success: false, error: known } as const
     await progress?.finish(failed)
-    for (const [name, value] of Object.entries(actionOutputs(failed, '', '')))
+    for (const [name, value] of Object.entries({
+      ...actionOutputs(failed, '', ''),
+      ...pullRequestFile(failed, '', undefined, undefined)
+    }))
       runner.setOutput(name, value)
     await writeSummary(summaryMarkdown(failed))
     runner.setFailed(`${code}: ${message}`, placeOf(details(error)))
@@ -146,6 +154,23 @@ function startProgress(
     mask,
     warn: runner.warning
   })
+}
+
+/** The pull request's title and a body file beside the result file, for a pull-request step. */
+function pullRequestFile(
+  response: CodeAgentOutput,
+  outputPath: string,
+  issueNumber: number | undefined,
+  run: string | undefined
+): Record<string, string> {
+  const commits = response.data ?? []
+  if (!response.success || commits.length === 0) {
+    return { 'pull-request-title': '', 'pull-request-body-path': '' }
+  }
+  const text = pullRequestText(commits, response.metrics, { issueNumber, runUrl: run })
+  const path = join(dirname(outputPath), 'pull-request.md')
+  writeFileSync(path, text.body)
+  return { 'pull-request-title': text.title, 'pull-request-body-path': path }
 }
 
 function readInputs(): RunConfigInput {

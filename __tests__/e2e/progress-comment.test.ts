@@ -3,6 +3,7 @@
  * once when an issue starts the run, edited at each phase, ending with the outcome (success,
  * failure, cancelled); no request when it is off or in a dry run.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runAction, type ActionRunOptions } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
@@ -96,6 +97,13 @@ describe('progress comment (node dist/index.js)', () => {
     expect(last).toMatch(/\| `npm run lint` \| — \| ✅ passes \|/)
     expect(last).toMatch(/tokens \(\d+ in, \d+ out\) · 2 model calls/)
     expect(last).toContain(RUN_URL)
+    // The pull request's body, as a file for create-pull-request's body-path.
+    expect(run.outputs['pull-request-title']).toMatch(/^docs\(readme\): /)
+    const body = readFileSync(run.outputs['pull-request-body-path']!, 'utf8')
+    expect(body).toContain('### Proof')
+    expect(body).toMatch(/\| `npm run lint` \| — \| ✅ passes \|/)
+    expect(body).toContain(RUN_URL)
+    expect(body).toMatch(/Fixes #\d+\n$/)
   })
 
   it('ends with the failure and the rerun hint, in the same comment, and still labels', async () => {
