@@ -106,7 +106,11 @@ describe('runPipeline', () => {
   })
 
   it('asks the base about a failure and keeps going past a same preexisting one only when told', async () => {
-    const base = { failsOnBase: true, sameFailure: true }
+    const base = {
+      failsOnBase: true,
+      sameFailure: true,
+      run: { exit_code: 3, stdout: '', stderr: '' }
+    }
     const steps = ['exit 3', 'true'].map(command)
     const stop = await runPipeline(steps, options({ checkBase: async () => base }))
     expect(stop.failed?.base).toEqual(base)
@@ -123,7 +127,11 @@ describe('runPipeline', () => {
     const different = await runPipeline(
       steps,
       options({
-        checkBase: async () => ({ failsOnBase: true, sameFailure: false }),
+        checkBase: async () => ({
+          failsOnBase: true,
+          sameFailure: false,
+          run: { exit_code: 1, stdout: '', stderr: 'another failure' }
+        }),
         keepPreexisting: true
       })
     )

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
+  issueContext,
   judgeCommand,
+  proofFields,
   repairNote,
+  rootCause,
   settle,
   type CommandRun
 } from '../../src/validation/verdict/index.js'
@@ -157,5 +160,66 @@ describe('judgeCommand: per test, against the base and the issue', () => {
       fixed: ['TestAdd'],
       failures: []
     })
+  })
+})
+
+describe('the proof of a change', () => {
+  const input = (triage: Record<string, unknown>, steps: unknown[] = []) => ({
+    issue: { number: 4, title: 'test_add fails', body: 'add(2, 3) returns -1' },
+    triage_result: triage,
+    fix_plan: {
+      branch_name: 'fix/4',
+      plan_steps: steps,
+      file_changes: [{ path: 'calc.py', operation: 'MODIFY' as const }],
+      validation_commands: ['pytest']
+    }
+  })
+
+  it('takes the root cause from the triage or from a plan step, and names the flipped tests', () => {
+    expect(rootCause(input({ root_cause: ' add subtracts ' }))).toBe('add subtracts')
+    expect(rootCause(input({}, ['Root cause: add uses - instead of +', 'Fix it']))).toBe(
+      'add uses - instead of +'
+    )
+    expect(rootCause(input({}, [{ root_cause: 'a sign' }]))).toBe('a sign')
+    expect(rootCause(input({}, ['Fix it']))).toBeUndefined()
+    const verdicts = [
+      judgeCommand(
+        'pytest',
+        run(fixture('pytest.txt')),
+        run(fixture('pytest-fixed.txt')),
+        issueContext(input({}))
+      ),
+      judgeCommand('node check.js', run('error: wrong', 1), run('ok', 0), { text: '' })
+    ]
+    expect(proofFields(verdicts, input({ root_cause: 'add subtracts' }))).toEqual({
+      verification_passed: true,
+      root_cause: 'add subtracts',
+      proof: [
+        {
+          command: 'pytest',
+          base: 'failed',
+          after: 'failed',
+          runner: 'pytest',
+          fixed: [ADD],
+          broken: [],
+          unrelated: [ERROR]
+        },
+        {
+          command: 'node check.js',
+          base: 'failed',
+          after: 'passed',
+          fixed: ['node check.js'],
+          broken: [],
+          unrelated: []
+        }
+      ]
+    })
+    const useless = judgeCommand(
+      'pytest',
+      run(fixture('pytest.txt')),
+      run(fixture('pytest.txt')),
+      issueContext(input({}))
+    )
+    expect(proofFields([useless], input({})).verification_passed).toBe(false)
   })
 })

@@ -14,7 +14,14 @@ import {
   type PathPolicy
 } from '../policy/index.js'
 import type { SecretMasker } from '../secrets/index.js'
-import type { BaseCheck, CommandOutcome } from '../validation/index.js'
+import {
+  issueContext,
+  noRepairReason,
+  unrelatedOnly,
+  type BaseCheck,
+  type CommandOutcome,
+  type CommandVerdict
+} from '../validation/index.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { resumedEdits, type AttemptProgress } from './last-attempt.js'
 import type { PhaseClock } from './phase-clock.js'
@@ -58,6 +65,8 @@ export interface GreenChange {
   results: ValidationResult[]
   attempts: number
   placements: Record<string, Placement[]>
+  /** Each validation command held against the base: the commit's proof. */
+  verdicts: CommandVerdict[]
 }
 
 /**
@@ -120,7 +129,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
           : undefined
       const pipeline = await clock.time('validate', () =>
         validateRound(
-          settings,
+          { ...settings, issue: issueContext(settings.input) },
           () => applied!,
           baseChecks,
           async () => {
@@ -137,17 +146,20 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       if (!pipeline.failed) {
         await watch?.settleWorkTree()
         stats.stop_reason = 'validated'
-        const change = { ...applied, results: pipeline.results, attempts: attempt }
+        const change = {
+          ...applied,
+          results: pipeline.results,
+          attempts: attempt,
+          verdicts: pipeline.verdicts
+        }
         return { ok: true, change: { ...change, placements: drafted.placements }, stats }
       }
       await watch?.removeCreatedFiles()
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
-      if (pipeline.failed.base?.sameFailure)
-        return stop(
-          'preexisting',
-          'the base branch fails the same way, so no repair was asked for (on-preexisting-failure: commit keeps such a change)'
-        )
+      // Only failures the base has the same way and the issue does not name: no repair for them.
+      if (unrelatedOnly(pipeline.failed))
+        return stop('preexisting', noRepairReason(pipeline.verdicts))
       const fingerprint = fingerprintOf(pipeline.failed)
       if (fingerprint === lastFingerprint)
         return stop('same-failure', 'the repair brought back the same failure')

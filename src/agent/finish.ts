@@ -20,6 +20,7 @@ import { assertCommittedAsApproved, assertNoSecretInChange } from '../policy/ind
 import { postFailureFeedback } from '../github/index.js'
 import { failureComment } from '../report/index.js'
 import type { SecretMasker } from '../secrets/index.js'
+import { proofFields } from '../validation/index.js'
 import type { GreenChange } from './attempts.js'
 import { runUrl, type RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
@@ -76,7 +77,8 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     validation_results: green.results,
     sha: made.sha ?? '',
     branch: plan.branch_name,
-    patch_id: made.patchId ?? ''
+    patch_id: made.patchId ?? '',
+    ...proofFields(green.verdicts, input)
   })
   if (config.dryRun) {
     const written = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))

@@ -6,7 +6,11 @@ import {
   errorExcerpt,
   failureFingerprint,
   runPipeline,
+  settle,
+  targetsLeft,
+  unrelatedOnly,
   type BaseCheck,
+  type IssueContext,
   type CommandOutcome,
   type PipelineFailure,
   type PipelineOutcome,
@@ -27,6 +31,8 @@ export interface RoundSettings {
   retryFlaky: boolean
   keepPreexisting: boolean
   branch: ChangeBranch
+  /** What ties a failure to the issue (the issue, plan and triage text). */
+  issue?: IssueContext
 }
 
 const REPAIR_EXCERPT = 8_000
@@ -47,6 +53,8 @@ export function validateRound(
     signal: settings.runner.signal,
     retryFlaky: settings.retryFlaky,
     keepPreexisting: settings.keepPreexisting,
+    issue: settings.issue,
+    proveOnBase: true,
     afterFix,
     checkBase: (step, outcome) => checkOnBase(settings, step, outcome, current(), baseChecks)
   })
@@ -75,6 +83,7 @@ async function checkOnBase(
   )
   if (reapplied.exitCode !== 0) throw new Error(`Could not restore the change: ${reapplied.stderr}`)
   const check: BaseCheck = {
+    run: { exit_code: onBase.exit_code, stdout: onBase.full.stdout, stderr: onBase.full.stderr },
     failsOnBase: onBase.exit_code !== 0,
     sameFailure:
       onBase.exit_code !== 0 &&
@@ -89,7 +98,7 @@ export function repairFor(failed: PipelineFailure): RepairContext {
   const { outcome } = failed
   return {
     kind: `the ${failed.step.step === 'command' ? 'validation command' : `${failed.step.step} step`} "${outcome.command}" failed with exit code ${outcome.exit_code}`,
-    failure: `$ ${outcome.command}\n${errorExcerpt(outcome.full.stdout, outcome.full.stderr, REPAIR_EXCERPT)}`,
+    failure: `${targetsLeft(failed)}$ ${outcome.command}\n${errorExcerpt(outcome.full.stdout, outcome.full.stderr, REPAIR_EXCERPT)}`,
     otherFiles: {}
   }
 }
@@ -100,10 +109,19 @@ export function validationError(
   attempt: number
 ): ValidationFailedError {
   const { outcome, base } = failed
-  const preexisting = base?.failsOnBase
+  const preexisting = unrelatedOnly(failed)
+  const targets = failed.verdict ? settle([failed.verdict]).targets : []
+  const still = base?.failsOnBase && targets.length > 0
   const message =
     `Validation failed: "${outcome.command}" exited with ${outcome.exit_code} after ${attempt} attempt(s)` +
-    (preexisting ? '; it fails on the base branch too, so the failure was already there.' : '.')
+    (preexisting
+      ? '; it fails the same way on the base branch and the issue does not name it, so the failure was already there.'
+      : still
+        ? `; the draft did not fix it: still failing: ${targets
+            .slice(0, 5)
+            .map((t) => t.id)
+            .join(', ')}.`
+        : '.')
   return new ValidationFailedError(message, {
     command: outcome.command,
     exit_code: outcome.exit_code,
@@ -111,7 +129,8 @@ export function validationError(
     stdout: outcome.stdout,
     attempts: attempt,
     validation_results: results,
-    ...(base ? { preexisting: base.failsOnBase, same_failure_on_base: base.sameFailure } : {})
+    ...(base ? { preexisting, same_failure_on_base: base.sameFailure } : {}),
+    ...(failed.verdict ? { targets: targets.map((t) => t.id), verdict: failed.verdict } : {})
   })
 }
 

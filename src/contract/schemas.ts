@@ -127,6 +127,25 @@ export const ValidationResultSchema = z.object({
 })
 export type ValidationResult = z.infer<typeof ValidationResultSchema>
 
+export const CommandOutcomeSchema = z.enum(['passed', 'failed', 'not-run'])
+
+/** One validation command held against the base: the proof a change did what it says (issue 26). */
+export const CommandProofSchema = z.object({
+  command: z.string(),
+  /** On the untouched base; `not-run` when the command was not run there (a format step, a timeout). */
+  base: CommandOutcomeSchema,
+  after: CommandOutcomeSchema,
+  /** The runner whose per-test output was compared (pytest, jest, go, …); absent: whole outputs. */
+  runner: z.string().optional(),
+  /** Tests that fail on the base and pass after the change. */
+  fixed: z.array(z.string()),
+  /** Tests that pass on the base and fail after the change. */
+  broken: z.array(z.string()),
+  /** Failures left after the change that fail the same way on the base and are not the issue's. */
+  unrelated: z.array(z.string())
+})
+export type CommandProof = z.infer<typeof CommandProofSchema>
+
 export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
 
 export const CommitSchema = z.object({
@@ -141,7 +160,13 @@ export const CommitSchema = z.object({
   /** The 40-character commit SHA; empty only for a dry run, which commits nothing. */
   sha: z.string().regex(/^([0-9a-f]{40})?$/),
   branch: z.string(),
-  patch_id: z.string()
+  patch_id: z.string(),
+  /** Seed Maverick's FixResult: every validation command passes, or fails only as on the base and unrelated. */
+  verification_passed: z.boolean().optional(),
+  /** The root cause the triage or the plan gave (seed Maverick). */
+  root_cause: z.string().optional(),
+  /** Per validation command: on the base, after the change, the tests that flipped. */
+  proof: z.array(CommandProofSchema).optional()
 })
 export type Commit = z.infer<typeof CommitSchema>
 

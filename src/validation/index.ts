@@ -1,12 +1,19 @@
 export { runCommand } from './command-runner.js'
 export type { CommandOutcome, CommandRunnerOptions } from './command-runner.js'
-export { runPipeline } from './pipeline.js'
+export { noRepairReason, runPipeline, targetsLeft, unrelatedOnly } from './pipeline.js'
 export type { BaseCheck, PipelineFailure, PipelineOptions, PipelineOutcome } from './pipeline.js'
 export { pipelineSteps, readCommandLine, stepCommandList } from './steps.js'
 export type { PipelineStep, StepCommands } from './steps.js'
 export { errorExcerpt, failureFingerprint } from './failure-text.js'
 export { truncateMiddle } from './capped-output.js'
-export { judgeCommand, repairNote, settle } from './verdict/index.js'
+export {
+  issueContext,
+  judgeCommand,
+  proofFields,
+  repairNote,
+  rootCause,
+  settle
+} from './verdict/index.js'
 export type {
   CommandRun,
   CommandVerdict,

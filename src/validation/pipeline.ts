@@ -1,12 +1,22 @@
 import type { ValidationResult } from '../contract/index.js'
 import { runCommand, type CommandOutcome, type CommandRunnerOptions } from './command-runner.js'
 import type { PipelineStep } from './steps.js'
+import {
+  judgeCommand,
+  repairNote,
+  settle,
+  type CommandRun,
+  type CommandVerdict,
+  type IssueContext
+} from './verdict/index.js'
 
 export interface BaseCheck {
   /** The command fails on the untouched base as well. */
   failsOnBase: boolean
   /** …with the same failure fingerprint. */
   sameFailure: boolean
+  /** What the command printed on the base: compared per test with what it prints after the draft. */
+  run?: CommandRun
 }
 
 /** How each command runs: the sandboxed runner's options, or a runner of the caller's own. */
@@ -25,12 +35,18 @@ interface PipelineRules {
   afterFix?: (step: PipelineStep) => Promise<void>
   /** Runs the failing command on the untouched base. */
   checkBase?: (step: PipelineStep, outcome: CommandOutcome) => Promise<BaseCheck>
+  /** What ties a failure to the issue: a failure it names is the draft's to fix. */
+  issue?: IssueContext
+  /** Run passing test commands on the base too, so the proof shows what the change flipped. */
+  proveOnBase?: boolean
 }
 
 export interface PipelineFailure {
   step: PipelineStep
   outcome: CommandOutcome
   base?: BaseCheck
+  /** The failure held against the base and the issue: targets to repair, unrelated ones to leave. */
+  verdict?: CommandVerdict
 }
 
 export interface PipelineOutcome {
@@ -38,6 +54,8 @@ export interface PipelineOutcome {
   /** Every command run, fix commands and reruns included, for the attempt log. */
   runs: CommandOutcome[]
   failed?: PipelineFailure
+  /** Each command run to its end, held against the base: the proof. */
+  verdicts: CommandVerdict[]
 }
 
 /**
@@ -51,6 +69,7 @@ export async function runPipeline(
   const results: ValidationResult[] = []
   const runs: CommandOutcome[] = []
   const exec = 'run' in options ? options.run : (command: string) => runCommand(command, options)
+  const verdicts: CommandVerdict[] = []
   const run = async (command: string) => {
     const outcome = await exec(command)
     runs.push(outcome)
@@ -61,7 +80,7 @@ export async function runPipeline(
     // Cancelled or out of time: the command was killed; no fix, rerun or base check after it.
     if (options.signal?.aborted && outcome.exit_code !== 0) {
       results.push({ ...publicResult(outcome), step: step.step })
-      return { results, runs, failed: { step, outcome } }
+      return { results, runs, verdicts, failed: { step, outcome } }
     }
     const marks: Partial<ValidationResult> = {}
     if (outcome.exit_code !== 0 && step.fix) {
@@ -74,17 +93,45 @@ export async function runPipeline(
       if (outcome.exit_code === 0) marks.flaky = true
     }
     let base: BaseCheck | undefined
+    const wantsBase = outcome.exit_code !== 0 || (options.proveOnBase && isTest(step))
     // A command that timed out is not run again unchanged: on the base it would hang as long.
-    if (outcome.exit_code !== 0 && options.checkBase && !outcome.timedOut) {
+    if (wantsBase && options.checkBase && !outcome.timedOut) {
       base = await options.checkBase(step, outcome)
-      if (base.failsOnBase) marks.preexisting = true
     }
+    const verdict = judgeCommand(
+      step.command,
+      base?.run,
+      runOf(outcome),
+      options.issue ?? { text: '' }
+    )
+    verdicts.push(verdict)
+    const failed = { step, outcome, base, verdict }
+    if (unrelatedOnly(failed)) marks.preexisting = true
     results.push({ ...publicResult(outcome), step: step.step, ...marks })
     if (outcome.exit_code === 0) continue
-    if (base?.failsOnBase && base.sameFailure && options.keepPreexisting) continue
-    return { results, runs, failed: { step, outcome, base } }
+    if (unrelatedOnly(failed) && options.keepPreexisting) continue
+    return { results, runs, verdicts, failed }
   }
-  return { results, runs }
+  return { results, runs, verdicts }
+}
+
+/**
+ * A failure that is no target: the command fails on the base too, and each of its failures is
+ * the same there and tied to nothing in the issue or plan. It costs no repair.
+ */
+export function unrelatedOnly(failed: PipelineFailure): boolean {
+  const { outcome, base, verdict } = failed
+  return (
+    outcome.exit_code !== 0 &&
+    base?.failsOnBase === true &&
+    verdict !== undefined &&
+    verdict.failures.length > 0 &&
+    verdict.failures.every((f) => f.kind === 'unrelated')
+  )
+}
+
+function runOf(outcome: CommandOutcome): CommandRun {
+  return { exit_code: outcome.exit_code, stdout: outcome.full.stdout, stderr: outcome.full.stderr }
 }
 
 function isTest(step: PipelineStep): boolean {
@@ -94,4 +141,24 @@ function isTest(step: PipelineStep): boolean {
 function publicResult(outcome: CommandOutcome): ValidationResult {
   const { command, exit_code, stdout, stderr, duration_ms } = outcome
   return { command, exit_code, stdout, stderr, duration_ms }
+}
+
+/** The repair's opening when the base was run: which targets the draft left failing, and which failures were always there. */
+export function targetsLeft(failed: PipelineFailure): string {
+  if (!failed.verdict || !failed.base) return ''
+  const settled = settle([failed.verdict])
+  return settled.targets.length > 0 ? `${repairNote(settled)}\n\n` : ''
+}
+
+/**
+ * Why no repair was asked for. Committing is suggested only when the change demonstrably fixed
+ * something (a test that failed on the base passes): never for a change that fixed nothing.
+ */
+export function noRepairReason(verdicts: readonly CommandVerdict[]): string {
+  const fixed = verdicts.flatMap((v) => v.fixed)
+  const base =
+    'what still fails fails the same way on the base branch and nothing in the issue or plan names it, so no repair was asked for'
+  return fixed.length > 0
+    ? `${base}; the change fixed ${fixed.slice(0, 5).join(', ')} (on-preexisting-failure: commit keeps such a change)`
+    : `${base}; the change fixed no failing test either`
 }

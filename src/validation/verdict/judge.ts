@@ -51,6 +51,11 @@ export function judgeCommand(
       )
     }
   }
+  if (!comparable && base) {
+    // No tests to name: the command itself is what flipped.
+    if (verdict.base === 'failed' && verdict.after === 'passed') verdict.fixed = [command]
+    if (verdict.base === 'passed' && verdict.after === 'failed') verdict.broken = [command]
+  }
   // A failing command whose report names no failing test (a crash, a compile error, a
   // failing step after the tests) is judged as a whole.
   if (after.exit_code !== 0 && verdict.failures.length === 0) {
