@@ -2,14 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import {
   cancelOnSignals,
-  runAgent,
   runnerFacts,
   runUrl,
   type Logger,
   type RunnerFacts
 } from './agent/index.js'
-import { runCodingTask } from './adapters/coding-task/index.js'
-import { runFollowUp } from './adapters/follow-up/index.js'
+import { runMode } from './modes/index.js'
 import {
   ConfigError,
   parseRunConfig,
@@ -40,7 +38,7 @@ const SETTING_BY_NAME = new Map(SETTING_KEYS.map((key) => [settingName(key), key
 
 const actionLogger: Logger = { info: runner.info, warn: runner.warning, debug: runner.debug }
 
-/** The action: inputs → RunConfig → runAgent → outputs, job summary, artifact, exit code. */
+/** The action: inputs → RunConfig → its mode's run → outputs, job summary, artifact, exit code. */
 export async function run(): Promise<void> {
   // A cancelled job (SIGINT, then SIGTERM) rolls back and still reports, then exits 130/143.
   const cancellation = cancelOnSignals()
@@ -67,13 +65,11 @@ export async function run(): Promise<void> {
       cancel: cancellation.signal,
       progress
     }
-    // A CodingTask goes through the same run; its CommitResult replaces the result file.
-    // A follow-up answers a pull request's review (or failed check) on the same run.
-    const { response, outputPath, logDir, branch, issueNumber } = config.codingTask
-      ? (await runCodingTask(config, env)).run
-      : config.followUp
-        ? (await runFollowUp(config, env)).run
-        : await runAgent(config, env)
+    const { response, outputPath, logDir, branch, issueNumber, mask } = await runMode(
+      'run',
+      config,
+      env
+    )
     await progress?.finish(response, branch)
     for (const [name, value] of Object.entries(
       pullRequestFile(response, outputPath, issueNumber, runUrl(facts))
@@ -96,7 +92,7 @@ export async function run(): Promise<void> {
             { path: logDir, name: 'logs' },
             ...inputEntries(config, process.env.GITHUB_EVENT_PATH)
           ],
-          (text) => masker.mask(text)
+          mask
         )
       )
     }

@@ -4,9 +4,9 @@ import {
   fileReplacements,
   readProject,
   replyBlocks
-} from '../../src/adapters/code-commit/index.js'
-import { commitResult, commitStatus } from '../../src/adapters/coding-task/index.js'
-import { taskMessage } from '../../src/adapters/coding-task/index.js'
+} from '../../src/modes/code-commit/index.js'
+import { commitResult, commitStatus } from '../../src/modes/coding-task/index.js'
+import { taskMessage } from '../../src/modes/coding-task/index.js'
 import { parseRunConfig } from '../../src/config.js'
 import { CodingTaskSchema, ERROR_CODES, type ErrorCode } from '../../src/contract/index.js'
 import { createRepo } from '../support/repo.js'

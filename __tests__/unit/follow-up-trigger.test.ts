@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { InvalidInputError } from '../../src/contract/index.js'
 import { withPatchsmithTrailer } from '../../src/git/commit-message.js'
-import { followUpTrigger } from '../../src/adapters/follow-up/index.js'
-import { madeByPatchsmith, parseTrailers, roundOf } from '../../src/adapters/follow-up/trailers.js'
+import { followUpTrigger } from '../../src/modes/follow-up/index.js'
+import { madeByPatchsmith, parseTrailers, roundOf } from '../../src/modes/follow-up/trailers.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'patchsmith-trigger-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -20,7 +20,7 @@ import {
   assertRepoPaths
 } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
-import type { RunHooks } from './hooks.js'
+import type { ModeInput, RunMode } from './run-mode.js'
 import type { PhaseClock } from './phase-clock.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
@@ -44,7 +44,7 @@ export async function loadAndGuard(
   clock: PhaseClock,
   logger: Logger,
   onInput: (input: CodeAgentInput) => void,
-  sources: { hooks?: RunHooks; model: () => ModelClient }
+  sources: { mode?: RunMode; model: () => ModelClient }
 ): Promise<PreparedRun> {
   assertRepository(repoDir)
   const policy = new PathPolicy({
@@ -62,17 +62,21 @@ export async function loadAndGuard(
     github: { repository, apiUrl }
   }
   // Input files are named as the user sees them: from the current directory.
-  const input = await clock.time('load', async () =>
-    sources.hooks?.loadInput
-      ? sources.hooks.loadInput(context)
-      : needsPlan(config)
-        ? planlessInput(config, eventPath, context)
-        : loadAgentInput({
-            ...config,
-            issue: config.issue ?? (await issueByNumber(config, facts, logger)),
-            eventPath,
-            baseDir: cwd
-          })
+  const { input, baseBranch = config.baseBranch } = await clock.time(
+    'load',
+    async (): Promise<ModeInput> =>
+      sources.mode?.loadInput
+        ? sources.mode.loadInput(context)
+        : {
+            input: needsPlan(config)
+              ? await planlessInput(config, eventPath, context)
+              : loadAgentInput({
+                  ...config,
+                  issue: config.issue ?? (await issueByNumber(config, facts, logger)),
+                  eventPath,
+                  baseDir: cwd
+                })
+          }
   )
   onInput(input)
   const plan = input.fix_plan
@@ -99,7 +103,7 @@ export async function loadAndGuard(
     assertRepoPaths(paths, policy, repoDir, git, 'plan'),
     ChangeBranch.prepare(git, {
       branch: plan.branch_name,
-      baseBranch: config.baseBranch,
+      baseBranch,
       push: config.push && !config.dryRun,
       auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
       plannedPaths: paths,

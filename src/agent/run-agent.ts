@@ -20,7 +20,6 @@ import { AttemptProgress, resumePoint } from './last-attempt.js'
 import { loadAndGuard } from './prepare.js'
 import { RunSession } from './run-session.js'
 import type { AgentEnvironment, AgentRun } from './session.js'
-import { runTasks } from './run-tasks.js'
 import { jailHooks } from './run-setup.js'
 
 /**
@@ -28,8 +27,6 @@ import { jailHooks } from './run-setup.js'
  * push → report. Any failure rolls the repository back and is reported with its error code.
  */
 export async function runAgent(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
-  // A task file runs its tasks one by one through the same steps (run-tasks.ts).
-  if (config.taskFile) return runTasks(config, env)
   const session = new RunSession(config, env)
   const { clock, budget, masker, logger, repoDir, outputPath, logDir } = session.setup
   const progress = new AttemptProgress()
@@ -52,7 +49,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       (loaded) => {
         input = loaded
       },
-      { hooks: env.hooks, model: () => session.modelClient() }
+      { mode: env.mode, model: () => session.modelClient() }
     )
     ;({ branch } = prepared)
     const git = (session.git = prepared.git)
@@ -91,8 +88,8 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       log: new AttemptLog(logDir, (text) => masker.mask(text)),
       maxRepairs: config.maxRepairs,
       concurrency: config.concurrency,
-      drafter: env.hooks?.drafter,
-      mayStayUnchanged: env.hooks?.mayStayUnchanged,
+      drafter: env.mode?.drafter,
+      mayStayUnchanged: env.mode?.mayStayUnchanged,
       runner: sandboxedCommands(session.commandRunner()),
       masker,
       model,
@@ -121,7 +118,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         clock,
         logger,
         onSecret: env.onSecret,
-        rewriteMessage: env.hooks?.commitMessage,
+        rewriteMessage: env.mode?.commitMessage,
         runUrl: runUrl(env),
         budget
       },

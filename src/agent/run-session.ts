@@ -114,17 +114,22 @@ export class RunSession {
     return agentError
   }
 
+  /** The run's one masker, as a function: for what a mode or an entry writes or posts. */
+  readonly mask = (text: string): string => this.setup.masker.mask(text)
+
   /**
-   * The end of every run: the metrics every run has after the run's own, the sandbox and the
-   * lock given back, the result masked and written.
+   * The end of every run: the metrics every run has after the run's own, what the mode does
+   * after the run, the sandbox and the lock given back, the result shaped by the mode, masked
+   * with the run's one masker and written: once.
    */
-  finish(
+  async finish(
     response: CodeAgentOutput,
     own: Record<string, unknown>,
     after: Record<string, unknown>,
     names: { branch: string; issueNumber?: number }
-  ): AgentRun {
-    const { clock, masker, outputPath, logDir } = this.setup
+  ): Promise<AgentRun> {
+    const { clock, outputPath, logDir } = this.setup
+    const mode = this.env.mode
     response.metrics = {
       ...own,
       ...modelMetrics(this.model, this.prompter, this.budget),
@@ -136,10 +141,24 @@ export class RunSession {
       duration_ms: clock.elapsed(),
       ...after
     }
-    this.sandbox?.dispose()
-    this.lock?.release()
-    const masked = JSON.parse(masker.mask(JSON.stringify(response))) as CodeAgentOutput
-    writeResultFile(outputPath, masked)
-    return { response: masked, outputPath, logDir, ...names }
+    let masked = this.masked(response)
+    let branch = names.branch
+    try {
+      if (mode?.after) {
+        const after = await mode.after({ response: masked, mask: this.mask })
+        masked = this.masked(after.response)
+        branch = after.branch ?? branch
+      }
+    } finally {
+      this.sandbox?.dispose()
+      this.lock?.release()
+    }
+    const result = mode?.result ? this.masked(mode.result(masked)) : masked
+    writeResultFile(outputPath, result)
+    return { response: masked, result, mask: this.mask, outputPath, logDir, ...names, branch }
+  }
+
+  private masked<T>(value: T): T {
+    return JSON.parse(this.mask(JSON.stringify(value))) as T
   }
 }

@@ -3,7 +3,7 @@ import { InvalidInputError, type AgentError, type CodeAgentOutput } from '../con
 import { ModelClient, parseHeaderLines, secretHint, type RunBudget } from '../model/index.js'
 import { assertActorAllowed } from '../policy/index.js'
 import type { RunnerFacts } from './environment.js'
-import type { RunHooks } from './hooks.js'
+import type { RunMode } from './run-mode.js'
 import type { Logger } from './logger.js'
 import type { RunListener } from './phase-clock.js'
 
@@ -17,8 +17,8 @@ export interface AgentEnvironment extends RunnerFacts {
   logger: Logger
   /** Called with every value that must never appear in output (the runner's mask). */
   onSecret?: (value: string) => void
-  /** An adapter's seams onto the engine (src/adapters); none for a plain run. */
-  hooks?: RunHooks
+  /** The way of running's seams onto the engine (src/modes); none for one plan. */
+  mode?: RunMode
   /** Aborted by the entry on SIGINT, SIGTERM or SIGHUP: the run stops, rolls back, CANCELLED. */
   cancel?: AbortSignal
   /** Told of each phase, and tells the outcome on the issue (the progress comment). */
@@ -27,6 +27,10 @@ export interface AgentEnvironment extends RunnerFacts {
 
 export interface AgentRun {
   response: CodeAgentOutput
+  /** What the result file holds: the response, or the mode's own shape of it. */
+  result: unknown
+  /** The run's one masker, for what the entry writes after the run (the artifact). */
+  mask: (text: string) => string
   outputPath: string
   /** The attempt logs (NN-request.json, NN-reply.txt, NN-build.txt), for the artifact. */
   logDir: string

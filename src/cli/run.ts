@@ -1,18 +1,8 @@
-import {
-  cancelOnSignals,
-  recoverByHand,
-  runnerFacts,
-  runAgent,
-  type AgentEnvironment,
-  type AgentRun,
-  type Logger
-} from '../agent/index.js'
-import { codeCommitSettings, runCodeCommit } from '../adapters/code-commit/index.js'
-import { runCodingTask } from '../adapters/coding-task/index.js'
-import { runFollowUp } from '../adapters/follow-up/index.js'
+import { cancelOnSignals, recoverByHand, runnerFacts, type Logger } from '../agent/index.js'
+import { modeSettings, runMode } from '../modes/index.js'
 import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
-import { ConfigError, parseRunConfig, type RunConfig } from '../config.js'
+import { ConfigError, parseRunConfig } from '../config.js'
 import { toAgentError } from '../contract/index.js'
 
 const stderrLogger: Logger = {
@@ -48,7 +38,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
     }
     if (command === 'follow-up' && !settings.followUp)
       throw new UsageError('follow-up needs the pull request: --pr NUMBER.')
-    config = parseRunConfig(command === 'commit' ? codeCommitSettings(settings) : settings)
+    config = parseRunConfig(modeSettings(command, settings))
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error
     process.stderr.write(`patchsmith: ${error.message}\n\n${usage()}\n`)
@@ -62,9 +52,9 @@ export async function cli(argv: readonly string[]): Promise<number> {
       logger: stderrLogger,
       cancel: cancellation.signal
     }
-    const { run, printed } = await runCommand(command, config, env)
+    const run = await runMode(command, config, env)
     if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
-    else process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`)
+    else process.stdout.write(`${JSON.stringify(run.result, null, 2)}\n`)
     return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
   } catch (thrown) {
     // What failed before a run could write its result (GitHub down while a follow-up reads the
@@ -78,26 +68,4 @@ export async function cli(argv: readonly string[]): Promise<number> {
   } finally {
     cancellation.dispose()
   }
-}
-
-/** `commit` is seed code-commit; `run` with --coding-task prints the task's CommitResult. */
-async function runCommand(
-  command: string,
-  config: RunConfig,
-  env: AgentEnvironment
-): Promise<{ run: AgentRun; printed: unknown }> {
-  if (command === 'commit') {
-    const run = await runCodeCommit(config, env)
-    return { run, printed: run.response }
-  }
-  if (command === 'follow-up') {
-    const { run, followUp } = await runFollowUp(config, env)
-    return { run, printed: { ...run.response, ...(followUp ? { follow_up: followUp } : {}) } }
-  }
-  if (config.codingTask) {
-    const { run, result } = await runCodingTask(config, env)
-    return { run, printed: result }
-  }
-  const run = await runAgent(config, env)
-  return { run, printed: run.response }
 }

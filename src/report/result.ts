@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import type { CodeAgentOutput } from '../contract/index.js'
 import { formatUsd } from '../model/index.js'
 
-export function writeResultFile(path: string, response: CodeAgentOutput): void {
+export function writeResultFile(path: string, response: unknown): void {
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(path, `${JSON.stringify(response, null, 2)}\n`)
 }

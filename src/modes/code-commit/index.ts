@@ -38,7 +38,7 @@ export async function runCodeCommit(config: RunConfig, env: AgentEnvironment): P
   let initial: InitialQuery | undefined
   return runAgent(config, {
     ...env,
-    hooks: {
+    mode: {
       loadInput: async ({ repoDir, model }) => {
         project = readProject(repoDir)
         const messages = initialMessages(project)
@@ -47,7 +47,7 @@ export async function runCodeCommit(config: RunConfig, env: AgentEnvironment): P
           attempt: 1
         })
         initial = { messages, reply: completion.text }
-        return projectInput(project, completion.text, repoDir, [BUILD_COMMAND])
+        return { input: projectInput(project, completion.text, repoDir, [BUILD_COMMAND]) }
       },
       drafter: (ctx, attempt, current, repair) =>
         codeCommitDrafter(project!, () => initial!)(ctx, attempt, current, repair),

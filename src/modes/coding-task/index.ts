@@ -2,46 +2,38 @@ import { runAgent, type AgentEnvironment, type AgentRun } from '../../agent/inde
 import type { RunConfig } from '../../config.js'
 import type { CodingTask, CommitResult } from '../../contract/index.js'
 import { readStructured } from '../../inputs/index.js'
-import { writeJsonFile } from '../result-file.js'
 import { commitResult } from './commit-result.js'
 import { codingTaskInput, readCodingTask } from './task-input.js'
 
 export { commitResult, commitStatus } from './commit-result.js'
 export { codingTaskInput, readCodingTask } from './task-input.js'
 
-export interface CodingTaskRun {
-  run: AgentRun
-  result: CommitResult
-}
-
 /**
  * Seed Coding-Agent on the engine: CodingTask in (`coding-task`), the same run, CommitResult out
  * (at the output path, in place of the Commit[] result). The message ends with `[agent:<id>]`
  * and the task's `License-Tag:`; failures are never commented on an issue.
  */
-export async function runCodingTask(
-  config: RunConfig,
-  env: AgentEnvironment
-): Promise<CodingTaskRun> {
+export async function runCodingTask(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
   const source = config.codingTask!
   let task: CodingTask | undefined
-  const run = await runAgent(
+  return runAgent(
     { ...config, commentOnFailure: false },
     {
       ...env,
-      hooks: {
+      mode: {
         loadInput: async ({ repoDir }) => {
           task = readCodingTask(source)
-          return codingTaskInput(task, repoDir)
+          return { input: await codingTaskInput(task, repoDir) }
         },
-        commitMessage: (message) => taskMessage(message, task!)
+        commitMessage: (message) => taskMessage(message, task!),
+        // The seed's CommitResult in place of the Commit[] result.
+        result: (response): CommitResult => {
+          const id = task?.id ?? rawId(source)
+          return commitResult(id, id ? `agt/${id}` : '', response)
+        }
       }
     }
   )
-  const id = task?.id ?? rawId(source)
-  const result = commitResult(id, id ? `agt/${id}` : '', run.response)
-  writeJsonFile(run.outputPath, result)
-  return { run, result }
 }
 
 /** `type(scope): subject`, `[agent:<id>]`, then the trailers: `Fixes #N` (when the task has one), `License-Tag:`. */

@@ -1,11 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { runAgent, type AgentEnvironment, type AgentRun } from '../../agent/index.js'
+import { runAgent, type AgentEnvironment, type AgentRun, type RunEnd } from '../../agent/index.js'
 import type { RunConfig } from '../../config.js'
-import { InvalidInputError, PatchsmithError, type Commit } from '../../contract/index.js'
+import {
+  InvalidInputError,
+  PatchsmithError,
+  type CodeAgentInput,
+  type CodeAgentOutput,
+  type Commit
+} from '../../contract/index.js'
 import { commitScope, Git, pushAuth, pushError } from '../../git/index.js'
-import { SecretMasker } from '../../secrets/index.js'
-import { writeJsonFile } from '../result-file.js'
 import { answerThreads, type RoundResult } from './answers.js'
 import { assertCheckedOut, assertPatchsmithPullRequest, nextRound } from './guards.js'
 import { failedCheckInput, reviewInput, sortThreads, type ThreadOutcome } from './plan.js'
@@ -42,10 +46,7 @@ interface FollowUpState {
  * `max-follow-up-rounds` rounds per pull request, counted from its commits. With dry-run or
  * push: false nothing is pushed or answered: the result says what would be.
  */
-export async function runFollowUp(
-  config: RunConfig,
-  env: AgentEnvironment
-): Promise<{ run: AgentRun; followUp?: FollowUpReport }> {
+export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
   if (config.taskFile || config.codingTask || config.agentInput || config.fixPlan)
     throw new InvalidInputError(
       'follow-up makes its own plan from the pull request: leave task-file, coding-task, agent-input and fix-plan empty.',
@@ -59,68 +60,82 @@ export async function runFollowUp(
     ignored: 0,
     optional: new Set()
   }
-  // The commit goes on the pull request's branch, checked out; this adapter pushes it.
-  const runConfig: RunConfig = { ...config, push: false, commentOnFailure: false }
-  const run = await runAgent(runConfig, {
-    ...env,
-    hooks: {
-      loadInput: async ({ repoDir, policy, logger }) => {
-        const review = (state.review = await PullRequestReview.open(
-          config.githubToken,
-          env.repository,
-          trigger.pullRequest,
-          { apiUrl: env.apiUrl, warn: logger.warn }
-        ))
-        const pr = (state.pr = await review.info())
-        await assertPatchsmithPullRequest(pr, review, env.repository)
-        if (trigger.failedRun && trigger.failedRun.headSha !== pr.headSha)
-          throw nothingToDo(
-            `the failed run was on ${trigger.failedRun.headSha.slice(0, 12)}, and the pull request's head is now ${pr.headSha.slice(0, 12)}`
-          )
-        state.round = await nextRound(review, pr, config.maxFollowUpRounds)
-        await assertCheckedOut(repoDir, pr)
-        runConfig.baseBranch = pr.head
-        const branch = `${pr.head}-follow-up-${state.round}`.slice(0, 200)
-        const exists = (path: string) => existsSync(join(repoDir, path))
-        if (trigger.failedRun) {
-          const failed = await review.failedLog(trigger.failedRun)
-          if (!failed)
-            throw nothingToDo(`run ${JSON.stringify(trigger.failedRun)} has no failed job`)
-          const files = (await review.changedFiles()).filter(
-            (path) => !policy.check(path) && exists(path)
-          )
-          if (files.length === 0)
-            throw nothingToDo('the pull request changes no file the policy allows')
-          files.forEach((path) => state.optional.add(path))
+  let followUp: FollowUpReport | undefined
+  // The commit goes on the pull request's branch, checked out; this mode pushes it.
+  return runAgent(
+    { ...config, push: false, commentOnFailure: false },
+    {
+      ...env,
+      mode: {
+        loadInput: async ({ repoDir, policy, logger }) => {
+          const review = (state.review = await PullRequestReview.open(
+            config.githubToken,
+            env.repository,
+            trigger.pullRequest,
+            { apiUrl: env.apiUrl, warn: logger.warn }
+          ))
+          const pr = (state.pr = await review.info())
+          await assertPatchsmithPullRequest(pr, review, env.repository)
+          if (trigger.failedRun && trigger.failedRun.headSha !== pr.headSha)
+            throw nothingToDo(
+              `the failed run was on ${trigger.failedRun.headSha.slice(0, 12)}, and the pull request's head is now ${pr.headSha.slice(0, 12)}`
+            )
+          state.round = await nextRound(review, pr, config.maxFollowUpRounds)
+          await assertCheckedOut(repoDir, pr)
+          const on = (input: CodeAgentInput) => ({ input, baseBranch: pr.head })
+          const branch = `${pr.head}-follow-up-${state.round}`.slice(0, 200)
+          const exists = (path: string) => existsSync(join(repoDir, path))
+          if (trigger.failedRun) {
+            const failed = await review.failedLog(trigger.failedRun)
+            if (!failed)
+              throw nothingToDo(`run ${JSON.stringify(trigger.failedRun)} has no failed job`)
+            const files = (await review.changedFiles()).filter(
+              (path) => !policy.check(path) && exists(path)
+            )
+            if (files.length === 0)
+              throw nothingToDo('the pull request changes no file the policy allows')
+            files.forEach((path) => state.optional.add(path))
+            logger.info(
+              `Follow-up round ${state.round} on #${pr.number}: the failed check "${failed.job}"`
+            )
+            return on(failedCheckInput(pr, failed, files, branch))
+          }
+          Object.assign(state, await sortThreads(review, await review.threads(), policy, exists))
           logger.info(
-            `Follow-up round ${state.round} on #${pr.number}: the failed check "${failed.job}"`
+            `Follow-up round ${state.round} on #${pr.number}: ${state.actionable.length} thread(s) to address, ${state.declined.length} declined, ${state.ignored} ignored`
           )
-          return failedCheckInput(pr, failed, files, branch)
-        }
-        Object.assign(state, await sortThreads(review, await review.threads(), policy, exists))
-        logger.info(
-          `Follow-up round ${state.round} on #${pr.number}: ${state.actionable.length} thread(s) to address, ${state.declined.length} declined, ${state.ignored} ignored`
-        )
-        if (state.actionable.length === 0)
-          throw nothingToDo(
-            'no open review thread by a writer asks for a change Patchsmith may make'
-          )
-        return reviewInput(pr, state.actionable, branch)
-      },
-      commitMessage: (message) => roundMessage(message, state, trigger.failedRun !== undefined),
-      mayStayUnchanged: (path) => state.optional.has(path)
+          if (state.actionable.length === 0)
+            throw nothingToDo(
+              'no open review thread by a writer asks for a change Patchsmith may make'
+            )
+          return on(reviewInput(pr, state.actionable, branch))
+        },
+        commitMessage: (message) => roundMessage(message, state, trigger.failedRun !== undefined),
+        mayStayUnchanged: (path) => state.optional.has(path),
+        after: async (end) => {
+          const { followUp: report, ...after } = await pushAndAnswer(config, env, state, end)
+          followUp = report
+          return after
+        },
+        result: (response) => (followUp ? { ...response, follow_up: followUp } : response)
+      }
     }
-  })
+  )
+}
+
+/**
+ * Once the run is over: the new commit pushed onto the pull request's branch (unless quiet),
+ * and every thread answered. The response names the pull request's branch.
+ */
+async function pushAndAnswer(
+  config: RunConfig,
+  env: AgentEnvironment,
+  state: FollowUpState,
+  { response: ran, mask }: RunEnd
+): Promise<{ response: CodeAgentOutput; branch?: string; followUp?: FollowUpReport }> {
   const { review, pr } = state
-  if (!review || !pr) return { run }
-  const masker = SecretMasker.forRun({
-    apiKey: config.apiKey,
-    githubToken: config.githubToken,
-    env: env.vars,
-    validationEnv: config.validationEnv
-  })
-  const mask = (text: string) => masker.mask(text)
-  let response = run.response
+  if (!review || !pr) return { response: ran }
+  let response = ran
   const quiet = config.dryRun || !config.push
   const result: RoundResult = { round: state.round, quiet }
   if (response.success && !quiet) {
@@ -145,13 +160,8 @@ export async function runFollowUp(
         data: (response.data as Commit[]).map((commit) => ({ ...commit, branch: pr.head }))
       }
     : response
-  writeJsonFile(
-    run.outputPath,
-    JSON.parse(
-      mask(JSON.stringify({ ...readJson(run.outputPath), ...withBranch, follow_up: followUp }))
-    )
-  )
-  return { run: { ...run, response: withBranch, branch: pr.head }, followUp }
+  // A push refused after the run keeps the run's metrics (and what it committed) beside the error.
+  return { response: { ...ran, ...withBranch }, branch: pr.head, followUp }
 }
 
 /**
@@ -205,12 +215,4 @@ function nothingToDo(why: string): InvalidInputError {
     field: 'follow-up',
     rule: 'no-follow-up'
   })
-}
-
-function readJson(path: string): Record<string, unknown> {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
-  } catch {
-    return {}
-  }
 }

@@ -1,0 +1,35 @@
+import { runAgent, runTasks, type AgentEnvironment, type AgentRun } from '../agent/index.js'
+import type { RunConfig, RunConfigInput } from '../config.js'
+import { codeCommitSettings, runCodeCommit } from './code-commit/index.js'
+import { runCodingTask } from './coding-task/index.js'
+import { runFollowUp } from './follow-up/index.js'
+
+export { followUpTrigger } from './follow-up/index.js'
+
+/** How the action or the command line was asked to run: the CLI's command; the action `run`. */
+export type Command = 'run' | 'commit' | 'follow-up'
+
+/**
+ * The one place a way of running is chosen, for the action and the CLI alike: `commit` is seed
+ * code-commit, `follow-up` a pull request, then by the settings: a CodingTask, a pull request to
+ * follow up, a task file, else one plan. Each mode
+ * declares its settings and seams before its run; what the run returns is what it wrote.
+ */
+export function runMode(
+  command: Command,
+  config: RunConfig,
+  env: AgentEnvironment
+): Promise<AgentRun> {
+  if (command === 'commit') return runCodeCommit(config, env)
+  if (command === 'follow-up') return runFollowUp(config, env)
+  if (config.codingTask) return runCodingTask(config, env)
+  if (config.followUp) return runFollowUp(config, env)
+  // A task file runs its tasks one by one through the same steps (run-tasks.ts).
+  if (config.taskFile) return runTasks(config, env)
+  return runAgent(config, env)
+}
+
+/** The settings a mode declares over the user's before they are parsed (`commit`'s defaults). */
+export function modeSettings(command: Command, settings: RunConfigInput): RunConfigInput {
+  return command === 'commit' ? codeCommitSettings(settings) : settings
+}
