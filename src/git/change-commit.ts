@@ -62,8 +62,7 @@ export async function commitChange(
 
 /**
  * Each commit built from its approved files on the one before (the first on HEAD), then HEAD's
- * branch moved to the last only if it still is where it was, and the index and the tracked
- * files set to exactly that commit.
+ * branch moved to the last only if it still is where it was, and the index set to that commit.
  */
 async function commitApprovedFiles(
   git: Git,
@@ -87,7 +86,11 @@ async function commitApprovedFiles(
   state.worktreeChanged = true
   state.save()
   await git.exec(['update-ref', '-m', 'patchsmith: commit', 'HEAD', parent, head])
-  await git.exec(['reset', '--quiet', '--hard', 'HEAD'])
+  // The index is already this tree unless something staged beside it after the last check:
+  // comparing the index with the tree reads no file, and only a difference pays for the
+  // `reset --hard` (which checks every tracked file in the work tree).
+  const strayed = await git.exec(['diff-index', '--cached', '--name-only', '-z', 'HEAD', '--'])
+  if (strayed.stdout.length > 0) await git.exec(['reset', '--quiet', '--hard', 'HEAD'])
   return made
 }
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
-import { RepoIntegrity } from '../git/repo-integrity.js'
+import { gitDirs, RepoIntegrity } from '../git/repo-integrity.js'
 import type { SecretMasker } from '../secrets/index.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'
@@ -184,7 +186,8 @@ export class ValidationWatch {
     private readonly before: ReadonlySet<string>,
     private readonly refs: ReadonlyMap<string, string>,
     private readonly git: GitRunner,
-    private readonly policy: PathPolicy
+    private readonly policy: PathPolicy,
+    private readonly repoDir: string
   ) {}
 
   static async start(
@@ -193,8 +196,9 @@ export class ValidationWatch {
     policy: PathPolicy
   ): Promise<ValidationWatch> {
     const integrity = await RepoIntegrity.snapshot(repoDir)
-    const [before, refs] = await Promise.all([workTreeStatus(git), refState(git)])
-    return new ValidationWatch(integrity, new Set(before.map((e) => e.path)), refs, git, policy)
+    const [before, refs] = await Promise.all([workTreeStatus(git), refState(git, repoDir)])
+    const paths = new Set(before.map((e) => e.path))
+    return new ValidationWatch(integrity, paths, refs, git, policy, repoDir)
   }
 
   /**
@@ -276,7 +280,7 @@ export class ValidationWatch {
   }
 
   private async assertRefsUnchanged(): Promise<void> {
-    const now = await refState(this.git)
+    const now = await refState(this.git, this.repoDir)
     const names = new Set([...this.refs.keys(), ...now.keys()])
     const changed = [...names].filter((name) => this.refs.get(name) !== now.get(name)).sort()
     if (changed.length === 0) return
@@ -291,21 +295,18 @@ export class ValidationWatch {
  * HEAD (what it points to and at), every ref and the stash list: validation that commits,
  * moves a branch or HEAD, or drops the user's stash is refused (the rollback that follows puts
  * the branch back; the user's stash is restored from its commit, which a drop does not delete).
- * Two processes; the stash's reflog is read only when there is a stash (without `refs/stash`
- * there is no list to read, and a stash made or dropped changes the refs).
+ * One process: HEAD is read from its file (the ref it names, or the commit when detached; the
+ * ref's own value is in the list), and the stash's reflog only when there is a stash (without
+ * `refs/stash` there is no list to read, and a stash made or dropped changes the refs).
  */
-async function refState(git: GitRunner): Promise<Map<string, string>> {
-  const [refs, head] = await Promise.all([
-    git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)']),
-    // The commit, then the ref HEAD points to ("HEAD" when detached).
-    git.exec(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'], { allowFailure: true })
-  ])
+async function refState(git: GitRunner, repoDir: string): Promise<Map<string, string>> {
+  const refs = await git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)'])
   const state = new Map<string, string>()
   for (const line of refs.stdout.split('\n')) {
     const [name, sha, symref] = line.split('\0')
     if (name && sha !== undefined) state.set(name, `${sha} ${symref ?? ''}`)
   }
-  state.set('HEAD', `${head.exitCode} ${head.stdout.trim()}`)
+  state.set('HEAD', headFile(repoDir))
   const stash = state.has('refs/stash')
     ? await git.exec(['log', '--walk-reflogs', '--format=%H', 'refs/stash', '--'], {
         allowFailure: true
@@ -313,6 +314,14 @@ async function refState(git: GitRunner): Promise<Map<string, string>> {
     : undefined
   state.set('stash list', stash?.stdout.trim() ?? '')
   return state
+}
+
+function headFile(repoDir: string): string {
+  try {
+    return `file ${readFileSync(join(gitDirs(repoDir)[0]!, 'HEAD'), 'utf8')}`
+  } catch (error) {
+    return `unreadable ${(error as NodeJS.ErrnoException).code ?? ''}`
+  }
 }
 
 interface StatusEntry {

@@ -23,10 +23,19 @@ export async function assertPlainFiles(
   base: ReadonlyMap<string, string | null>,
   git: GitRunner
 ): Promise<void> {
-  const index = await git.exec(['ls-files', '-s', '-z'])
-  const entries = index.stdout.split('\0').filter(Boolean)
-  const gitlinks = entries.filter((entry) => entry.startsWith('160000 ')).map(entryPath)
-  const tracked = entries.map(entryPath)
+  const modified = changes.filter((change) => change.operation === 'MODIFY')
+  const [names, binaryByAttributes] = await Promise.all([
+    namesAlong(
+      git,
+      changes.map((change) => change.path)
+    ),
+    binaryAttributes(
+      git,
+      modified.map((change) => change.path)
+    )
+  ])
+  const gitlinks = names.filter((entry) => entry.startsWith('160000 ')).map(entryPath)
+  const tracked = names.map(entryPath)
   for (const change of changes) {
     const submodule = gitlinks.find((link) => change.path.startsWith(`${link}/`))
     if (submodule)
@@ -42,11 +51,6 @@ export async function assertPlainFiles(
       'case-twin',
       `it differs from ${printable(twin[1])} only in letter case or Unicode normalisation; a branch with both cannot be checked out on macOS or Windows`
     )
-  const modified = changes.filter((change) => change.operation === 'MODIFY')
-  const binaryByAttributes = await binaryAttributes(
-    git,
-    modified.map((change) => change.path)
-  )
   for (const { path } of modified) {
     const content = base.get(path) ?? ''
     if (LFS_POINTER.test(content))
@@ -92,7 +96,28 @@ function prefixes(path: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'))
 }
 
-/** `<mode> <sha> <stage>\t<path>` → path. */
+/**
+ * HEAD's entries in the folders along the planned paths (the root and each planned path's
+ * folders, not below): every name a planned path could be a case twin of, and every submodule
+ * one could lie in. One `ls-tree`, so its cost follows the plan, not the repository's size.
+ */
+async function namesAlong(git: GitRunner, paths: readonly string[]): Promise<string[]> {
+  const folders = new Set<string>()
+  for (const path of paths) {
+    const parts = path.split('/')
+    for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join('/')}/`)
+  }
+  const out = await git.exec(
+    ['--literal-pathspecs', 'ls-tree', '-z', '--full-tree', 'HEAD', '--', '.', ...folders],
+    { allowFailure: true }
+  )
+  // No HEAD yet: nothing to be a twin of (the run is refused later for it).
+  if (out.exitCode !== 0 && !/not a valid object name/i.test(out.stderr))
+    throw new Error(`git ls-tree failed (exit ${out.exitCode}): ${out.stderr.trim()}`)
+  return out.exitCode === 0 ? out.stdout.split('\0').filter(Boolean) : []
+}
+
+/** `<mode> <type> <sha>\t<path>` → path. */
 function entryPath(entry: string): string {
   return entry.slice(entry.indexOf('\t') + 1)
 }
