@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { EDIT_FORMAT_SETTINGS } from './edits/index.js'
-import { parsePricing } from './model/pricing.js'
+import { parsePricing, STRUCTURED_MODES } from './model/index.js'
 import { FORBIDDEN_EXTRA_NAME, NETWORK_MODES, SANDBOX_MODES } from './sandbox/index.js'
 import { ConfigError, expandSettings } from './settings.js'
 
@@ -75,7 +75,7 @@ export const RunConfigSchema = z.strictObject({
   modelRetries: int(4, 0, 10),
   modelHeaders: list(),
   modelStream: bool(true),
-  structuredOutput: z.enum(['auto', 'json-schema', 'tool', 'prompt']).default('auto'),
+  structuredOutput: z.enum(STRUCTURED_MODES).default('auto'),
   modelPricing: z
     .string()
     .trim()

@@ -23,7 +23,7 @@ import {
   collectArtifactFiles,
   summaryMarkdown,
   uploadArtifact,
-  runner,
+  actionsIo,
   placeOf,
   progressComment,
   pullRequestText,
@@ -32,11 +32,15 @@ import {
 } from './report/index.js'
 import { SecretMasker } from './secrets/index.js'
 import { PatchsmithError, toAgentError, type CodeAgentOutput } from './contract/index.js'
-import { inputEntries, withArtifactInputs } from './inputs/artifact.js'
+import { inputEntries, withArtifactInputs } from './inputs/artifact-inputs.js'
 
 const SETTING_BY_NAME = new Map(SETTING_KEYS.map((key) => [settingName(key), key]))
 
-const actionLogger: Logger = { info: runner.info, warn: runner.warning, debug: runner.debug }
+const actionLogger: Logger = {
+  info: actionsIo.info,
+  warn: actionsIo.warning,
+  debug: actionsIo.debug
+}
 
 /** The action: inputs → RunConfig → its mode's run → outputs, job summary, artifact, exit code. */
 export async function run(): Promise<void> {
@@ -61,7 +65,7 @@ export async function run(): Promise<void> {
     const env = {
       ...facts,
       logger: actionLogger,
-      onSecret: runner.setSecret,
+      onSecret: actionsIo.setSecret,
       cancel: cancellation.signal,
       progress
     }
@@ -74,16 +78,16 @@ export async function run(): Promise<void> {
     for (const [name, value] of Object.entries(
       pullRequestFile(response, outputPath, issueNumber, runUrl(facts))
     ))
-      runner.setOutput(name, value)
+      actionsIo.setOutput(name, value)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
       actionOutputs(response, outputPath, branch, { pushed })
     ))
-      runner.setOutput(name, value)
+      actionsIo.setOutput(name, value)
     const summary = summaryMarkdown(response, { issueNumber, pushed, base: config.baseBranch })
     await writeSummary(summary)
     if (config.uploadArtifact) {
-      await runner.group('Artifact', () =>
+      await actionsIo.group('Artifact', () =>
         uploadReport(
           config.artifactName,
           [
@@ -97,7 +101,7 @@ export async function run(): Promise<void> {
       )
     }
     if (!response.success)
-      runner.setFailed(
+      actionsIo.setFailed(
         `${response.error?.code}: ${response.error?.message}`,
         placeOf(response.error?.details)
       )
@@ -108,16 +112,16 @@ export async function run(): Promise<void> {
         : toAgentError(error)
     const { code, message } = known
     if (code === 'INTERNAL_ERROR' && error instanceof Error && error.stack)
-      await runner.group('Stack trace', async () => runner.info(error.stack!))
+      await actionsIo.group('Stack trace', async () => actionsIo.info(error.stack!))
     const failed = { success: false, error: known } as const
     await progress?.finish(failed)
     for (const [name, value] of Object.entries({
       ...actionOutputs(failed, '', ''),
       ...pullRequestFile(failed, '', undefined, undefined)
     }))
-      runner.setOutput(name, value)
+      actionsIo.setOutput(name, value)
     await writeSummary(summaryMarkdown(failed))
-    runner.setFailed(`${code}: ${message}`, placeOf(details(error)))
+    actionsIo.setFailed(`${code}: ${message}`, placeOf(details(error)))
   } finally {
     process.exitCode = cancellation.exitCode() ?? process.exitCode
     cancellation.dispose()
@@ -146,9 +150,9 @@ function startProgress(
     runId: facts.runId,
     runAttempt: process.env.GITHUB_RUN_ATTEMPT,
     runUrl: runUrl(facts),
-    client: { apiUrl: facts.apiUrl, warn: runner.warning },
+    client: { apiUrl: facts.apiUrl, warn: actionsIo.warning },
     mask,
-    warn: runner.warning
+    warn: actionsIo.warning
   })
 }
 
@@ -174,7 +178,7 @@ function readInputs(): RunConfigInput {
   const input: Record<string, unknown> = {}
   for (const name of ACTION_INPUTS) {
     const key = SETTING_BY_NAME.get(name)!
-    const value = runner.getInput(name)
+    const value = actionsIo.getInput(name)
     if (value === '') continue
     input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
   }
@@ -182,9 +186,9 @@ function readInputs(): RunConfigInput {
   // into `settings`): GitHub warns that action.yml does not declare it, and it still counts.
   for (const name of Object.keys(GROUPED_SETTINGS)) {
     const key = SETTING_BY_NAME.get(name)
-    const value = runner.getInput(name)
+    const value = actionsIo.getInput(name)
     if (!key || value === '' || key in input) continue
-    runner.warning(`"${name}" is a settings line now: write "${name}: …" in the settings input.`)
+    actionsIo.warning(`"${name}" is a settings line now: write "${name}: …" in the settings input.`)
     input[key] = SETTING_KINDS[key] === 'list' ? value.split('\n') : value
   }
   input.repo = resolve(workspace, (input.repo as string | undefined) ?? '.')
@@ -197,9 +201,9 @@ function details(error: unknown): unknown {
 
 async function writeSummary(markdown: string): Promise<void> {
   try {
-    await runner.appendSummary(markdown)
+    await actionsIo.appendSummary(markdown)
   } catch (error) {
-    runner.warning(`Could not write the job summary: ${(error as Error).message}`)
+    actionsIo.warning(`Could not write the job summary: ${(error as Error).message}`)
   }
 }
 
@@ -211,11 +215,14 @@ async function uploadReport(
 ): Promise<void> {
   if (!process.env.ACTIONS_RUNTIME_TOKEN) {
     const paths = entries.flatMap((entry) => ('path' in entry ? [entry.path] : []))
-    runner.info(`Not on a GitHub runner with artifact access: no artifact; see ${paths.join(', ')}`)
+    actionsIo.info(
+      `Not on a GitHub runner with artifact access: no artifact; see ${paths.join(', ')}`
+    )
     return
   }
   const files = collectArtifactFiles(entries, { mask })
   const outcome = await uploadArtifact(name, files)
-  if (outcome.uploaded) runner.info(`Uploaded the artifact ${name} (${files.files.length} files)`)
-  else runner.warning(`Could not upload the artifact ${name}: ${outcome.reason}`)
+  if (outcome.uploaded)
+    actionsIo.info(`Uploaded the artifact ${name} (${files.files.length} files)`)
+  else actionsIo.warning(`Could not upload the artifact ${name}: ${outcome.reason}`)
 }

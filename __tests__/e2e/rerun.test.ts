@@ -9,7 +9,7 @@ import {
   inputsFromFolder,
   locateInputs,
   withArtifactInputs
-} from '../../src/inputs/artifact.js'
+} from '../../src/inputs/artifact-inputs.js'
 import { collectArtifactFiles } from '../../src/report/index.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer } from '../support/model-server.js'

@@ -1,12 +1,12 @@
 /**
- * The runner facade (src/report/runner.ts) over @actions/core: outputs, state and summary land
+ * The runner facade (src/report/actions-io.ts) over @actions/core: outputs, state and summary land
  * in the runner's files, annotations carry file and line, model text cannot run a command.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { placeOf, runner } from '../../src/report/index.js'
+import { placeOf, actionsIo } from '../../src/report/index.js'
 import { parseOutputFile } from '../support/action-runner.js'
 
 const cleanups: Array<() => void> = []
@@ -67,7 +67,7 @@ function tempFile(name: string): string {
 describe('runner facade over @actions/core', () => {
   it('writes GITHUB_OUTPUT blocks with a fresh delimiter each, which parse back to the values', () => {
     const file = tempFile('output')
-    withEnv({ GITHUB_OUTPUT: file }, () => OUTPUTS.forEach(([n, v]) => runner.setOutput(n, v)))
+    withEnv({ GITHUB_OUTPUT: file }, () => OUTPUTS.forEach(([n, v]) => actionsIo.setOutput(n, v)))
     const text = readFileSync(file, 'utf8')
     expect(new Set(text.match(/ghadelimiter_[0-9a-f-]+/g)).size).toBe(OUTPUTS.length)
     const parsed = parseOutputFile(text)
@@ -81,32 +81,32 @@ describe('runner facade over @actions/core', () => {
 
   it('saves state to GITHUB_STATE and reads it back as the post step would (STATE_*)', () => {
     const file = tempFile('state')
-    withEnv({ GITHUB_STATE: file }, () => runner.saveState('journal', { branch: 'b' }))
+    withEnv({ GITHUB_STATE: file }, () => actionsIo.saveState('journal', { branch: 'b' }))
     const saved = parseOutputFile(readFileSync(file, 'utf8'))
     expect(saved.journal).toBe('{"branch":"b"}')
     withEnv({ STATE_journal: saved.journal }, () =>
-      expect(runner.getState('journal')).toBe('{"branch":"b"}')
+      expect(actionsIo.getState('journal')).toBe('{"branch":"b"}')
     )
   })
 
   it('masks, warns, fails with an error annotation on the file and line, and groups', async () => {
     const { stdout, exitCode } = captured(() => {
-      runner.setSecret('sk-abc%\r\nline two')
-      runner.warning('50% of\nthe files', { file: 'src/a.ts' })
-      runner.setFailed('INVALID_DIFF: hunk 2 not found', placeOf({ path: 'src/a.ts', line: 12 }))
+      actionsIo.setSecret('sk-abc%\r\nline two')
+      actionsIo.warning('50% of\nthe files', { file: 'src/a.ts' })
+      actionsIo.setFailed('INVALID_DIFF: hunk 2 not found', placeOf({ path: 'src/a.ts', line: 12 }))
     })
     expect(exitCode).toBe(1)
     expect(stdout).toContain('::add-mask::sk-abc%25%0D%0Aline two\n')
     expect(stdout).toContain('::warning file=src/a.ts::50%25 of%0Athe files\n')
     expect(stdout).toContain('::error file=src/a.ts,line=12::INVALID_DIFF: hunk 2 not found\n')
-    expect(captured(() => runner.setFailed('x', placeOf({ field: 'fix-plan' }))).stdout).toBe(
+    expect(captured(() => actionsIo.setFailed('x', placeOf({ field: 'fix-plan' }))).stdout).toBe(
       '::error::x\n'
     )
     let grouped = ''
     const write = process.stdout.write.bind(process.stdout)
     process.stdout.write = ((chunk: string) => ((grouped += chunk), true)) as typeof write
     try {
-      await runner.group('Artifact', async () => runner.info('uploaded'))
+      await actionsIo.group('Artifact', async () => actionsIo.info('uploaded'))
     } finally {
       process.stdout.write = write
     }
@@ -115,21 +115,21 @@ describe('runner facade over @actions/core', () => {
 
   it('fences a log line that holds a workflow command, so model text cannot run one', () => {
     const hostile = 'Root cause:\n::add-mask::ghs_x\n  ::set-env name=NODE_OPTIONS::--require=/x'
-    const { stdout } = captured(() => runner.info(hostile))
+    const { stdout } = captured(() => actionsIo.info(hostile))
     const [first, ...rest] = stdout.trimEnd().split('\n')
     const token = /^::stop-commands::([0-9a-f-]{36})$/.exec(first!)?.[1]
     expect(token).toBeDefined()
     expect(rest.at(-1)).toBe(`::${token}::`)
     expect(rest.slice(0, -1).join('\n')).toBe(hostile)
-    expect(captured(() => runner.info('a :: b')).stdout).toBe('a :: b\n')
+    expect(captured(() => actionsIo.info('a :: b')).stdout).toBe('a :: b\n')
   })
 
   it('reads inputs by their action.yml names (INPUT_*, trimmed)', () => {
     withEnv({ 'INPUT_FIX-PLAN': '  plan.json \n', INPUT_MODEL_NAME: 'm', INPUT_EMPTY: '' }, () => {
-      expect(runner.getInput('fix-plan')).toBe('plan.json')
-      expect(runner.getInput('model name')).toBe('m')
-      expect(runner.getInput('empty')).toBe('')
-      expect(runner.getInput('absent')).toBe('')
+      expect(actionsIo.getInput('fix-plan')).toBe('plan.json')
+      expect(actionsIo.getInput('model name')).toBe('m')
+      expect(actionsIo.getInput('empty')).toBe('')
+      expect(actionsIo.getInput('absent')).toBe('')
     })
   })
 
@@ -139,12 +139,12 @@ describe('runner facade over @actions/core', () => {
     const previous = process.env.GITHUB_STEP_SUMMARY
     try {
       process.env.GITHUB_STEP_SUMMARY = first
-      await runner.appendSummary('# one')
-      await runner.appendSummary('two')
+      await actionsIo.appendSummary('# one')
+      await actionsIo.appendSummary('two')
       process.env.GITHUB_STEP_SUMMARY = second
-      await runner.appendSummary('three')
+      await actionsIo.appendSummary('three')
       delete process.env.GITHUB_STEP_SUMMARY
-      expect(await runner.appendSummary('x')).toBe(false)
+      expect(await actionsIo.appendSummary('x')).toBe(false)
     } finally {
       if (previous === undefined) delete process.env.GITHUB_STEP_SUMMARY
       else process.env.GITHUB_STEP_SUMMARY = previous

@@ -3,5 +3,3 @@ export interface Logger {
   warn(message: string): void
   debug(message: string): void
 }
-
-export const silentLogger: Logger = { info() {}, warn() {}, debug() {} }

@@ -13,15 +13,14 @@ export type { BudgetLimits, BudgetStop } from './budget.js'
 export { endpointUrl, parseHeaderLines, secretHint } from './endpoint.js'
 export { STRUCTURED_MODES } from './structured.js'
 export type { StructuredFormat, StructuredMode } from './structured.js'
-export { RETRY_REASONS } from './retry.js'
 export type { RetryReason } from './retry.js'
-export { countMessageTokens, countTextTokens, loadTokenCounter, measurePrompt } from './tokens.js'
+export { countMessageTokens, countTextTokens } from './tokens.js'
 export { DEFAULT_STYLE, styleForFile } from './style.js'
-export { fileWindow, outlineOf } from './file-window.js'
+export { outlineOf } from './file-window.js'
 export type { FileWindow } from './file-window.js'
-export { loadTemplate, renderTemplate } from './prompt-templates.js'
+export { renderTemplate } from './prompt-templates.js'
 export { sanitizeUntrusted, sanitizeTitle, sanitizeBody, fence } from './untrusted-text.js'
-export { draftMessages, describeStyle, promptShapes } from './draft-prompt.js'
+export { draftMessages } from './draft-prompt.js'
 export { instructionsBlock, MAX_INSTRUCTION_TOKENS } from './repo-instructions.js'
 export type { InstructionFile, InstructionsBlock } from './repo-instructions.js'
 export type { DraftRequest, PromptShape, RepairContext } from './draft-prompt.js'
@@ -34,13 +33,6 @@ export type {
 } from './draft-prompter.js'
 export { commitMessages } from './commit-prompt.js'
 export type { CommitPromptInput } from './commit-prompt.js'
-export { modelMetrics, tokenTotals } from './metrics.js'
+export { modelMetrics } from './metrics.js'
 export type { TokenTotals } from './metrics.js'
-export {
-  costOf,
-  formatUsd,
-  parsePricing,
-  PRICING_FORMAT,
-  type ModelPricing,
-  type TokenUsage
-} from './pricing.js'
+export { costOf, formatUsd, parsePricing, type ModelPricing, type TokenUsage } from './pricing.js'

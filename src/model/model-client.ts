@@ -26,6 +26,8 @@ import {
 import { measurePrompt } from './tokens.js'
 
 const SILENT: ModelLog = { info() {}, warn() {}, debug() {} }
+/** The longest retry-after honoured when the options name none. */
+const MAX_RETRY_AFTER_MS = 120_000
 
 /**
  * Chat completions on any OpenAI-compatible endpoint. Retries (408/409/429/5xx, dropped or cut
@@ -66,7 +68,7 @@ export class ModelClient {
       baseUrl: this.baseUrl,
       timeoutMs: options.timeoutMs,
       streaming: this.streaming,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS,
       budget: options.budget
     })
     this.client = new OpenAI({
@@ -213,7 +215,7 @@ export class ModelClient {
         if (!reason || retries >= maxRetries) throw this.failures.failed(error, label, retries)
         const wait = retryWait(error, retries + 1, {
           maxBackoffMs: this.options.maxBackoffMs ?? 30_000,
-          maxRetryAfterMs: this.options.maxRetryAfterMs ?? 120_000
+          maxRetryAfterMs: this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS
         })
         const giveUp = this.failures.waitRefusal(wait)
         if (giveUp) throw this.failures.failed(error, label, retries, giveUp)

@@ -16,8 +16,8 @@ export interface StructuredFormat {
  * function call), `prompt` (the schema in the prompt, for servers with neither). `auto` is
  * json-schema, falling back to prompt when the endpoint refuses it.
  */
-export type StructuredMode = 'auto' | 'json-schema' | 'tool' | 'prompt'
 export const STRUCTURED_MODES = ['auto', 'json-schema', 'tool', 'prompt'] as const
+export type StructuredMode = (typeof STRUCTURED_MODES)[number]
 
 /** The request fields for a call: the messages and, with a format, how the JSON is asked for. */
 export async function requestFormat(

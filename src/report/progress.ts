@@ -1,6 +1,6 @@
 import { LiveComment, type GitHubClientOptions } from '../github/index.js'
 import type { CodeAgentOutput } from '../contract/index.js'
-import { failureComment } from './failure-text.js'
+import { failureComment } from './failure-comment.js'
 import { code, table } from './markdown.js'
 import { costLine, filesLine, proofTable } from './outcome-text.js'
 

@@ -1,6 +1,6 @@
 import type { CodeAgentOutput, Commit, ValidationResult } from '../contract/index.js'
 import { diffStat, statLine, type FileStat } from './diff-stat.js'
-import { whatFailed } from './failure-text.js'
+import { whatFailed } from './failure-comment.js'
 import { formatUsd } from '../model/index.js'
 import { cell, code, details, duration, fence, table, tail } from './markdown.js'
 

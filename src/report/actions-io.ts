@@ -13,7 +13,7 @@ export interface AnnotationPlace {
  * summary, masks, annotations and log groups. One object so that main.ts (and tests) depend on
  * a small face instead of the whole toolkit.
  */
-export const runner = {
+export const actionsIo = {
   /** An input as the runner passes it (`INPUT_<NAME>`), trimmed; '' when not set. */
   getInput(name: string): string {
     return core.getInput(name)
