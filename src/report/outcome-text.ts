@@ -1,20 +1,11 @@
-import type { CodeAgentOutput, Commit, ValidationResult } from '../contract/index.js'
+import type { CodeAgentOutput, Commit } from '../contract/index.js'
 import { formatUsd } from '../model/index.js'
 import { cell, code, table } from './markdown.js'
+import { renderProofTable } from './proof-table.js'
 
-/**
- * Base vs after per validation command. The result records the run after the change; on the
- * base, a command is known to fail only when it was kept as preexisting.
- */
-export function proofTable(results: readonly ValidationResult[]): string {
-  if (results.length === 0) return '_No validation command ran._'
-  const rows = results.map((result) => {
-    const after = result.exit_code === 0 ? '✅ passes' : `❌ exits ${result.exit_code}`
-    const base = result.preexisting ? `❌ fails too` : '—'
-    const notes = [result.flaky && 'flaky', result.auto_fixed && 'auto-fixed'].filter(Boolean)
-    return [code(result.command), base, notes.length > 0 ? `${after} (${notes.join(', ')})` : after]
-  })
-  return table(['Command', 'Base', 'After'], rows)
+/** Base vs after per validation command: see renderProofTable. */
+export function proofTable(commit: Parameters<typeof renderProofTable>[0]): string {
+  return renderProofTable(commit)
 }
 
 /** "$0.0123 · 1,234 tokens (1,000 in, 234 out) · 2 model calls", from the result's metrics. */
@@ -65,8 +56,9 @@ export function pullRequestText(
     '### Why',
     cell(context.why || (context.issueTitle ? `${issue}: ${context.issueTitle}` : issue))
   ]
-  if (context.rootCause) parts.push('### Root cause', cell(context.rootCause))
-  parts.push('### Proof', proofTable(last?.validation_results ?? []))
+  const rootCause = context.rootCause || last?.root_cause
+  if (rootCause) parts.push('### Root cause', cell(rootCause))
+  parts.push('### Proof', proofTable(last))
   parts.push(
     table(
       ['', ''],

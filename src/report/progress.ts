@@ -144,7 +144,7 @@ export class ProgressComment {
       '### ✅ Patchsmith fixed this',
       table(['', ''], rows),
       '#### Proof',
-      proofTable(last?.validation_results ?? [])
+      proofTable(last)
     ].join('\n\n')
   }
 

@@ -3,6 +3,7 @@ import { diffStat, statLine, type FileStat } from './diff-stat.js'
 import { whatFailed } from './failure-comment.js'
 import { formatUsd } from '../model/index.js'
 import { cell, code, details, duration, fence, table, tail } from './markdown.js'
+import { renderProofTable } from './proof-table.js'
 
 export interface SummaryContext {
   issueNumber?: number
@@ -71,6 +72,8 @@ function successParts(
   parts.push(table(['Outcome', ''], rows))
   parts.push('### Files', filesTable(files))
   parts.push(...validationParts(last.validation_results))
+  if (last.proof) parts.push('### Proof', renderProofTable(last))
+  if (last.root_cause) parts.push(`**Root cause:** ${cell(last.root_cause)}`)
   parts.push(diffParts(diff))
   return parts
 }

@@ -1,0 +1,70 @@
+import type { CommandProof, Commit, ValidationResult } from '../contract/index.js'
+import { cell, code, table } from './markdown.js'
+
+const LISTED = 5
+
+/**
+ * The before/after table of a change (issue 26): per validation command, how it ended on the
+ * base and after the change, and the tests that flipped. Markdown for the job summary, the
+ * pull-request body and the progress comment. A result without `proof` (an older result, a
+ * task run) falls back to what validation_results tell.
+ */
+export function renderProofTable(
+  commit: Pick<Commit, 'validation_results' | 'proof' | 'verification_passed'> | undefined
+): string {
+  const results = commit?.validation_results ?? []
+  if (!commit?.proof || commit.proof.length === 0) return resultsOnly(results)
+  const rows = commit.proof.map((proof) => {
+    const result = results.find((r) => r.command === proof.command)
+    return [
+      code(proof.command),
+      outcome(proof.base),
+      afterCell(proof, result),
+      tests(proof.fixed),
+      tests(proof.broken)
+    ]
+  })
+  const verdict =
+    commit.verification_passed === false
+      ? '**Verification failed**: a failure the change was to fix remains.'
+      : '**Verification passed**: every target passes; what still fails failed the same way on the base and is not part of the issue.'
+  const unrelated = commit.proof.some((p) => p.unrelated.length > 0)
+  return [
+    table(['Command', 'Base', 'After', 'Fixed (fail → pass)', 'Broken (pass → fail)'], rows),
+    ...(unrelated || commit.verification_passed === false ? [verdict] : [])
+  ].join('\n\n')
+}
+
+function afterCell(proof: CommandProof, result: ValidationResult | undefined): string {
+  const notes = [
+    result?.flaky && 'flaky',
+    result?.auto_fixed && 'auto-fixed',
+    proof.unrelated.length > 0 && `unrelated, fails as on the base: ${list(proof.unrelated)}`
+  ].filter(Boolean)
+  const base = outcome(proof.after)
+  return notes.length > 0 ? `${base} (${cell(notes.join('; '))})` : base
+}
+
+function outcome(value: CommandProof['base']): string {
+  return value === 'passed' ? '✅ passes' : value === 'failed' ? '❌ fails' : '— not run'
+}
+
+function tests(ids: readonly string[]): string {
+  return ids.length === 0 ? '—' : cell(list(ids))
+}
+
+function list(ids: readonly string[]): string {
+  const shown = ids.slice(0, LISTED).join(', ')
+  return ids.length > LISTED ? `${shown} and ${ids.length - LISTED} more` : shown
+}
+
+function resultsOnly(results: readonly ValidationResult[]): string {
+  if (results.length === 0) return '_No validation command ran._'
+  const rows = results.map((result) => {
+    const after = result.exit_code === 0 ? '✅ passes' : `❌ exits ${result.exit_code}`
+    const base = result.preexisting ? '❌ fails too' : '—'
+    const notes = [result.flaky && 'flaky', result.auto_fixed && 'auto-fixed'].filter(Boolean)
+    return [code(result.command), base, notes.length > 0 ? `${after} (${notes.join(', ')})` : after]
+  })
+  return table(['Command', 'Base', 'After'], rows)
+}
