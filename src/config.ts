@@ -37,6 +37,9 @@ const list = () =>
 
 const text = () => z.string().trim().optional()
 
+// The artifact a run uploads its result in, and the one a later run reads its inputs from.
+const RESULT_ARTIFACT = 'patchsmith-result'
+
 export const RunConfigSchema = z.strictObject({
   repo: z.string().min(1).default('.'),
   issue: text(),
@@ -119,9 +122,9 @@ export const RunConfigSchema = z.strictObject({
   failureLabel: z.string().trim().default('automation-failed'),
   outputPath: text(),
   uploadArtifact: bool(true),
-  artifactName: z.string().trim().min(1).default('patchsmith-result'),
+  artifactName: z.string().trim().min(1).default(RESULT_ARTIFACT),
   artifactRunId: z.string().trim().regex(/^\d+$/, 'expected a workflow run id (digits)').optional(),
-  inputArtifactName: z.string().trim().min(1).default('patchsmith-result'),
+  inputArtifactName: z.string().trim().min(1).default(RESULT_ARTIFACT),
   resume: text(),
   dryRun: bool(false),
   // The grouped settings as `name: value` lines; parseRunConfig spreads them over their keys.
