@@ -121,3 +121,41 @@ describe("an added line identical to the file's line in its place", () => {
     expect(error.details.rule).toBe('hunk-not-found')
   })
 })
+
+describe('a reply that gives a diff for one file more than once', () => {
+  const diff = (condition: string) =>
+    '```diff\n' +
+    `${head('fields.py')}@@ -5,3 +5,3 @@\n     def validate(self, value):\n-        if len(value) > self.max_length:\n+${condition}\n             raise ValidationError(\n` +
+    '```\n'
+  const first = diff('        if len(value) >= self.max_length:')
+  const second = diff('        if self.max_length is not None and len(value) > self.max_length:')
+
+  it('counts two identical diff blocks once', () => {
+    const reply = `Here is the fix:\n\n${first}\nThe full patch again, to apply:\n\n${first}`
+    expect(apply('fields.py', reply, PY)).toBe(PY.replace('len(value) >', 'len(value) >='))
+  })
+
+  it('uses the last diff when the reply says it replaces the first', () => {
+    const reply = `${first}\nSorry, the previous diff was wrong. Here is the corrected one:\n\n${second}`
+    expect(apply('fields.py', reply, PY)).toBe(
+      PY.replace('if len(value)', 'if self.max_length is not None and len(value)')
+    )
+  })
+
+  it('refuses two different diffs of the same lines when the reply does not say which stands', () => {
+    const reply = `${first}\nAnother way to write it:\n\n${second}`
+    const error = refusal('fields.py', reply, PY)
+    expect(error.details.rule).toBe('overlapping-hunks')
+    expect(error.message).toContain('does not say which one stands')
+  })
+
+  it('still applies a change split over two diffs of different lines', () => {
+    const more =
+      '```diff\n' +
+      `${head('fields.py')}@@ -10,2 +10,2 @@\n             )\n-        return value\n+        return value.strip()\n` +
+      '```\n'
+    const after = apply('fields.py', `${first}\nAnd also:\n\n${more}`, PY)
+    expect(after).toContain('len(value) >= self')
+    expect(after).toContain('return value.strip()')
+  })
+})

@@ -16,6 +16,7 @@ import {
   type ReplyFormat,
   type ReplyFormatOrAuto
 } from './formats/index.js'
+import { revisionRefusal, saysItReplaces, sectionsToApply } from './diff-sections.js'
 import { patchError } from './patch-error.js'
 import { checkAddedText, checkNotTruncated } from './added-text.js'
 import { contentOf, splitText } from './text-file.js'
@@ -87,6 +88,8 @@ export interface ReadReply {
   claims: ReplyClaims
   /** Why it cannot be applied, found while reading; thrown when it is applied. */
   refusal?: InvalidDiffError
+  /** The reply says a later diff of a file replaces the one it gave before. */
+  replaces?: boolean
 }
 
 /**
@@ -110,7 +113,12 @@ export function readReply(
     refusal = error
   }
   const paths = instructions.flatMap((i) => (i.kind === 'hunks' || i.path === null ? [] : [i.path]))
-  return { instructions, claims: { ...headers, paths }, ...(refusal ? { refusal } : {}) }
+  return {
+    instructions,
+    claims: { ...headers, paths },
+    ...(refusal ? { refusal } : {}),
+    ...(saysItReplaces(reply) ? { replaces: true } : {})
+  }
 }
 
 /**
@@ -130,7 +138,7 @@ export function editsFromReply(
 
 /** `editsFromReply` on a reply already read (and its claims judged by the path policy). */
 export function editsFromRead(
-  { instructions, claims, refusal }: ReadReply,
+  { instructions, claims, refusal, replaces }: ReadReply,
   files: readonly PlannedFile[],
   options: ReplyOptions = {}
 ): DraftedEdit[] {
@@ -153,7 +161,7 @@ export function editsFromRead(
         probeLineNumbers(indexOf(file), i.patch.hunks) === 'contradicted'
     )
   )
-  const hunkOptions = { ...options, numbersContradicted: contradicted }
+  const hunkOptions = { ...options, numbersContradicted: contradicted, replaces: replaces === true }
   return files.map((file) => {
     const mine = routed.get(file.path) ?? []
     if (mine.length === 0) {
@@ -266,7 +274,7 @@ function route(
 function applyInstructions(
   file: PlannedFile,
   instructions: readonly FileInstruction[],
-  options: ReplyOptions & { numbersContradicted: boolean },
+  options: ReplyOptions & { numbersContradicted: boolean; replaces: boolean },
   claimed: string | undefined,
   indexOf: (file: PlannedFile) => FileIndex
 ): { after: string | null; located: HunkPlacement[] } {
@@ -286,21 +294,27 @@ function applyInstructions(
   const located: HunkPlacement[] = []
   // All hunks for the file, even from several sections, are placed in the original together.
   let numbered = 0
-  const hunks = instructions.flatMap((i) => {
-    if (i.kind !== 'hunks') return []
-    checkHunkEvidence(file, i.patch, claimed)
+  const sections = instructions.flatMap((i) => (i.kind === 'hunks' ? [i.patch] : []))
+  const used = sectionsToApply(sections, options.replaces)
+  const hunks = used.flatMap((section) => {
+    checkHunkEvidence(file, section, claimed)
     const patch = {
-      ...i.patch,
-      hunks: i.patch.hunks.map((hunk) => ({ ...hunk, number: ++numbered }))
+      ...section,
+      hunks: section.hunks.map((hunk) => ({ ...hunk, number: ++numbered }))
     }
     return repairedHunks(file.path, patch, indexOf(file))
   })
-  if (instructions.some((i) => i.kind === 'hunks')) {
-    const applied = applyHunks(file.path, content, hunks, {
-      ...fresh,
-      numbersContradicted: options.numbersContradicted,
-      index: indexOf(file)
-    })
+  if (sections.length > 0) {
+    let applied
+    try {
+      applied = applyHunks(file.path, content, hunks, {
+        ...fresh,
+        numbersContradicted: options.numbersContradicted,
+        index: indexOf(file)
+      })
+    } catch (error) {
+      throw revisionRefusal(file.path, used.length, error)
+    }
     content = applied.content
     located.push(...applied.located)
   }
