@@ -27,3 +27,4 @@ export type {
   Placement,
   ReplyClaims
 } from './types.js'
+export { syntaxOutline, type SyntaxOutline } from './syntax/index.js'

@@ -1,5 +1,5 @@
 import type { FileChange, Issue, StyleConfig } from '../contract/index.js'
-import { formatNamed, type ReplyFormat } from '../edits/index.js'
+import { formatNamed, type ReplyFormat, type SyntaxOutline } from '../edits/index.js'
 import { fileWindow, type FileWindow } from './file-window.js'
 import type { ChatMessage } from './chat.js'
 import { renderTemplate } from './prompt-templates.js'
@@ -101,7 +101,7 @@ export function draftMessages(request: DraftRequest, shape: PromptShape = {}): C
  * file, narrowing (needs a line_range, and an edit format that does not resend the whole
  * file); then the issue and the failure output cut.
  */
-export function promptShapes(request: DraftRequest): PromptShape[] {
+export function promptShapes(request: DraftRequest, syntax?: SyntaxOutline | null): PromptShape[] {
   const shapes: PromptShape[] = [{}]
   const others = Object.keys(request.repair?.otherFiles ?? {}).length > 0
   if (others) shapes.push({ otherFilesByName: true })
@@ -112,7 +112,7 @@ export function promptShapes(request: DraftRequest): PromptShape[] {
     for (const radius of [60, 30, 15, 5]) {
       smallest = {
         ...base,
-        window: fileWindow(request.change.path, request.content, range, radius)
+        window: fileWindow(request.change.path, request.content, range, radius, syntax)
       }
       shapes.push(smallest)
     }

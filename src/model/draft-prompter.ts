@@ -1,6 +1,7 @@
 import { formatNamed } from '../edits/index.js'
 import { TokenBudgetExceededError, type StyleConfig } from '../contract/index.js'
 import { restyleAdded, type EditorconfigRules } from '../editorconfig/index.js'
+import { syntaxOutline, type SyntaxOutline } from '../edits/index.js'
 import type { RunBudget } from './budget.js'
 import { draftMessages, promptShapes, type DraftRequest } from './draft-prompt.js'
 import type { ChatMessage } from './chat.js'
@@ -85,7 +86,7 @@ export class DraftPrompter {
     }
     const max = this.options.maxTokens
     let smallest: { tokens: number } | undefined
-    for (const shape of promptShapes(full)) {
+    for (const shape of promptShapes(full, await outlineIfLarge(full, max))) {
       const messages = draftMessages(full, shape)
       const measured = await measurePrompt(messages, max)
       if (measured.tokens <= max) {
@@ -109,6 +110,16 @@ export class DraftPrompter {
     }
     throw overBudget(full, smallest?.tokens ?? 0, max)
   }
+}
+
+/**
+ * The tree-sitter outline of a file that may need a window (its text alone could fill half the
+ * budget, at about 4 characters a token); small files are sent whole and never parsed here.
+ */
+async function outlineIfLarge(request: DraftRequest, max: number): Promise<SyntaxOutline | null> {
+  const { content, change } = request
+  if (content === null || !change.line_range || content.length < max * 2) return null
+  return syntaxOutline(change.path, content).catch(() => null)
 }
 
 function overBudget(request: DraftRequest, tokens: number, max: number): TokenBudgetExceededError {

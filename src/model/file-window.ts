@@ -1,3 +1,4 @@
+import type { SyntaxOutline } from '../edits/index.js'
 import { fence } from './untrusted-text.js'
 
 // Declarations worth listing in an outline, across the common languages, plus markdown headings.
@@ -33,7 +34,8 @@ export function fileWindow(
   path: string,
   content: string,
   range: readonly [number, number],
-  radius: number
+  radius: number,
+  syntax?: SyntaxOutline | null
 ): FileWindow {
   const lines = content.split('\n')
   if (lines.at(-1) === '') lines.pop()
@@ -45,7 +47,7 @@ export function fileWindow(
     .slice(from - 1, to)
     .map((line, i) => `${String(from + i).padStart(width)} | ${line}`)
     .join('\n')
-  const outline = outlineOf(lines, from, to)
+  const outline = outlineOf(lines, from, to, syntax)
   const text = [
     `${path} has ${total} lines; only lines ${from}-${to} are shown, around the lines of interest ` +
       `(${range[0]}-${range[1]}). Each shown line starts with its line number and " | ": ` +
@@ -61,19 +63,34 @@ export function fileWindow(
 }
 
 /**
- * Import and declaration lines outside [from, to]: the first imports, then, when there are too
- * many declarations, those the window's code names first and the nearest to the window next.
+ * Import and declaration lines outside [from, to], by tree-sitter (`syntax`) where the language
+ * is known, else by line patterns: the first imports, then, when there are too many declarations, those the window's code names first and the nearest to the window next.
  */
-export function outlineOf(lines: readonly string[], from: number, to: number): string[] {
-  const found: number[] = []
-  const imports: number[] = []
-  lines.forEach((line, i) => {
-    const number = i + 1
-    if (number >= from && number <= to) return
-    if (IMPORT_LINE.test(line)) {
-      if (imports.length < MAX_IMPORTS) imports.push(number)
-    } else if (OUTLINE_LINE.some((pattern) => pattern.test(line))) found.push(number)
-  })
+export function outlineOf(
+  lines: readonly string[],
+  from: number,
+  to: number,
+  syntax?: SyntaxOutline | null
+): string[] {
+  const outside = (number: number) => number < from || number > to
+  let found: number[] = []
+  let imports: number[] = []
+  if (syntax) {
+    // `require` calls are plain declarations to the grammar: the line pattern finds them.
+    const required = lines.flatMap((line, i) => (IMPORT_LINE.test(line) ? [i + 1] : []))
+    imports = [...new Set([...syntax.imports, ...required])]
+      .filter(outside)
+      .sort((a, b) => a - b)
+      .slice(0, MAX_IMPORTS)
+    found = [...new Set(syntax.definitions)].filter(outside).sort((a, b) => a - b)
+  } else {
+    lines.forEach((line, i) => {
+      if (!outside(i + 1)) return
+      if (IMPORT_LINE.test(line)) {
+        if (imports.length < MAX_IMPORTS) imports.push(i + 1)
+      } else if (OUTLINE_LINE.some((pattern) => pattern.test(line))) found.push(i + 1)
+    })
+  }
   const shown = new Set(
     lines
       .slice(from - 1, to)

@@ -82,3 +82,5 @@ function firstChangedLine(before: string, after: string): number {
   while (line < old.length && line < now.length && old[line] === now[line]) line++
   return line + 1
 }
+
+export { syntaxOutline, type SyntaxOutline } from './outline.js'
