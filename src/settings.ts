@@ -94,7 +94,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   'on-preexisting-failure': {
     key: 'onPreexistingFailure',
     about:
-      'When a command fails the same way on the untouched base: fail at once, without a repair call, or commit (recorded as preexisting).'
+      'When only failures unrelated to the issue remain (each fails the same way on the untouched base and the issue or plan does not name it): fail at once, without a repair call, or commit (recorded as preexisting and in the proof). Failures the issue names are always repaired.'
   },
   'validation-network': {
     key: 'validationNetwork',
