@@ -24,6 +24,7 @@ import { proofFields } from '../validation/index.js'
 import type { GreenChange } from './attempts.js'
 import { runUrl, type RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
+import { followMovedBase, type Revalidation } from './moved-base.js'
 import type { PhaseClock, RunListener } from './phase-clock.js'
 
 export interface FinishContext {
@@ -47,6 +48,10 @@ export interface FinishContext {
    * where the commit went and the hand-off to a pull-request step are the run's to tell.
    */
   task?: boolean
+  /** How the change is validated again when origin's base moved during the run. */
+  revalidation?: Revalidation
+  /** The mode pushes the base branch after the run (RunMode.pushesBase). */
+  pushesBase?: boolean
 }
 
 /**
@@ -78,7 +83,8 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     sha: made.sha ?? '',
     branch: plan.branch_name,
     patch_id: made.patchId ?? '',
-    ...proofFields(green.verdicts, input)
+    ...proofFields(green.verdicts, input),
+    base_sha: branch.baseCommit
   })
   if (config.dryRun) {
     const written = await clock.time('commit', () => writeMessage(ctx.model, input, green, logger))
@@ -131,6 +137,12 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
         config.gitHooks ? commit.diff : requests[i]!.patch,
         made.length > 1 ? requests[i]!.paths : planned
       )
+    )
+  }
+  if ((branch.push && !branch.reused) || (ctx.pushesBase && !ctx.task)) {
+    // Someone pushed to the base meanwhile: the change goes on top of it, validated again.
+    commits = await clock.time('push', () =>
+      followMovedBase(branch, commits, ctx.revalidation, logger)
     )
   }
   if (branch.push && !branch.reused) {

@@ -76,13 +76,15 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       prepared.input.fix_plan.file_changes.map((change) => change.path)
     )
     await session.setupCommands()
+    const runner = sandboxedCommands(session.commandRunner())
+    const steps = pipelineSteps(config, prepared.commands)
     const attempted = await attemptChange({
       input: prepared.input,
       format: resolveEditFormat(config.editFormat, config.model),
       formatFor: (content) => resolveEditFormat(config.editFormat, config.model, content),
       style,
       base: prepared.base,
-      steps: pipelineSteps(config, prepared.commands),
+      steps,
       retryFlaky: config.retryFlaky,
       keepPreexisting: config.onPreexistingFailure === 'commit',
       log: new AttemptLog(logDir, (text) => masker.mask(text)),
@@ -90,7 +92,7 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
       concurrency: config.concurrency,
       drafter: env.mode?.drafter,
       mayStayUnchanged: env.mode?.mayStayUnchanged,
-      runner: sandboxedCommands(session.commandRunner()),
+      runner,
       masker,
       model,
       prompter,
@@ -120,7 +122,9 @@ export async function runAgent(config: RunConfig, env: AgentEnvironment): Promis
         onSecret: env.onSecret,
         rewriteMessage: env.mode?.commitMessage,
         runUrl: runUrl(env),
-        budget
+        budget,
+        revalidation: { steps, runner, retryFlaky: config.retryFlaky, policy: prepared.policy },
+        pushesBase: env.mode?.pushesBase
       },
       green
     )

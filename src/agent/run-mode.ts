@@ -44,6 +44,12 @@ export interface RunMode {
    */
   mayStayUnchanged?: (path: string) => boolean
   /**
+   * The mode pushes the base branch itself once the run is over (a follow-up pushes onto the
+   * pull request's branch): before that, a base that moved on origin is followed as a pushed
+   * branch's base is (agent/moved-base.ts).
+   */
+  pushesBase?: boolean
+  /**
    * After the run, before the result is written (a follow-up pushes and answers threads): the
    * response as it then stands, and the branch the change is on when that is another one.
    */

@@ -77,6 +77,7 @@ export const REFUSAL_RULES = {
   'push-hook-declined': 'a server hook declined the push',
   'push-refused': 'origin refused the push',
   'push-rejected-conflict': 'the branch changed on origin meanwhile',
+  'base-moved-conflict': 'the change conflicts with what was pushed to its base during the run',
   // Who may start a run, and follow-ups
   'unauthorized-actor': 'the user who started the run lacks `require-actor-permission`',
   'follow-up-needs-token': 'a follow-up has no GitHub token or repository',

@@ -166,7 +166,11 @@ export const CommitSchema = z.object({
   /** The root cause the triage or the plan gave (seed Maverick). */
   root_cause: z.string().optional(),
   /** Per validation command: on the base, after the change, the tests that flipped. */
-  proof: z.array(CommandProofSchema).optional()
+  proof: z.array(CommandProofSchema).optional(),
+  /** The commit the change sits on and was validated on (for a pushed branch, origin's base then). */
+  base_sha: z.string().optional(),
+  /** origin's base moved during the run: the base the change was first made on, before the move. */
+  moved_from_base: z.string().optional()
 })
 export type Commit = z.infer<typeof CommitSchema>
 

@@ -12,6 +12,8 @@ import {
   type ExistingBranch
 } from './existing-branch.js'
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
+import { assertMovedAsApproved, movedBase, replayOnto, type MovedBase } from './moving-base.js'
+import { patchId } from './patch-id.js'
 import type { RepoStatus } from './status.js'
 
 export type { CommitRequest, MadeCommit } from './change-commit.js'
@@ -46,6 +48,8 @@ export class ChangeBranch {
   reused = false
   private existing?: ExistingBranch
   private readonly state: ChangeState
+  /** origin's base the committed change was moved onto (moveOnto), if it was. */
+  private movedOnto?: string
 
   private constructor(
     readonly git: Git,
@@ -181,6 +185,38 @@ export class ChangeBranch {
       this.state.baseMoved = true
       await this.git.createBranchRef(this.branch, made[made.length - 1]!.sha)
       this.state.createdLocal = true
+    }
+    return made
+  }
+
+  /** The commit the branch's change sits on now: the base, or what it was moved onto. */
+  get landedOn(): string {
+    return this.movedOnto ?? this.state.baseSha
+  }
+
+  /** origin's base when it moved past the commit the change sits on (see movedBase). */
+  async baseMovedOnOrigin(): Promise<MovedBase | undefined> {
+    if (this.reused) return undefined
+    return movedBase(this.git, this.base, this.landedOn, this.options.auth)
+  }
+
+  /**
+   * The committed change replayed onto `moved.onto` (replayOnto), checked to be exactly the
+   * approved change there, and checked out as the branch's tip. The local base branch is left
+   * as it was; a rollback deletes the branch as before. Returns the moved commits.
+   */
+  async moveOnto(moved: MovedBase): Promise<MadeCommit[]> {
+    const tip = await this.git.revParse('HEAD')
+    const movedTip = await replayOnto(this.git, moved, tip)
+    await assertMovedAsApproved(this.git, moved, tip, movedTip)
+    this.state.worktreeChanged = true
+    this.state.save()
+    await this.git.resetHard(movedTip)
+    this.movedOnto = moved.onto
+    const made: MadeCommit[] = []
+    for (const commit of await this.git.commitsSince(moved.onto, movedTip, 100)) {
+      const { sha, diff } = await this.git.commitPatch(commit.sha)
+      made.push({ sha, message: commit.message, patchId: patchId(diff), diff })
     }
     return made
   }

@@ -112,6 +112,8 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
         },
         commitMessage: (message) => roundMessage(message, state, trigger.failedRun !== undefined),
         mayStayUnchanged: (path) => state.optional.has(path),
+        // Someone pushed to the pull request's branch during the round: the commit goes on top.
+        pushesBase: !config.dryRun && config.push,
         after: async (end) => {
           const { followUp: report, ...after } = await pushAndAnswer(config, env, state, end)
           followUp = report
