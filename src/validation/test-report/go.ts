@@ -13,14 +13,15 @@ export function parseGoTest(output: string): TestReport | undefined {
   )
     return undefined
   const lines = output.split('\n')
-  const tests: TestCase[] = []
+  const tests = new Map<string, TestCase>()
   const runOutput = new Map<string, string[]>()
   let running: string | undefined
   lines.forEach((line, i) => {
     const run = /^=== (RUN|CONT|PAUSE)\s+(\S+)/.exec(line)
     if (run) {
       running = run[2]
-      if (!runOutput.has(running!)) runOutput.set(running!, [])
+      // A test run again (-count, a second package) starts its log anew.
+      if (run[1] === 'RUN' || !runOutput.has(running!)) runOutput.set(running!, [])
       return
     }
     const hit = RESULT.exec(line)
@@ -43,9 +44,9 @@ export function parseGoTest(output: string): TestReport | undefined {
         after.push(lines[k]!)
       test.message = normaliseOutput([...(runOutput.get(id) ?? []), ...after].join('\n'))
     }
-    tests.push(test)
+    tests.set(id, test)
   })
-  return tests.length > 0 ? { runner: 'go', tests } : undefined
+  return tests.size > 0 ? { runner: 'go', tests: [...tests.values()] } : undefined
 }
 
 interface GoEvent {
