@@ -59,8 +59,8 @@ describe('restyleAdded', () => {
 })
 
 describe('EditorconfigRules', () => {
-  it('matches sections by glob, the nearest file last, and stops at root = true', () => {
-    const rules = EditorconfigRules.of({
+  it('matches sections by glob, the nearest file last, and stops at root = true', async () => {
+    const rules = await EditorconfigRules.of({
       '.editorconfig':
         'root = true\n[*]\nindent_style = space\nindent_size = 2\n[*.go]\nindent_style = tab\n[Makefile]\nindent_style = tab\n',
       'lib/.editorconfig': '[*.py]\nindent_size = 4\ntrim_trailing_whitespace = true\n'
@@ -78,7 +78,7 @@ describe('EditorconfigRules', () => {
       tab_width: 4,
       trim_trailing_whitespace: true
     })
-    const stopped = EditorconfigRules.of({
+    const stopped = await EditorconfigRules.of({
       '.editorconfig': '[*]\ninsert_final_newline = true\n',
       'sub/.editorconfig': 'root = true\n[*]\nend_of_line = crlf\n'
     })

@@ -1,4 +1,4 @@
-import { parseFromFilesSync, type ECFile, type Props } from 'editorconfig'
+import type { ECFile, Props } from 'editorconfig'
 import type { StyleConfig } from '../contract/index.js'
 import type { Git } from '../git/index.js'
 
@@ -14,6 +14,8 @@ export interface EditorRules {
   charset?: 'latin1' | 'utf-8' | 'utf-8-bom' | 'utf-16be' | 'utf-16le'
 }
 
+type Parse = typeof import('editorconfig').parseFromFilesSync
+
 const MAX_FILE_BYTES = 64 * 1024
 // A root the file names are resolved under: the sections' globs only see repository paths.
 const ROOT = '/repository'
@@ -26,7 +28,10 @@ const ROOT = '/repository'
 export class EditorconfigRules {
   private readonly cache = new Map<string, EditorRules>()
 
-  private constructor(private readonly files: ReadonlyMap<string, string>) {}
+  private constructor(
+    private readonly files: ReadonlyMap<string, string>,
+    private readonly parse?: Parse
+  ) {}
 
   /** Reads the `.editorconfig` in every folder above `paths`, with one git process. */
   static async read(
@@ -39,12 +44,20 @@ export class EditorconfigRules {
       input: wanted.map((path) => `${commit}:${path}\n`).join(''),
       allowFailure: true
     })
-    return new EditorconfigRules(out.exitCode === 0 ? parseBatch(out.stdout, wanted) : new Map())
+    return EditorconfigRules.of(
+      Object.fromEntries(out.exitCode === 0 ? parseBatch(out.stdout, wanted) : [])
+    )
   }
 
-  /** From texts by path (tests, and callers that already hold the files). */
-  static of(files: Record<string, string>): EditorconfigRules {
-    return new EditorconfigRules(new Map(Object.entries(files)))
+  /**
+   * From texts by path. The parser (a chunk of its own in the bundle) is loaded only when a
+   * repository has a `.editorconfig`.
+   */
+  static async of(files: Record<string, string>): Promise<EditorconfigRules> {
+    const found = new Map(Object.entries(files))
+    if (found.size === 0) return new EditorconfigRules(found)
+    const { parseFromFilesSync } = await import('editorconfig')
+    return new EditorconfigRules(found, parseFromFilesSync)
   }
 
   /** Whether any `.editorconfig` was found. */
@@ -61,9 +74,9 @@ export class EditorconfigRules {
         .filter((name) => this.files.has(name))
         .map((name) => ({ name: `${ROOT}/${name}`, contents: Buffer.from(this.files.get(name)!) }))
       rules =
-        files.length === 0
+        files.length === 0 || !this.parse
           ? {}
-          : known(parseFromFilesSync(`${ROOT}/${path}`, files, { root: ROOT }))
+          : known(this.parse(`${ROOT}/${path}`, files, { root: ROOT }))
       this.cache.set(path, rules)
     }
     return rules
