@@ -209,15 +209,17 @@ export class ChangeBranch {
     const tip = await this.git.revParse('HEAD')
     const movedTip = await replayOnto(this.git, moved, tip)
     await assertMovedAsApproved(this.git, moved, tip, movedTip)
-    this.state.worktreeChanged = true
-    this.state.save()
-    await this.git.resetHard(movedTip)
-    this.movedOnto = moved.onto
     const made: MadeCommit[] = []
     for (const commit of await this.git.commitsSince(moved.onto, movedTip, 100)) {
       const { sha, diff } = await this.git.commitPatch(commit.sha)
       made.push({ sha, message: commit.message, patchId: patchId(diff), diff })
     }
+    // The moved commits are the run's own: a recovery after a kill may undo a ref pointing there.
+    this.state.commits.push(...made.map((commit) => commit.sha))
+    this.state.worktreeChanged = true
+    this.state.save()
+    await this.git.resetHard(movedTip)
+    this.movedOnto = moved.onto
     return made
   }
 
