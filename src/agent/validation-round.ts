@@ -3,6 +3,7 @@ import type { FileEdit } from '../edits/index.js'
 import type { ChangeBranch } from '../git/index.js'
 import type { RepairContext } from '../model/index.js'
 import {
+  commandRun,
   errorExcerpt,
   failureFingerprint,
   runPipeline,
@@ -83,7 +84,7 @@ async function checkOnBase(
   )
   if (reapplied.exitCode !== 0) throw new Error(`Could not restore the change: ${reapplied.stderr}`)
   const check: BaseCheck = {
-    run: { exit_code: onBase.exit_code, stdout: onBase.full.stdout, stderr: onBase.full.stderr },
+    run: commandRun(onBase),
     failsOnBase: onBase.exit_code !== 0,
     sameFailure:
       onBase.exit_code !== 0 &&

@@ -10,6 +10,7 @@ import {
 } from '../sandbox/index.js'
 import { CappedOutput, truncateMiddle } from './capped-output.js'
 import type { SecretMasker } from '../secrets/index.js'
+import { JUnitReportFiles, type ReportFilesRead } from './test-report/index.js'
 
 export interface CommandRunnerOptions {
   cwd: string
@@ -31,6 +32,8 @@ export interface CommandOutcome extends ValidationResult {
   timedOut: boolean
   /** The whole output as read (capped while reading), masked: for repair prompts and logs. */
   full: { stdout: string; stderr: string }
+  /** The JUnit XML files this command wrote or rewrote in the work tree, read and parsed. */
+  reportFiles?: ReportFilesRead
 }
 
 const READ_CAP = 256 * 1024
@@ -39,10 +42,20 @@ const READ_CAP = 256 * 1024
  * (which dies with the run, and is recorded in its journal while it runs): stdin closed, output read with a cap, and the whole group killed at the timeout (the
  * sandbox's PID namespace takes every process the command started with it).
  */
-export function runCommand(
+export async function runCommand(
   command: string,
   options: CommandRunnerOptions
 ): Promise<CommandOutcome> {
+  // Taken stock of before the command: only report files it writes count.
+  const reports = await JUnitReportFiles.before(options.cwd, command)
+  const outcome = await runProcess(command, options)
+  const read = await reports.read((text) => options.masker.mask(text))
+  return read.files.length > 0 || read.refused.length > 0
+    ? { ...outcome, reportFiles: read }
+    : outcome
+}
+
+function runProcess(command: string, options: CommandRunnerOptions): Promise<CommandOutcome> {
   const started = Date.now()
   return new Promise((resolve) => {
     const sandbox = options.sandbox ?? Sandbox.none()

@@ -1,6 +1,6 @@
 export { runCommand } from './command-runner.js'
 export type { CommandOutcome, CommandRunnerOptions } from './command-runner.js'
-export { noRepairReason, runPipeline, targetsLeft, unrelatedOnly } from './pipeline.js'
+export { commandRun, noRepairReason, runPipeline, targetsLeft, unrelatedOnly } from './pipeline.js'
 export type { BaseCheck, PipelineFailure, PipelineOptions, PipelineOutcome } from './pipeline.js'
 export { pipelineSteps, readCommandLine, stepCommandList } from './steps.js'
 export type { PipelineStep, StepCommands } from './steps.js'
@@ -23,4 +23,5 @@ export type {
   Settled
 } from './verdict/index.js'
 export { parseTestReport, normaliseOutput } from './test-report/index.js'
-export type { TestReport } from './test-report/index.js'
+export { JUnitReportFiles, REPORT_FILE_LIMITS } from './test-report/index.js'
+export type { ReportFileLimits, ReportFilesRead, TestReport } from './test-report/index.js'

@@ -101,7 +101,7 @@ export async function runPipeline(
     const verdict = judgeCommand(
       step.command,
       base?.run,
-      runOf(outcome),
+      commandRun(outcome),
       options.issue ?? { text: '' }
     )
     verdicts.push(verdict)
@@ -130,8 +130,15 @@ export function unrelatedOnly(failed: PipelineFailure): boolean {
   )
 }
 
-function runOf(outcome: CommandOutcome): CommandRun {
-  return { exit_code: outcome.exit_code, stdout: outcome.full.stdout, stderr: outcome.full.stderr }
+/** What a command printed, how it ended and the report files it wrote: what the verdict compares. */
+export function commandRun(outcome: CommandOutcome): CommandRun {
+  const files = outcome.reportFiles?.report
+  return {
+    exit_code: outcome.exit_code,
+    stdout: outcome.full.stdout,
+    stderr: outcome.full.stderr,
+    ...(files ? { files } : {})
+  }
 }
 
 function isTest(step: PipelineStep): boolean {

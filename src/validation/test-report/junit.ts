@@ -9,7 +9,10 @@ const parser = new XMLParser({
   attributeNamePrefix: '',
   textNodeName: '#text',
   isArray: (name) => ['testsuite', 'testcase', 'failure', 'error'].includes(name),
-  processEntities: true
+  // No entity processing (a DOCTYPE's entities are never expanded): the five predefined ones and
+  // character references are decoded afterwards, in one pass that cannot recurse.
+  processEntities: false,
+  htmlEntities: false
 })
 
 /**
@@ -35,18 +38,20 @@ export function parseJUnitXml(xml: string): TestReport | undefined {
 }
 
 function caseOf(testcase: Node): TestCase {
-  const name = String(testcase.name ?? '')
-  const classname = testcase.classname ? String(testcase.classname) : ''
+  const name = text(testcase.name)
+  const classname = text(testcase.classname)
   const id = classname ? `${classname}.${name}` : name
-  const file = testcase.file ? String(testcase.file) : undefined
+  const file = text(testcase.file) || undefined
   const problems = [...asArray(testcase.failure), ...asArray(testcase.error)]
   if (problems.length > 0) {
-    const text = problems.map((p) => [p.message, p['#text']].filter(Boolean).join('\n')).join('\n')
+    const said = problems
+      .map((p) => [text(p.message), text(p['#text'])].filter(Boolean).join('\n'))
+      .join('\n')
     return {
       id,
       ...(file ? { file } : {}),
       status: 'failed',
-      message: normaliseOutput(firstLines(text))
+      message: normaliseOutput(firstLines(said))
     }
   }
   return { id, ...(file ? { file } : {}), status: 'skipped' in testcase ? 'skipped' : 'passed' }
@@ -59,6 +64,21 @@ function firstLines(text: string): string {
     .filter((line) => !/^\s+at |^\s*File "/.test(line))
     .slice(0, 12)
     .join('\n')
+}
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }
+
+/** An attribute or text as the document means it: predefined entities and character references decoded, nothing else. */
+function text(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  return String(value).replace(
+    /&(?:#(\d{1,7})|#x([\da-fA-F]{1,6})|(lt|gt|amp|quot|apos));/g,
+    (all, dec, hex, name) => {
+      if (name) return PREDEFINED[name as string]!
+      const code = dec ? Number(dec) : parseInt(hex as string, 16)
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all
+    }
+  )
 }
 
 function asArray(value: unknown): Node[] {

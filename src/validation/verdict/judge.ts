@@ -121,7 +121,16 @@ function sameOutput(a: CommandRun, b: CommandRun): boolean {
 
 function reportOf(run: CommandRun): TestReport | undefined {
   // unittest writes to stderr, most runners to stdout: both, as the terminal shows them.
-  return parseTestReport(`${run.stdout}\n${run.stderr}`)
+  const printed = parseTestReport(`${run.stdout}\n${run.stderr}`)
+  if (!run.files) return printed
+  // The files are the fuller record (a pytest run's own lines name tests another way): they
+  // stand, with JUnit XML the command printed besides them.
+  if (printed?.runner !== 'junit') return run.files
+  const ids = new Set(run.files.tests.map((t) => t.id))
+  return {
+    runner: 'junit',
+    tests: [...run.files.tests, ...printed.tests.filter((t) => !ids.has(t.id))]
+  }
 }
 
 function failingById(report: TestReport | undefined): Map<string, TestCase> {

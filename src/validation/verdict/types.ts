@@ -1,10 +1,12 @@
-import type { Runner } from '../test-report/index.js'
+import type { Runner, TestReport } from '../test-report/index.js'
 
 /** What a validation command printed and how it ended, on the base or after a draft. */
 export interface CommandRun {
   exit_code: number
   stdout: string
   stderr: string
+  /** The tests of the JUnit XML files the command wrote (surefire, gradle, `--junitxml`). */
+  files?: TestReport
 }
 
 export type Outcome = 'passed' | 'failed' | 'not-run'

@@ -1,0 +1,241 @@
+import { constants, type BigIntStats } from 'node:fs'
+import { lstat, open, readdir, realpath } from 'node:fs/promises'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { parseJUnitXml } from './junit.js'
+import type { TestCase, TestReport } from './types.js'
+
+/** How much of what a command wrote is read: the files are untrusted, written by code the model wrote. */
+export interface ReportFileLimits {
+  maxFiles: number
+  maxFileBytes: number
+  maxTotalBytes: number
+  /** Folders listed while looking for modules (`<module>/target/surefire-reports`). */
+  maxDirs: number
+}
+
+export const REPORT_FILE_LIMITS: ReportFileLimits = {
+  maxFiles: 200,
+  maxFileBytes: 2 * 1024 * 1024,
+  maxTotalBytes: 16 * 1024 * 1024,
+  maxDirs: 400
+}
+
+/** Where Maven Surefire and Failsafe and Gradle write `TEST-*.xml`, under a module's folder. */
+const REPORT_DIRS = [
+  ['target', 'surefire-reports'],
+  ['target', 'failsafe-reports'],
+  ['build', 'test-results']
+]
+const REPORT_NAME = /^TEST-.+\.xml$/
+// Modules sit at the top or one or two folders down (`services/api/target/...`).
+const MODULE_DEPTH = 2
+// Gradle nests per test task (`build/test-results/test/`, `.../integrationTest/`).
+const REPORT_DEPTH = 2
+const SKIPPED_DIRS = new Set(['node_modules', 'src', 'target', 'build'])
+// `pytest --junitxml=PATH`, `--junit-xml PATH`, quoted or not.
+const NAMED_PATH = /--junit-?xml(?:=|\s+)(?:"([^"]+)"|'([^']+)'|([^\s;&|]+))/g
+
+export interface ReportFilesRead {
+  /** The tests of every fresh report file, merged (a failing record wins over a passing one). */
+  report?: TestReport
+  /** The files read, relative to the work tree. */
+  files: string[]
+  /** Files passed over, each with why (a link, outside the work tree, over a cap, unreadable). */
+  refused: string[]
+}
+
+/**
+ * The JUnit XML files one command wrote in the work tree: taken stock of before the command
+ * runs, read after it, so only files it created or rewrote count (none is deleted). Never
+ * through a symbolic link, never outside the work tree, with caps on files and bytes.
+ */
+export class JUnitReportFiles {
+  private constructor(
+    private readonly root: string,
+    private readonly named: readonly string[],
+    private readonly before: ReadonlyMap<string, string>,
+    private readonly limits: ReportFileLimits
+  ) {}
+
+  static async before(
+    root: string,
+    command: string,
+    limits: ReportFileLimits = REPORT_FILE_LIMITS
+  ): Promise<JUnitReportFiles> {
+    const named = namedPaths(root, command)
+    const stock = new Map<string, string>()
+    for (const [path, stats] of await candidates(root, named, limits))
+      stock.set(path, signature(stats))
+    return new JUnitReportFiles(root, named, stock, limits)
+  }
+
+  /** The fresh report files, parsed; `mask` hides secrets before anything is parsed. */
+  async read(mask: (text: string) => string = (t) => t): Promise<ReportFilesRead> {
+    const refused: string[] = []
+    const fresh = [...(await candidates(this.root, this.named, this.limits, refused))].filter(
+      ([path, stats]) => this.before.get(path) !== signature(stats)
+    )
+    const files: string[] = []
+    const tests = new Map<string, TestCase>()
+    let total = 0
+    for (const [path, stats] of fresh) {
+      if (files.length >= this.limits.maxFiles) {
+        refused.push(`${path}: over ${this.limits.maxFiles} files`)
+        continue
+      }
+      const size = Number(stats.size)
+      if (size > this.limits.maxFileBytes || total + size > this.limits.maxTotalBytes) {
+        refused.push(`${path}: over the size cap`)
+        continue
+      }
+      const text = await readInside(this.root, path, stats)
+      if (typeof text !== 'string') {
+        refused.push(`${path}: ${text.refused}`)
+        continue
+      }
+      total += Buffer.byteLength(text)
+      files.push(path)
+      for (const test of parseJUnitXml(mask(text))?.tests ?? []) {
+        const known = tests.get(test.id)
+        if (!known || (known.status !== 'failed' && test.status === 'failed'))
+          tests.set(test.id, test)
+      }
+    }
+    return {
+      ...(tests.size > 0 ? { report: { runner: 'junit', tests: [...tests.values()] } } : {}),
+      files,
+      refused
+    }
+  }
+}
+
+/** The report paths a command names, relative to the work tree; none that leaves it. */
+export function namedPaths(root: string, command: string): string[] {
+  const paths: string[] = []
+  for (const match of command.matchAll(NAMED_PATH)) {
+    const given = match[1] ?? match[2] ?? match[3] ?? ''
+    const rel = relative(root, resolve(root, given))
+    if (rel && !rel.startsWith('..') && !isAbsolute(rel)) paths.push(rel.split(sep).join('/'))
+  }
+  return [...new Set(paths)]
+}
+
+/** Every report file there is now, with its lstat: regular files reached through folders only. */
+async function candidates(
+  root: string,
+  named: readonly string[],
+  limits: ReportFileLimits,
+  refused: string[] = []
+): Promise<Map<string, BigIntStats>> {
+  const found = new Map<string, BigIntStats>()
+  const add = async (path: string) => {
+    const stats = await plainPath(root, path)
+    if (stats === 'missing') return
+    if (typeof stats === 'string') refused.push(`${path}: ${stats}`)
+    else if (stats.isFile()) found.set(path, stats)
+  }
+  for (const path of named) await add(path)
+  for (const module of await moduleDirs(root, limits.maxDirs)) {
+    for (const parts of REPORT_DIRS) {
+      const dir = [module, ...parts].filter(Boolean).join('/')
+      const stats = await plainPath(root, dir)
+      if (typeof stats === 'string' || !stats.isDirectory()) continue
+      for (const path of await reportFilesUnder(root, dir, REPORT_DEPTH, limits.maxFiles * 2))
+        await add(path)
+    }
+  }
+  return found
+}
+
+/** The work tree and the folders up to MODULE_DEPTH below it (no dot folders, no links). */
+async function moduleDirs(root: string, maxDirs: number): Promise<string[]> {
+  const dirs = ['']
+  for (let i = 0; i < dirs.length && dirs.length < maxDirs; i++) {
+    const dir = dirs[i]!
+    if (dir && dir.split('/').length >= MODULE_DEPTH) continue
+    for (const entry of await listDir(join(root, dir))) {
+      if (!entry.isDirectory() || entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name))
+        continue
+      if (dirs.length >= maxDirs) break
+      dirs.push(dir ? `${dir}/${entry.name}` : entry.name)
+    }
+  }
+  return dirs
+}
+
+async function reportFilesUnder(
+  root: string,
+  dir: string,
+  depth: number,
+  cap: number
+): Promise<string[]> {
+  const files: string[] = []
+  const walk = async (rel: string, left: number) => {
+    for (const entry of await listDir(join(root, rel))) {
+      if (files.length >= cap) return
+      const path = `${rel}/${entry.name}`
+      // Dirent types come from lstat: a link is neither a file nor a folder here.
+      if (entry.isFile() && REPORT_NAME.test(entry.name)) files.push(path)
+      else if (entry.isDirectory() && left > 0) await walk(path, left - 1)
+    }
+  }
+  await walk(dir, depth)
+  return files.sort()
+}
+
+async function listDir(path: string) {
+  try {
+    return await readdir(path, { withFileTypes: true })
+  } catch {
+    return []
+  }
+}
+
+/** The path's lstat when every part of it is a folder and the last a regular file or folder; else why not. */
+async function plainPath(root: string, path: string): Promise<BigIntStats | string> {
+  const parts = path.split('/')
+  let stats: BigIntStats | undefined
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      stats = await lstat(join(root, ...parts.slice(0, i)), { bigint: true })
+    } catch {
+      return 'missing'
+    }
+    if (stats.isSymbolicLink()) return 'a symbolic link'
+    if (i < parts.length && !stats.isDirectory()) return 'not a folder on the way'
+  }
+  return stats!.isFile() || stats!.isDirectory() ? stats! : 'not a regular file'
+}
+
+/** The file's text, opened without following a link and checked to be the file looked at, inside the work tree. */
+async function readInside(
+  root: string,
+  path: string,
+  seen: BigIntStats
+): Promise<string | { refused: string }> {
+  try {
+    const [realRoot, real] = await Promise.all([realpath(root), realpath(join(root, path))])
+    if (!real.startsWith(realRoot + sep)) return { refused: 'outside the work tree' }
+    const handle = await open(
+      real,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+    )
+    try {
+      const now = await handle.stat({ bigint: true })
+      if (!now.isFile() || now.ino !== seen.ino || now.dev !== seen.dev)
+        return { refused: 'changed while read' }
+      const buffer = Buffer.alloc(Number(seen.size))
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+      return buffer.subarray(0, bytesRead).toString('utf8')
+    } finally {
+      await handle.close()
+    }
+  } catch (error) {
+    return { refused: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` }
+  }
+}
+
+/** What changes whenever a file is written: a rewrite changes ctime even when mtime is set back. */
+function signature(stats: BigIntStats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
+}
