@@ -34,7 +34,8 @@ export function failureFingerprint(exitCode: number, stdout: string, stderr: str
       line
         .replace(/\/tmp\/[^\s:'"]+/g, '<tmp>')
         .replace(/\b[0-9a-f]{7,40}\b/g, '<hash>')
-        .replace(/\d+(\.\d+)?\s*(ms|s|sec|seconds)\b/g, '<time>')
+        // \b first: without it a long run of digits is tried from each digit (quadratic).
+        .replace(/\b\d+(\.\d+)?\s*(ms|s|sec|seconds)\b/g, '<time>')
         // Positions move with every edit; other numbers are the failure ("got 2" is not "got 4").
         .replace(/(\.[A-Za-z0-9]+)(:\d+(:\d+)?|\(\d+(,\d+)?\))/g, '$1:<pos>')
         .replace(/\b(line|col|column)\s+\d+/gi, '$1 <n>')

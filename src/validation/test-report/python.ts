@@ -8,6 +8,7 @@ const UNITTEST_VERBOSE =
   /^(\w+) \(([\w.]+)\) \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$/
 const UNITTEST_BLOCK = /^(FAIL|ERROR): (\w+) \(([\w.]+)\)/
 const UNITTEST_RAN = /^Ran \d+ tests? in /m
+const BLOCK_LINES = 200
 
 /** `python -m unittest` (verbose or not): per test in -v, failures and errors always. */
 export function parseUnittest(output: string): TestReport | undefined {
@@ -31,15 +32,29 @@ export function parseUnittest(output: string): TestReport | undefined {
               : 'failed'
     })
   }
+  const blocks = new Set<string>()
   lines.forEach((line, i) => {
     const block = UNITTEST_BLOCK.exec(line)
     if (!block) return
     const id = qualified(block[3]!, block[2]!)
     const body: string[] = []
-    for (let k = i + 2; k < lines.length && !/^(=+|-+)$/.test(lines[k]!); k++) body.push(lines[k]!)
+    // Up to the next separator or block, and a bounded number of lines: a block per line of
+    // output must not make this quadratic.
+    const end = Math.min(lines.length, i + 2 + BLOCK_LINES)
+    for (let k = i + 2; k < end && !/^(=+|-+)$/.test(lines[k]!); k++) {
+      if (UNITTEST_BLOCK.test(lines[k]!)) break
+      body.push(lines[k]!)
+    }
     // The traceback's last lines hold the assertion; its frames move with every edit.
     const message = normaliseOutput(body.filter((l) => !/^\s*File "|^Traceback/.test(l)).join('\n'))
-    tests.set(id, { id, status: 'failed', message })
+    // Subtests fail under their test's id, one block each: every block's message is kept.
+    const earlier = blocks.has(id) ? tests.get(id)?.message : undefined
+    blocks.add(id)
+    tests.set(id, {
+      id,
+      status: 'failed',
+      message: earlier === undefined ? message : `${earlier}\n${message}`
+    })
   })
   return tests.size > 0 ? { runner: 'unittest', tests: [...tests.values()] } : undefined
 }
@@ -50,8 +65,10 @@ function qualified(where: string, name: string): string {
 }
 
 const PYTEST_SESSION = /^=+ test session starts =+$/m
-const PYTEST_VERBOSE = /^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/
-const PYTEST_SUMMARY = /^(FAILED|ERROR) (\S+::\S+|\S+\.py)(?: - (.*))?$/
+// The id is one \S+ run checked afterwards: `\S+::\S+` backtracks quadratically on a long run.
+const PYTEST_VERBOSE = /^(\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/
+const PYTEST_SUMMARY = /^(FAILED|ERROR) (\S+)(?: - (.*))?$/
+const PYTEST_ID = (id: string) => /.::./.test(id)
 
 /** pytest: every test with -v, the failures from the short summary always. */
 export function parsePytest(output: string): TestReport | undefined {
@@ -59,7 +76,7 @@ export function parsePytest(output: string): TestReport | undefined {
   const tests = new Map<string, TestCase>()
   for (const line of output.split('\n')) {
     const verbose = PYTEST_VERBOSE.exec(line)
-    if (verbose) {
+    if (verbose && PYTEST_ID(verbose[1]!)) {
       const word = verbose[2]!
       const status =
         word === 'PASSED' || word === 'XFAIL' ? 'passed' : word === 'SKIPPED' ? 'skipped' : 'failed'
@@ -67,7 +84,7 @@ export function parsePytest(output: string): TestReport | undefined {
       continue
     }
     const summary = PYTEST_SUMMARY.exec(line)
-    if (summary) {
+    if (summary && (PYTEST_ID(summary[2]!) || summary[2]!.endsWith('.py'))) {
       const id = summary[2]!
       tests.set(id, {
         id,

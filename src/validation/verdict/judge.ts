@@ -133,8 +133,24 @@ function reportOf(run: CommandRun): TestReport | undefined {
   }
 }
 
+/**
+ * The failing tests by id. One id failing several times (subtests, parametrised or same-named
+ * cases) is one entry holding every message, sorted: a failure the draft added under an id
+ * that also fails on the base then reads as changed, not as the base's failure.
+ */
 function failingById(report: TestReport | undefined): Map<string, TestCase> {
-  return new Map((report?.tests ?? []).filter((t) => t.status === 'failed').map((t) => [t.id, t]))
+  const messages = new Map<string, string[]>()
+  const byId = new Map<string, TestCase>()
+  for (const test of report?.tests ?? []) {
+    if (test.status !== 'failed') continue
+    messages.set(test.id, [...(messages.get(test.id) ?? []), test.message ?? ''])
+    byId.set(test.id, byId.get(test.id) ?? test)
+  }
+  for (const [id, test] of byId) {
+    const all = messages.get(id)!
+    if (all.length > 1) byId.set(id, { ...test, message: [...all].sort().join('\n') })
+  }
+  return byId
 }
 
 function outcomeOf(run: CommandRun | undefined): Outcome {
