@@ -105,6 +105,40 @@ describe('a context line beyond the change that the reply wrote its own way', ()
   })
 })
 
+describe('a context line between two changes that the reply wrote its own way', () => {
+  const between = (middle: string) =>
+    `${head('words.c')}@@ -5,4 +5,4 @@\n-    size_t n = 0;\n+    size_t n = 0, tabs = 0;\n${middle}\n-        if (**input == ' ')\n+        if (**input == ' ' || **input == '\\t')\n             n++;\n`
+
+  it("is refused naming the reply's line and the file's, with their line numbers", () => {
+    const error = refusal('words.c', between('     while (**input_ptr) {'), C)
+    expect(error.details.rule).toBe('hunk-not-found')
+    expect(error.details.line).toBe(6)
+    expect(error.details.expected).toEqual(['    while (**input_ptr) {'])
+    expect(error.message).toContain(
+      "reply (line 2 of the hunk's old side, line 6 by its @@ header): while (**input_ptr) {"
+    )
+    expect(error.message).toContain('file  (line 6): while (**input) {')
+    expect(error.message).toContain('mark it with "-"')
+  })
+
+  it("still applies when the line differs by a copy slip only, with the file's line kept", () => {
+    const after = apply('words.c', between('     while (**inpt) {'), C)
+    expect(after).toContain(
+      "    size_t n = 0, tabs = 0;\n    while (**input) {\n        if (**input == ' ' || **input == '\\t')\n"
+    )
+  })
+
+  it('names nothing when the rest of the hunk fits no single place', () => {
+    const error = refusal(
+      'words.c',
+      between('     for (;;) {').replace('             n++;', '             m++;'),
+      C
+    )
+    expect(error.details.rule).toBe('hunk-not-found')
+    expect(error.message).not.toContain('reply (line')
+  })
+})
+
 describe("an added line identical to the file's line in its place", () => {
   const marked = (line: string) =>
     `${head('fields.py')}@@ -5,3 +5,5 @@\n     def validate(self, value):\n+        value = value.strip()\n+${line}\n             raise ValidationError(\n`

@@ -1,3 +1,4 @@
+import { changedContext, describeChanged } from './changed-context.js'
 import type { FileIndex } from './file-index.js'
 import { fitLine, looseKey } from './line-match.js'
 import { patchError, quote, type FoundNearby } from './patch-error.js'
@@ -254,6 +255,25 @@ function notFound(
         expected: missing.map((line) => line.text),
         found_nearby: nearby
       }
+    )
+  }
+  const changed = changedContext(file, old)
+  if (changed) {
+    const first = changed.lines[0]!
+    const one = changed.lines.length === 1
+    return patchError(
+      `${what} gives ${one ? 'a line' : `${changed.lines.length} lines`} as unchanged that the file reads otherwise where the rest of the hunk fits (from line ${changed.at + 1}):\n` +
+        `${describeChanged(changed.lines, request.hint)}\n` +
+        `If you mean to change ${one ? 'that line' : 'those lines'}, mark ${one ? 'it' : 'each'} with "-" (the file's line, copied exactly) and "+" (your version); ` +
+        `otherwise copy ${one ? 'it' : 'them'} exactly from the file.`,
+      {
+        kind: 'hunk-not-found',
+        file: request.path,
+        hunk: request.number,
+        expected: changed.lines.map((line) => line.reply),
+        found_nearby: excerpt(file, changed.at, old.length)
+      },
+      { line: first.fileLine }
     )
   }
   const damaged =
