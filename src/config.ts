@@ -105,6 +105,7 @@ export const RunConfigSchema = z.strictObject({
   baseBranch: text(),
   signoff: bool(true),
   gitHooks: bool(false),
+  commitSigning: z.enum(['git', 'github']).default('git'),
   sandbox: z.enum(SANDBOX_MODES).default('auto'),
   validationNetwork: z.enum(NETWORK_MODES).default('closed'),
   validationEnv: list()
@@ -189,6 +190,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   baseBranch: 'text',
   signoff: 'boolean',
   gitHooks: 'boolean',
+  commitSigning: 'text',
   sandbox: 'text',
   validationNetwork: 'text',
   validationEnv: 'list',
@@ -221,10 +223,24 @@ export function parseRunConfig(input: RunConfigInput): RunConfig {
         'Setting "max-cost": it needs model-pricing (a "model-pricing: <input> <cached input> <output>" line of settings, USD per million tokens) to price the calls.',
         'max-cost'
       )
+    assertSigningFits(result.data)
     return result.data
   }
   const issue = result.error.issues[0]
   const key = issue?.path[0]
   const name = typeof key === 'string' ? settingName(key as SettingKey) : 'settings'
   throw new ConfigError(`Setting "${name}": ${issue?.message ?? 'invalid value'}`, name)
+}
+
+/** The API commit needs a branch on GitHub to point at it, and one per run. */
+function assertSigningFits(config: RunConfig): void {
+  if (config.commitSigning !== 'github') return
+  const refuse = (why: string) => {
+    throw new ConfigError(`Setting "commit-signing": ${why}`, 'commit-signing')
+  }
+  if (!config.push && !config.dryRun)
+    refuse(
+      'github makes the commit through the GitHub API on the branch on origin, so it needs push: true. With push: false let the pull-request step sign (create-pull-request: sign-commits: true), or leave commit-signing unset.'
+    )
+  if (config.taskFile) refuse('github does not yet work with task-file; leave it unset.')
 }

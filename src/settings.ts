@@ -139,6 +139,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       "Run the repository's commit hooks when committing (they are repository code: off by default)."
   },
+  'commit-signing': {
+    key: 'commitSigning',
+    about:
+      "`git` (default): commits are made with local git and pushed. `github`: each commit is made again through the GitHub API (Git Data API) with exactly the approved tree and message, so GitHub signs it (Verified; its author is the token's identity); the branch is created or moved on origin by the API, fetched back and checked. Follow-up rounds too. For rulesets that require signed commits. Needs push: true and github-token with `contents: write`; 2 API requests per commit and 1 for the branch."
+  },
   'comment-on-failure': {
     key: 'commentOnFailure',
     about: 'Comment on the issue when the run fails.'

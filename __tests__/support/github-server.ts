@@ -10,9 +10,11 @@ import {
   type LoopbackRun,
   type PullsState
 } from './github-pulls.js'
+import { gitDataAnswer, type GitDataState } from './github-git-data.js'
 import { listenOnLoopback, readBody } from './http.js'
 
 export type { LoopbackPullRequest, LoopbackRun, LoopbackThread } from './github-pulls.js'
+export { requireSignedCommits, type GitDataState } from './github-git-data.js'
 
 export interface GitHubRequest {
   method: string
@@ -47,6 +49,11 @@ export interface GitHubServer {
   pullRequest(pr: LoopbackPullRequest): LoopbackPullRequest
   /** A workflow run's jobs and their logs. */
   workflowRun(run: LoopbackRun): void
+  /**
+   * The Git Data API (trees, commits, refs) on this bare repository; the commits it makes
+   * without an author are GitHub-signed (`verified`).
+   */
+  gitData(origin: string): GitDataState
   /** The issue comments as they stand (created by POST, edited by PATCH), oldest first. */
   comments: LoopbackComment[]
   close(): Promise<void>
@@ -85,6 +92,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
   const pulls: PullsState = { pulls: new Map(), runs: new Map() }
   let nextCommentId = 1000
   const comments: LoopbackComment[] = []
+  let gitData: GitDataState | undefined
 
   const server = createServer((req, res) => {
     void readBody(req)
@@ -96,7 +104,13 @@ export async function startGitHubServer(): Promise<GitHubServer> {
           body
         }
         requests.push(request)
-        send(res, fromRoutes(request) ?? pullsAnswer(pulls, request) ?? byDefault(request))
+        send(
+          res,
+          fromRoutes(request) ??
+            pullsAnswer(pulls, request) ??
+            gitDataAnswer(gitData, request) ??
+            byDefault(request)
+        )
       })
       .catch((error: unknown) => {
         send(res, { status: 500, body: { message: String(error) } })
@@ -177,6 +191,10 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     },
     workflowRun(run) {
       pulls.runs.set(run.id, run)
+    },
+    gitData(origin) {
+      gitData = { origin, verified: new Set() }
+      return gitData
     },
     close: listening.close
   }

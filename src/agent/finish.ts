@@ -156,6 +156,10 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
       `Not pushed: the commit is on ${branch.base} for a pull-request step (branch: ${plan.branch_name})`
     )
   }
+  // commit-signing: github: the branch holds the API's verified commits, same trees.
+  const published = branch.published
+  if (published)
+    commits = commits.map((commit) => ({ ...commit, sha: published.get(commit.sha) ?? commit.sha }))
   const problems = await branch.restoreUserChanges()
   problems.forEach((problem) => logger.warn(problem))
   return commits

@@ -21,6 +21,7 @@ import {
 } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
 import type { ModeInput, RunMode } from './run-mode.js'
+import { signingPublisher } from './signing.js'
 import type { PhaseClock } from './phase-clock.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
@@ -108,7 +109,8 @@ export async function loadAndGuard(
       auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
       plannedPaths: paths,
       journal: RunJournal.for(repoDir),
-      protectedBranches: defaultBranchOf(eventPath)
+      protectedBranches: defaultBranchOf(eventPath),
+      publisher: signingPublisher(config, facts, logger)
     })
   ])
   if (checked.status === 'rejected') throw checked.reason

@@ -78,6 +78,10 @@ export const REFUSAL_RULES = {
   'push-refused': 'origin refused the push',
   'push-rejected-conflict': 'the branch changed on origin meanwhile',
   'base-moved-conflict': 'the change conflicts with what was pushed to its base during the run',
+  'unsigned-commits-refused': 'origin requires verified commits (set `commit-signing: github`)',
+  'signing-needs-token': '`commit-signing: github` has no GitHub token or repository',
+  'signed-commit-failed': 'the GitHub API did not make the verified commit',
+  'signed-commit-mismatch': 'the commit GitHub made is not the approved tree and message',
   // Who may start a run, and follow-ups
   'unauthorized-actor': 'the user who started the run lacks `require-actor-permission`',
   'follow-up-needs-token': 'a follow-up has no GitHub token or repository',

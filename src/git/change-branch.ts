@@ -1,5 +1,6 @@
 import { GitCommandError, type CommitOptions, type Git, type GitOutput } from './git.js'
 import { preflight, REMOTE } from './branch-preflight.js'
+import type { BranchPublisher } from './branch-publisher.js'
 import type { PushAuth } from './push-auth.js'
 import { pushError } from './remote-errors.js'
 import type { RunJournal } from './run-journal.js'
@@ -35,6 +36,8 @@ export interface ChangeBranchOptions {
   protectedBranches?: readonly string[]
   /** Where each change to the repository is recorded first, for a run that dies (SIGKILL). */
   journal?: RunJournal
+  /** Publishes the branch instead of `git push` (commit-signing: github). */
+  publisher?: BranchPublisher
 }
 
 /**
@@ -46,6 +49,8 @@ export interface ChangeBranchOptions {
 export class ChangeBranch {
   /** An earlier run's branch holding this change: reused instead of a second commit. */
   reused = false
+  /** Each local commit's published counterpart, once a publisher put the branch on origin. */
+  published?: Map<string, string>
   private existing?: ExistingBranch
   private readonly state: ChangeState
   /** origin's base the committed change was moved onto (moveOnto), if it was. */
@@ -249,6 +254,7 @@ export class ChangeBranch {
   private async pushHead(): Promise<void> {
     this.state.pushing = true
     this.state.save()
+    if (this.options.publisher) return this.publishHead(this.options.publisher)
     const out = await this.git.push(
       REMOTE,
       `HEAD:refs/heads/${this.branch}`,
@@ -256,5 +262,31 @@ export class ChangeBranch {
     )
     if (out.exitCode !== 0) throw pushError(this.branch, out)
     this.state.pushed = !this.existing?.remote
+  }
+
+  /** The branch published by `publisher`, then the local branch moved onto what origin holds. */
+  private async publishHead(publisher: BranchPublisher): Promise<void> {
+    const { git, state } = this
+    const tip = await git.revParse('HEAD')
+    const published = await publisher.publish(
+      git,
+      {
+        branch: this.branch,
+        base: this.landedOn,
+        tip,
+        remoteTip: this.found.remote,
+        fetchEnv: this.options.auth?.env
+      },
+      (shas) => {
+        state.commits.push(...shas)
+        state.save()
+      }
+    )
+    this.state.pushed = !this.existing?.remote
+    state.save()
+    // Same tree: the index and the work tree already match the published tip.
+    const head = [...published.values()].at(-1) ?? tip
+    await git.exec(['update-ref', '-m', 'patchsmith: verified commit', 'HEAD', head, tip])
+    this.published = published
   }
 }

@@ -4,6 +4,8 @@ import type { GitOutput } from './git.js'
 // `[rejected] (fetch first)` and the like: the branch moved on the remote between our look and
 // our push. `[remote rejected]` is the remote refusing (a hook, a protection rule).
 const CONFLICT = /\[rejected\]/i
+// GitHub's answer to a push a ruleset or branch protection refuses for its unsigned commits.
+const UNSIGNED = /GH0(?:06|13)\b[\s\S]*(?:verified signatures|signed commits)/i
 const UNREACHABLE =
   /could not resolve host|failed to connect|connection (timed out|refused|reset)|network is unreachable|operation timed out|early eof|rpc failed/i
 
@@ -17,6 +19,11 @@ export function pushError(branch: string, out: GitOutput): PatchsmithError {
       { ...details, rule: 'push-rejected-conflict' }
     )
   }
+  if (UNSIGNED.test(text))
+    return new PermissionDeniedError(
+      `Push of "${branch}" was refused: origin's rules require verified (signed) commits. Add the line "commit-signing: github" to the settings input, so Patchsmith makes its commits through the GitHub API, which signs them. ${reason(text)}`,
+      { ...details, rule: 'unsigned-commits-refused' }
+    )
   const rule = /hook declined/i.test(text)
     ? 'push-hook-declined'
     : UNREACHABLE.test(text)

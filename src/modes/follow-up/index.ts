@@ -10,6 +10,7 @@ import {
   type Commit
 } from '../../contract/index.js'
 import { commitScope, Git, pushAuth, pushError } from '../../git/index.js'
+import { verifiedCommits } from '../../github/index.js'
 import { answerThreads, type RoundResult } from './answers.js'
 import { assertCheckedOut, assertPatchsmithPullRequest, nextRound } from './guards.js'
 import { failedCheckInput, reviewInput, sortThreads, type ThreadOutcome } from './plan.js'
@@ -143,9 +144,17 @@ async function pushAndAnswer(
   if (response.success && !quiet) {
     const commits = response.data as Commit[]
     try {
-      await pushOnto(config, env, pr)
+      const published = await pushOnto(config, env, pr)
+      if (published)
+        response = {
+          ...response,
+          data: commits.map((commit) => ({
+            ...commit,
+            sha: published.get(commit.sha) ?? commit.sha
+          }))
+        }
       result.commit = {
-        sha: commits.at(-1)!.sha,
+        sha: (response.data as Commit[]).at(-1)!.sha,
         files: commits.flatMap((commit) => commit.files_changed)
       }
     } catch (error) {
@@ -181,13 +190,15 @@ function roundMessage(message: string, state: FollowUpState, check: boolean): st
 /**
  * A plain push of the branch: fast-forward only, so nobody's commits on it are ever lost. When
  * origin refuses it, the local branch goes back to the pull request's head (the work tree keeps
- * any change of the user's: reset --keep), so a rerun starts from where GitHub is.
+ * any change of the user's: reset --keep), so a rerun starts from where GitHub is. With
+ * commit-signing: github the new commits are made through the API instead (verifiedCommits),
+ * and the local branch is moved onto them; returns each local commit's verified counterpart.
  */
 async function pushOnto(
   config: RunConfig,
   env: AgentEnvironment,
   pr: PullRequestInfo
-): Promise<void> {
+): Promise<Map<string, string> | undefined> {
   if (pr.head === pr.defaultBranch)
     throw new InvalidInputError(`Refusing to push to the default branch ${pr.head}.`, {
       field: 'follow-up'
@@ -195,14 +206,53 @@ async function pushOnto(
   const git = await Git.open(config.repo)
   const auth = pushAuth(config.githubToken, env.serverUrl, env.vars)
   if (auth) env.onSecret?.(auth.secret)
-  const out = await git.push('origin', `refs/heads/${pr.head}:refs/heads/${pr.head}`, auth?.env)
-  if (out.exitCode === 0) return
-  const refused = pushError(pr.head, out)
+  let refused: PatchsmithError
+  if (config.commitSigning === 'github') {
+    try {
+      return await publishVerified(git, config, env, pr, auth?.env)
+    } catch (error) {
+      if (!(error instanceof PatchsmithError)) throw error
+      refused = error
+    }
+  } else {
+    const out = await git.push('origin', `refs/heads/${pr.head}:refs/heads/${pr.head}`, auth?.env)
+    if (out.exitCode === 0) return undefined
+    refused = pushError(pr.head, out)
+  }
   const status = await git.status()
   if (status.branch === pr.head)
     await git.exec(['reset', '--quiet', '--keep', pr.headSha], { allowFailure: true })
   else await git.exec(['update-ref', `refs/heads/${pr.head}`, pr.headSha], { allowFailure: true })
   throw refused
+}
+
+async function publishVerified(
+  git: Git,
+  config: RunConfig,
+  env: AgentEnvironment,
+  pr: PullRequestInfo,
+  fetchEnv: Record<string, string> | undefined
+): Promise<Map<string, string>> {
+  const tip = await git.revParse(`refs/heads/${pr.head}`)
+  const publisher = verifiedCommits({
+    token: config.githubToken,
+    repository: env.repository,
+    client: { apiUrl: env.apiUrl, warn: (message) => env.logger.warn(message) },
+    info: (message) => env.logger.info(message)
+  })
+  const request = { branch: pr.head, base: pr.headSha, tip, remoteTip: pr.headSha, fetchEnv }
+  const published = await publisher.publish(git, request, () => undefined)
+  // Same tree: HEAD (on the branch) moves with it, the index and work tree already match.
+  const head = [...published.values()].at(-1) ?? tip
+  await git.exec([
+    'update-ref',
+    '-m',
+    'patchsmith: verified commit',
+    `refs/heads/${pr.head}`,
+    head,
+    tip
+  ])
+  return published
 }
 
 /** The failure as a code and rule: no model-written text or @mention goes into a reply. */

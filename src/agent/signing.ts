@@ -1,0 +1,20 @@
+import type { RunConfig } from '../config.js'
+import type { BranchPublisher } from '../git/index.js'
+import { verifiedCommits } from '../github/index.js'
+import type { RunnerFacts } from './environment.js'
+import type { Logger } from './logger.js'
+
+/** commit-signing: github publishes through the API; local git (undefined) pushes. */
+export function signingPublisher(
+  config: RunConfig,
+  facts: Pick<RunnerFacts, 'repository' | 'apiUrl'>,
+  logger: Pick<Logger, 'info' | 'warn'>
+): BranchPublisher | undefined {
+  if (config.commitSigning !== 'github' || !config.push || config.dryRun) return undefined
+  return verifiedCommits({
+    token: config.githubToken,
+    repository: facts.repository,
+    client: { apiUrl: facts.apiUrl, warn: (message) => logger.warn(message) },
+    info: (message) => logger.info(message)
+  })
+}
