@@ -173,4 +173,65 @@ describe('verified commits (commit-signing: github)', () => {
     expect(action.exitCode).not.toBe(0)
     expect(action.stdout).toMatch(/Setting "commit-signing": .*needs push: true/)
   })
+
+  it('signs a follow-up round on a pull request, with the ruleset on', async () => {
+    const repo = createRepo({ files: { 'greet.txt': 'hello\n' }, prefix: 'signing-follow-up' })
+    cleanups.push(() => repo.cleanup())
+    const branch = 'fix/12-greeting'
+    const first =
+      'docs: say hello\n\nFixes #12\n\nSigned-off-by: Bot <bot@example.com>\nPatchsmith-Commit: validated'
+    repo.git('checkout', '--quiet', '-b', branch)
+    repo.write('README.md', 'Greetings.\n')
+    const head = repo.commitAll(first)
+    repo.git('push', '--quiet', 'origin', branch)
+    const github = await startGitHubServer()
+    cleanups.push(() => github.close())
+    const gitData = github.gitData(repo.origin)
+    requireSignedCommits(repo.origin)
+    const model = await startModelServer((request) =>
+      /Write a unified diff for greet\.txt /.test(JSON.stringify(request.body))
+        ? REPLIES['greet.txt']!
+        : 'fix(greet): address the review'
+    )
+    cleanups.push(() => model.close())
+    const pr = github.pullRequest({
+      number: 12,
+      title: 'Greet',
+      head: branch,
+      headSha: head,
+      base: 'main',
+      commits: [first],
+      files: ['README.md'],
+      threads: [
+        {
+          id: 'T1',
+          path: 'greet.txt',
+          line: 1,
+          comments: [{ body: 'Greet the whole world.', author: 'maintainer' }]
+        }
+      ]
+    })
+    const action = await runAction({
+      workspace: repo.dir,
+      env: { GITHUB_API_URL: github.url },
+      inputs: {
+        'follow-up': '12',
+        'base-url': model.url,
+        'api-key': 'sk-test-signing',
+        'github-token': TOKEN,
+        'validation-commands': 'grep -q world greet.txt',
+        settings: 'commit-signing: github'
+      }
+    })
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+    const tip = repo.gitOrigin('rev-parse', branch)
+    expect(gitData.verified.has(tip)).toBe(true)
+    expect(repo.gitOrigin('rev-parse', `${tip}^`)).toBe(head)
+    expect(repo.gitOrigin('show', `${tip}:greet.txt`)).toBe('hello, world')
+    expect(repo.git('rev-parse', branch)).toBe(tip)
+    expect(action.outputs.sha).toBe(tip)
+    expect(pr.threads[0]!.comments.at(-1)!.body).toContain(`Addressed in ${tip}`)
+    expect(gitRequests(github)).toHaveLength(3)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
 })
