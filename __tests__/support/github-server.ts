@@ -65,6 +65,8 @@ export interface LoopbackComment {
   body: string
   /** Every body it had, the first one included. */
   history: string[]
+  /** Its author's login: the token's user (github-actions[bot]) unless a test says otherwise. */
+  user?: string
 }
 
 interface Answer {
@@ -134,6 +136,12 @@ export async function startGitHubServer(): Promise<GitHubServer> {
 
   function byDefault({ method, path, body }: GitHubRequest): Answer {
     let match: RegExpExecArray | null
+    // GitHub's own limit on a comment body.
+    if ((COMMENTS.test(path) || COMMENT.test(path)) && String(body?.body ?? '').length > 65_536)
+      return {
+        status: 422,
+        body: { message: 'Validation Failed: body is too long (maximum is 65536 characters)' }
+      }
     if (method === 'POST' && (match = COMMENTS.exec(path))) {
       const [, owner, repo, number] = match
       const id = nextCommentId++
@@ -151,7 +159,14 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     if (method === 'GET' && (match = COMMENTS.exec(path))) {
       const issue = Number(match[3])
       const listed = comments.filter((comment) => comment.issue === issue)
-      return { status: 200, body: listed.map(({ id, body }) => ({ id, body })) }
+      return {
+        status: 200,
+        body: listed.map(({ id, body, user }) => ({
+          id,
+          body,
+          user: { login: user ?? 'github-actions[bot]', type: user ? 'User' : 'Bot' }
+        }))
+      }
     }
     if (method === 'PATCH' && (match = COMMENT.exec(path))) {
       const comment = comments.find((c) => c.id === Number(match![3]))

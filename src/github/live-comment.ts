@@ -15,6 +15,10 @@ export interface LiveCommentOptions {
 }
 
 const REQUEST_TIMEOUT_MS = 30_000
+/** GitHub refuses a comment body over 65 536 characters (422): a longer one is cut below it. */
+export const COMMENT_CHARS = 65_536
+const CUT_NOTE =
+  '\n\n_[… cut: the comment was longer than GitHub allows; the job summary has it all]_'
 
 /**
  * One issue comment that is created once and then edited: each `show` queues at most one
@@ -40,7 +44,7 @@ export class LiveComment {
   }
 
   show(body: string): void {
-    const text = `${this.options.marker}\n${body}`
+    const text = fitted(`${this.options.marker}\n${body}`)
     if (text === this.queued) return
     this.queued = text
     this.queue = this.queue.then(() => this.write(text))
@@ -77,18 +81,39 @@ export class LiveComment {
     }
   }
 
-  /** The newest comment of the first page that starts with the marker (one request). */
+  /**
+   * The newest comment of the first page that the token's user wrote and that starts with the
+   * marker (two requests). Anyone can post a comment starting with the marker (the run id is
+   * public): only our own is edited, and when the token's user is unknown a new one is made.
+   */
   private async find(target: {
     owner: string
     repo: string
     issue_number: number
   }): Promise<number | undefined> {
+    const signal = () => AbortSignal.timeout(REQUEST_TIMEOUT_MS)
+    const me = await this.octokit!.graphql<{ viewer: { login: string } | null }>(
+      'query { viewer { login } }',
+      { request: { signal: signal() } }
+    ).then(
+      (data) => data.viewer?.login,
+      () => undefined
+    )
+    if (!me) return undefined
     const { data } = await this.octokit!.rest.issues.listComments({
       ...target,
       per_page: 100,
-      request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+      request: { signal: signal() }
     })
-    const mine = data.filter((comment) => comment.body?.startsWith(this.options.marker))
+    const mine = data.filter(
+      (comment) => comment.user?.login === me && comment.body?.startsWith(this.options.marker)
+    )
     return mine[mine.length - 1]?.id
   }
+}
+
+/** The body cut to GitHub's limit, with a note saying so. */
+function fitted(text: string): string {
+  if (text.length <= COMMENT_CHARS) return text
+  return `${text.slice(0, COMMENT_CHARS - CUT_NOTE.length)}${CUT_NOTE}`
 }

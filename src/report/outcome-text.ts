@@ -30,6 +30,9 @@ export function filesLine(commits: readonly Commit[]): string {
   return files.length > 0 ? files.map(code).join(', ') : '—'
 }
 
+const BODY_CHARS = 65_536
+const CUT = '\n\n_[… cut: longer than GitHub allows; the job summary has it all]_'
+
 export interface PullRequestContext {
   issueNumber?: number
   issueTitle?: string
@@ -68,6 +71,11 @@ export function pullRequestText(
       ]
     )
   )
-  if (context.issueNumber) parts.push(`Fixes #${context.issueNumber}`)
-  return { title, body: `${parts.join('\n\n')}\n` }
+  const fixes = context.issueNumber ? `\n\nFixes #${context.issueNumber}` : ''
+  let body = parts.join('\n\n')
+  // GitHub refuses a pull-request body over 65 536 characters; "Fixes #N" stays at the end.
+  if (body.length + fixes.length > BODY_CHARS - 1) {
+    body = `${body.slice(0, BODY_CHARS - 1 - fixes.length - CUT.length)}${CUT}`
+  }
+  return { title, body: `${body}${fixes}\n` }
 }

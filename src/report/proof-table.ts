@@ -2,6 +2,7 @@ import type { CommandProof, Commit, ValidationResult } from '../contract/index.j
 import { cell, code, table } from './markdown.js'
 
 const LISTED = 5
+const ID_CHARS = 200
 
 /**
  * The before/after table of a change (issue 26): per validation command, how it ended on the
@@ -54,7 +55,9 @@ function tests(ids: readonly string[]): string {
 }
 
 function list(ids: readonly string[]): string {
-  const shown = ids.slice(0, LISTED).join(', ')
+  // Ids come from what the tests printed (a JUnit name can be a megabyte): each is shortened.
+  const short = (id: string) => (id.length > ID_CHARS ? `${id.slice(0, ID_CHARS)}…` : id)
+  const shown = ids.slice(0, LISTED).map(short).join(', ')
   return ids.length > LISTED ? `${shown} and ${ids.length - LISTED} more` : shown
 }
 
