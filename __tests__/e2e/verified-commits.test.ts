@@ -5,6 +5,7 @@
 import { chmodSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { pushError } from '../../src/git/index.js'
 import { runAction } from '../support/action-runner.js'
 import {
   requireSignedCommits,
@@ -172,6 +173,57 @@ describe('verified commits (commit-signing: github)', () => {
     })
     expect(action.exitCode).not.toBe(0)
     expect(action.stdout).toMatch(/Setting "commit-signing": .*needs push: true/)
+  })
+
+  it('refuses commit-signing: github without a token, before any model call or commit', async () => {
+    const w = await world('signing-notoken')
+    const base = w.repo.git('rev-parse', 'HEAD')
+    const files = writeInputs(w.repo, {
+      'issue.json': { number: 3, title: 'Greet the world', body: '' },
+      'plan.json': {
+        branch_name: BRANCH,
+        plan_steps: ['Greet the world'],
+        file_changes: [{ path: 'greet.txt', operation: 'MODIFY' }],
+        validation_commands: ['grep -q world greet.txt']
+      }
+    })
+    const action = await runAction({
+      workspace: w.repo.dir,
+      env: { GITHUB_API_URL: w.github.url },
+      inputs: {
+        issue: files['issue.json']!,
+        'fix-plan': files['plan.json']!,
+        'base-url': w.model.url,
+        'api-key': 'sk-test-signing',
+        'allow-plan-commands': 'true',
+        'output-path': `${w.repo.root}/result.json`,
+        settings: 'commit-signing: github'
+      }
+    })
+    expect(action.exitCode).not.toBe(0)
+    expect(resultOf(w.repo).error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { rule: 'signing-needs-token' }
+    })
+    expect(w.model.requests).toHaveLength(0)
+    expect(expectUntouched(w.repo, BRANCH, base)).toEqual([])
+  })
+
+  it('names the setting when branch protection (GH006) refuses unsigned commits', () => {
+    const stderr = [
+      'remote: error: GH006: Protected branch update failed for refs/heads/fix/3-greeting.',
+      'remote: error: Commits must have verified signatures.',
+      ' ! [remote rejected] HEAD -> fix/3-greeting (protected branch hook declined)'
+    ].join('\n')
+    const error = pushError(BRANCH, { exitCode: 1, stdout: '', stderr })
+    expect(error.details.rule).toBe('unsigned-commits-refused')
+    expect(error.message).toContain('"commit-signing: github"')
+    const other = pushError(BRANCH, {
+      exitCode: 1,
+      stdout: '',
+      stderr: ' ! [remote rejected] HEAD -> x (pre-receive hook declined)'
+    })
+    expect(other.details.rule).toBe('push-hook-declined')
   })
 
   it('signs a follow-up round on a pull request, with the ruleset on', async () => {
