@@ -1,14 +1,8 @@
-export {
-  detectFormat,
-  editFromRead,
-  editFromReply,
-  editsFromRead,
-  editsFromReply,
-  readReply
-} from './edit-reply.js'
+export { editFromRead, editFromReply, editsFromRead, editsFromReply } from './edit-reply.js'
+export { detectFormat, readReply, type ReadReply } from './read-reply.js'
 export { EDIT_FORMAT_SETTINGS, formatNamed, REPLY_FORMATS } from './formats/index.js'
 export type { FormatStrategy, ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
-export type { DraftedEdit, PlannedFile, ReadReply, ReplyOptions } from './edit-reply.js'
+export type { DraftedEdit, PlannedFile, ReplyOptions } from './edit-reply.js'
 export { chooseEditFormat, resolveEditFormat, WHOLE_FILE_MAX_LINES } from './formats/choose.js'
 export { JsonEditsSchema, JsonLineEditSchema } from './formats/index.js'
 export type { JsonEdits } from './formats/index.js'

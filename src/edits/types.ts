@@ -1,5 +1,12 @@
 import type { Operation } from '../contract/index.js'
 
+/** A file the reply may edit: its planned operation and its contents now (null: absent). */
+export interface PlannedFile {
+  path: string
+  operation: Operation
+  content: string | null
+}
+
 /** One file's change, as new contents: every edit format ends here. */
 export interface FileEdit {
   path: string

@@ -1,15 +1,16 @@
 import type { ZodType } from 'zod'
-import type { FileInstruction, HeaderLog } from '../types.js'
+import type { FileIndex } from '../file-index.js'
+import type { FileInstruction, HeaderLog, HunkPlacement, PlannedFile } from '../types.js'
 
 /**
- * One way a model may write its edits, whole: how it is asked for and how a reply in it is read.
- * A format reads a reply into per-file instructions; the instructions then meet the files the
- * same way whatever format wrote them (see edit-reply.ts). A new format is a folder beside the
- * others, its prompt in `prompts/`, and one line in the registry (index.ts).
+ * One way a model may write its edits, whole: how it is asked for, how a reply in it is read and
+ * how what it read is applied to a file. A new format is a folder beside the others (its code and
+ * its prompt, `<folder>/<template>.md`) and one line in the registry (index.ts); nothing outside
+ * `formats/` names a format.
  */
 export interface FormatStrategy<Name extends string = string> {
   name: Name
-  /** The draft prompt, `prompts/<template>.md`. */
+  /** The draft prompt: `<template>.md` in the format's own folder (see prompts.ts). */
   template: string
   /** The reply holds the whole file, so the prompt must show all of it (never a window). */
   resendsWholeFile: boolean
@@ -19,6 +20,15 @@ export interface FormatStrategy<Name extends string = string> {
   marks(reply: string): boolean
   /** The reply read as instructions; throws a patch error (INVALID_DIFF) when it cannot be. */
   parse(reply: string, hints?: ParseHints): FileInstruction[]
+  /**
+   * The instructions this format read for one file, applied to it (a file the plan keeps: a
+   * reply that deletes is settled before). Throws a patch error when they cannot be placed.
+   */
+  apply(
+    file: PlannedFile,
+    instructions: readonly FileInstruction[],
+    context: ApplyContext
+  ): AppliedInstructions
 }
 
 export interface ParseHints {
@@ -29,4 +39,24 @@ export interface ParseHints {
    * then refused: the path policy judges them (readReply). Without it, an ask is thrown.
    */
   headers?: HeaderLog
+}
+
+/** What a format may know of the whole reply while it applies one file's part. */
+export interface ApplyContext {
+  /** Line ending and final newline for lines of a file that is empty or new. */
+  fresh: { eol: '\n' | '\r\n'; finalNewline: boolean }
+  /** The reply says a later diff of a file replaces the one it gave before. */
+  replaces: boolean
+  /** The path the reply named for this file, when it is not the planned one. */
+  claimed?: string
+  /** Every planned file of the reply with its instructions: one file's may judge another's. */
+  reply: readonly { file: PlannedFile; instructions: readonly FileInstruction[] }[]
+  /** A file's lines, split and indexed once for every step that reads them. */
+  indexOf(file: PlannedFile): FileIndex
+}
+
+export interface AppliedInstructions {
+  content: string
+  /** Where and how each hunk, block or edit was placed, for the logs. */
+  located: HunkPlacement[]
 }

@@ -35,8 +35,7 @@ export function parseAs(
   return formatNamed(name).parse(reply, hints)
 }
 
-export type { FormatStrategy, ParseHints } from './format.js'
-export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits/index.js'
+export type { ApplyContext, AppliedInstructions, FormatStrategy, ParseHints } from './format.js'
+export { JsonEditsSchema, JsonLineEditSchema } from './json-edits/index.js'
 export type { JsonEdits } from './json-edits/index.js'
-export { applySearchReplace } from './search-replace/index.js'
-export { extractDiff, parseUnifiedDiff, repairedHunks } from './udiff/index.js'
+export { extractDiff, parseUnifiedDiff } from './udiff/index.js'

@@ -1,7 +1,7 @@
-import { instructionsOfDiff } from '../udiff/index.js'
+import { applyHunkInstructions, instructionsOfDiff } from '../udiff/index.js'
 import type { FormatStrategy } from '../format.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
-import { JsonEditsSchema, parseJsonEdits } from './json-edits.js'
+import { applyJsonEdits, JsonEditsSchema, parseJsonEdits } from './json-edits.js'
 
 export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits.js'
 export type { JsonEdits } from './json-edits.js'
@@ -22,5 +22,18 @@ export const jsonEdits: FormatStrategy<'json-edits'> = {
     const parsed = parseJsonEdits(reply)
     if (parsed.kind === 'diff') return instructionsOfDiff(parsed.diff, hints)
     return parsed.files.map(({ path, edits }) => ({ kind: 'json-edits', path, edits }))
+  },
+  // A reply may carry a diff as `{"diff": …}`: that part is applied as a diff is.
+  apply: (file, instructions, context) => {
+    const hunks = applyHunkInstructions(file, instructions, context)
+    let content = hunks.content
+    const located = [...hunks.located]
+    for (const instruction of instructions) {
+      if (instruction.kind !== 'json-edits') continue
+      const applied = applyJsonEdits(file.path, content, instruction.edits, context.fresh)
+      content = applied.content
+      located.push(...applied.located)
+    }
+    return { content, located }
   }
 }

@@ -1,5 +1,6 @@
+import type { HunkPlacement } from '../../types.js'
 import type { FormatStrategy } from '../format.js'
-import { parseSearchReplace } from './search-replace.js'
+import { applySearchReplace, parseSearchReplace } from './search-replace.js'
 
 export { applySearchReplace } from './search-replace.js'
 
@@ -10,5 +11,16 @@ export const searchReplace: FormatStrategy<'search-replace'> = {
   resendsWholeFile: false,
   marks: (reply) => /^<{5,9} ?SEARCH\s*$/m.test(reply),
   parse: (reply) =>
-    parseSearchReplace(reply).map(({ path, blocks }) => ({ kind: 'search-replace', path, blocks }))
+    parseSearchReplace(reply).map(({ path, blocks }) => ({ kind: 'search-replace', path, blocks })),
+  apply: (file, instructions, context) => {
+    let content = file.content ?? ''
+    const located: HunkPlacement[] = []
+    for (const instruction of instructions) {
+      if (instruction.kind !== 'search-replace') continue
+      const applied = applySearchReplace(file.path, content, instruction.blocks, context.fresh)
+      content = applied.content
+      located.push(...applied.located)
+    }
+    return { content, located }
+  }
 }
