@@ -525,6 +525,26 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
+  it('a hook that rewrites files in the work tree without staging them leaves the work tree as the commit (push: false hands it to a pull-request step)', async () => {
+    const repo = repoWith()
+    // The committed tree is the approved one; what the hook left unstaged would otherwise be
+    // committed by create-pull-request, which takes the work tree's changes as they are.
+    hooked(
+      repo,
+      "#!/bin/sh\nprintf 'unreviewed\\n' > src/greet.txt\nprintf 'planted\\n' > src/planted.txt\n"
+    )
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    await branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+      signoff: true,
+      hooks: true
+    })
+    expect(repo.git('log', '--format=%s', '-1')).toBe(MESSAGE.split('\n')[0])
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    expect(readFileSync(join(repo.dir, 'src/greet.txt'), 'utf8')).not.toContain('unreviewed')
+  })
+
   it('a hook that writes a filter into .git/config and .git/info/attributes is SECURITY_VIOLATION; .git is put back', async () => {
     const repo = repoWith()
     const config = readFileSync(join(repo.dir, '.git/config'), 'utf8')

@@ -29,6 +29,7 @@ export async function commitWithHooks(
   const branchRef = ref.stdout.trim()
   const refFile = join(common, branchRef)
   const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
+  const untracked = new Set(await untrackedFiles(git))
   const out = await git.commit(message, { ...options, hooks: true })
   const problems = guard
     .changes()
@@ -48,7 +49,10 @@ export async function commitWithHooks(
       { rule: 'hook-tampered', stage: 'commit', problems: problems.slice(0, 20) }
     )
   }
-  if (out.exitCode === 0) return
+  if (out.exitCode === 0) {
+    await settleWorkTree(git, untracked)
+    return
+  }
   throw new ValidationFailedError('A commit hook refused the commit.', {
     rule: 'commit-hook',
     command: 'git commit',
@@ -64,4 +68,37 @@ function holds(path: string, refFile: string, common: string): boolean {
     path === refFile ||
     (refFile.startsWith(path + sep) && path.startsWith(join(common, 'refs', sep)))
   )
+}
+
+/**
+ * The work tree as the commit: what a hook rewrote without staging is checked out again and the
+ * files it created are removed. A pull-request step after `push: false` commits the work tree's
+ * changes as they are, so anything left there would reach the pull request unreviewed.
+ */
+async function settleWorkTree(git: Git, untrackedBefore: ReadonlySet<string>): Promise<void> {
+  const changed = nul(
+    (
+      await git.exec([
+        'diff',
+        '--name-only',
+        '-z',
+        '--no-ext-diff',
+        '--no-textconv',
+        '--ignore-submodules=all'
+      ])
+    ).stdout
+  )
+  if (changed.length > 0)
+    await git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...changed])
+  const created = (await untrackedFiles(git)).filter((path) => !untrackedBefore.has(path))
+  if (created.length > 0)
+    await git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...created])
+}
+
+async function untrackedFiles(git: Git): Promise<string[]> {
+  return nul((await git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout)
+}
+
+function nul(stdout: string): string[] {
+  return stdout.split('\0').filter(Boolean)
 }
