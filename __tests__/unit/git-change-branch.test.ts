@@ -101,11 +101,11 @@ describe('ChangeBranch: the happy paths', () => {
     expect(repo.git('config', '--list', '--show-origin')).not.toMatch(/extraheader/i)
   })
 
-  it('push: false commits on the checked-out base for a pull-request step, in 13 git processes', async () => {
+  it('push: false commits on the checked-out base for a pull-request step, in 12 git processes', async () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo, { push: false })
-    expect(git.processCount).toBe(13)
+    expect(git.processCount).toBe(12)
     const sha = made[0]!.sha
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('rev-parse', 'main')).toBe(sha)

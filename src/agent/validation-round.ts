@@ -76,7 +76,7 @@ async function checkOnBase(
     outcome.full.stderr
   )
   if (known) return known
-  await settings.branch.reset()
+  await settings.branch.unapply()
   const onBase = await settings.runner.run(step.command)
   const reapplied = await settings.branch.apply(
     applied.diff,

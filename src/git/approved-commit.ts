@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { printableMessage, withPatchsmithTrailer, withSignoff } from './commit-message.js'
 import type { Git } from './git.js'
+import { committerIdent } from './identity.js'
 import { sparseTree, type TreeChange } from './sparse-tree.js'
 
 /** A file as approved: its path and its contents (null: deleted). */
@@ -99,8 +100,11 @@ async function modesAt(git: Git, parent: string, paths: readonly string[]) {
 async function finalMessage(git: Git, message: string, signoff: boolean): Promise<string> {
   const clean = stripSpace(printableMessage(message))
   if (!signoff) return withPatchsmithTrailer(clean)
-  const ident = (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout.trim()
-  const who = ident.replace(/\s+\d+\s+[+-]\d{4}$/, '')
+  const who =
+    committerIdent(await git.configEntries()) ??
+    (await git.exec(['var', 'GIT_COMMITTER_IDENT'])).stdout
+      .trim()
+      .replace(/\s+\d+\s+[+-]\d{4}$/, '')
   // Not `git interpret-trailers`: it runs every `trailer.<key>.cmd` the config names.
   return withPatchsmithTrailer(withSignoff(clean, who))
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { GitCommandError, type CommitOptions, type Git, type GitOutput } from './git.js'
 import { preflight, REMOTE } from './branch-preflight.js'
 import type { BranchPublisher } from './branch-publisher.js'
@@ -52,6 +54,8 @@ export class ChangeBranch {
   /** Each local commit's published counterpart, once a publisher put the branch on origin. */
   published?: Map<string, string>
   private existing?: ExistingBranch
+  /** The patch last applied, while it is in index and work tree. */
+  private applied?: string
   private readonly state: ChangeState
   /** origin's base the committed change was moved onto (moveOnto), if it was. */
   private movedOnto?: string
@@ -122,7 +126,9 @@ export class ChangeBranch {
     let localTip: string | undefined
     if (this.push) {
       state.save({ createdLocal: true })
-      const created = await git.tryCreateBranch(this.branch, state.baseSha)
+      const created = state.leftStart
+        ? await git.tryCreateBranch(this.branch, state.baseSha)
+        : await this.branchHere()
       if (created.exitCode === 0) {
         state.createdLocal = true
         state.localBefore = null
@@ -142,17 +148,67 @@ export class ChangeBranch {
     this.existing = await findExisting(git, change, localTip, this.found.remote)
   }
 
+  /**
+   * `checkout -b <branch> <base>` when HEAD is at the base already: the branch made and HEAD
+   * pointed at it, without checkout's pass over every file of the index and the work tree
+   * (which would find nothing to change: the tree is HEAD's, and the user's changes are stashed).
+   * Fails as checkout does when the branch exists.
+   */
+  private async branchHere(): Promise<GitOutput> {
+    const made = await this.git.exec(
+      ['branch', '--no-track', '--end-of-options', this.branch, this.state.baseSha],
+      { allowFailure: true }
+    )
+    if (made.exitCode !== 0) return made
+    // Made: a rollback deletes it even if pointing HEAD at it fails.
+    this.state.createdLocal = true
+    const from = this.status.branch ?? this.state.baseSha
+    return this.git.exec([
+      'symbolic-ref',
+      '-m',
+      `checkout: moving from ${from} to ${this.branch}`,
+      'HEAD',
+      `refs/heads/${this.branch}`
+    ])
+  }
+
   /** Applies a canonical patch to index and work tree; returns git's answer when it refuses. */
   async apply(patch: string, paths: readonly string[]): Promise<GitOutput> {
-    paths.forEach((path) => this.state.touched.add(path))
+    for (const path of paths) {
+      this.state.touched.add(path)
+      if (!existsSync(join(this.git.dir, path))) this.state.absent.add(path)
+    }
     this.state.worktreeChanged = true
     this.state.save()
-    return this.git.applyIndex(patch)
+    const out = await this.git.applyIndex(patch)
+    this.applied = out.exitCode === 0 ? patch : undefined
+    return out
   }
 
   /** Back to the base content, keeping the branch (nothing to do before the first apply). */
   async reset(): Promise<void> {
-    await resetToBase(this.git, this.state)
+    this.applied = undefined
+    await resetToBase(this.git, this.state, this.state.absent)
+  }
+
+  /**
+   * Back to the base content for a command to run there in the middle of validation (the base
+   * check), the change to be applied again right after. `git apply -R --index` of the patch
+   * last applied touches only its paths, where a reset checks every tracked file; a patch that
+   * does not come out cleanly (a command changed a planned file) gets the full reset. Whatever
+   * else the command changed stays for the validation watch to judge after the round.
+   */
+  async unapply(): Promise<void> {
+    const patch = this.applied
+    this.applied = undefined
+    if (patch !== undefined) {
+      const out = await this.git.exec(['apply', '-R', '--index', '--whitespace=nowarn', '-'], {
+        input: patch,
+        allowFailure: true
+      })
+      if (out.exitCode === 0) return
+    }
+    await this.reset()
   }
 
   /**

@@ -3,11 +3,18 @@ import type { PushAuth } from './push-auth.js'
 import { REMOTE } from './branch-preflight.js'
 import type { ChangeState } from './change-state.js'
 
-/** Back to the base content, keeping the branch (nothing to do before the first apply). */
-export async function resetToBase(git: Git, state: ChangeState): Promise<void> {
+/**
+ * Back to the base content, keeping the branch (nothing to do before the first apply). `clean`:
+ * the paths that may be left untracked afterwards (default: every touched path).
+ */
+export async function resetToBase(
+  git: Git,
+  state: ChangeState,
+  clean: ReadonlySet<string> = state.touched
+): Promise<void> {
   if (!state.worktreeChanged && !state.baseMoved) return
   await git.resetHard(state.baseSha)
-  await git.cleanPaths([...state.touched])
+  await git.cleanPaths([...clean])
 }
 
 /** Back to the starting point and the stash put back; the journal is left to `settle`. */

@@ -29,6 +29,12 @@ export class ChangeState {
   baseMoved = false
   leftStart = false
   readonly touched = new Set<string>()
+  /**
+   * Touched paths that had no file when a patch was applied: only these can be left untracked
+   * by a reset to the base (every other touched path is tracked there, so reset puts it back).
+   * Not journaled: a recovery cleans every touched path.
+   */
+  readonly absent = new Set<string>()
   readonly commits: string[] = []
   /** The branch's local tip before the run, or null once the run knows it was absent. */
   localBefore?: string | null

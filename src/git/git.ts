@@ -18,6 +18,7 @@ import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertExpectedRemote } from './expected-remote.js'
 import { assertOwnTransportKeys, assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
 import { parseStatus, type RepoStatus } from './status.js'
+import type { ConfigEntry } from './repo-config.js'
 
 export { GitCommandError } from './git-output.js'
 export type { BranchCommit, CommitOptions, GitExecOptions, GitOutput } from './git-output.js'
@@ -98,6 +99,11 @@ export class Git {
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
+  }
+
+  /** The effective config as git lists it: no process unless a config file changed. */
+  async configEntries(): Promise<readonly ConfigEntry[]> {
+    return (await this.seal.get()).entries
   }
 
   /** What the repository's config holds that a run's log names (see ConfigSeal.report). */

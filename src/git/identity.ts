@@ -1,6 +1,8 @@
 import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gitEnv } from './git-env.js'
+import type { ConfigEntry } from './repo-config.js'
 
 export const FALLBACK_IDENTITY = {
   name: 'github-actions[bot]',
@@ -62,4 +64,28 @@ function globalConfigFiles(env: NodeJS.ProcessEnv): string[] {
 
 function quote(path: string): string {
   return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+}
+
+/**
+ * `git var GIT_COMMITTER_IDENT` without its process, as "name <email>" (no date), from the
+ * config the seal listed and the environment git gets: name from GIT_COMMITTER_NAME,
+ * committer.name, user.name; email from GIT_COMMITTER_EMAIL, committer.email, user.email,
+ * EMAIL (git's order; the last of a key wins). Undefined, so the caller asks git, wherever
+ * git would change the value (characters it strips or drops) or make one up (nothing set).
+ */
+export function committerIdent(entries: readonly ConfigEntry[]): string | undefined {
+  const env = gitEnv(process.env, false)
+  const last = (key: string) => entries.filter((entry) => entry.key === key).at(-1)?.value
+  const name = env.GIT_COMMITTER_NAME ?? last('committer.name') ?? last('user.name')
+  const email =
+    env.GIT_COMMITTER_EMAIL ?? last('committer.email') ?? last('user.email') ?? env.EMAIL
+  if (name === undefined || email === undefined || !asGitKeeps(name) || !asGitKeeps(email))
+    return undefined
+  return `${name} <${email}>`
+}
+
+/** ident.c strips these "crud" characters from both ends, and drops <, > and newlines. */
+function asGitKeeps(text: string): boolean {
+  const crud = (char: string) => char <= ' ' || '.,:;<>"\\\''.includes(char)
+  return text.length > 0 && !/[<>\n]/.test(text) && !crud(text[0]!) && !crud(text.at(-1)!)
 }

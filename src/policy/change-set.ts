@@ -68,6 +68,50 @@ export async function assertCommittedAsApproved(
   count: number,
   options: { content?: boolean } = {}
 ): Promise<void> {
+  const { commits, raw } = await committedChain(git, base, tip, count)
+  const problems: string[] = []
+  if (commits.length !== count)
+    problems.push(`${commits.length} commit(s) on the base, made ${count}`)
+  if (commits.some((shas) => shas.length !== 2)) problems.push('a merge commit on the branch')
+  if (commits.at(-1)?.[1] !== base) problems.push('the branch does not start at the base')
+  problems.push(...entryProblems(rawEntries(raw), edits, 'committed', options.content))
+  if (problems.length > 0) throw unexpected('commit', problems)
+}
+
+/**
+ * The commits between the base and the tip (each as its SHA and parents) and the raw diff from
+ * the base to the tip. For the usual single commit one `git log` gives both: when it lists one
+ * commit whose only parent is the base, that commit's diff is the diff from the base. Anything
+ * else (more commits, a merge, another parent) reads the whole range and the net diff apart.
+ */
+async function committedChain(
+  git: GitRunner,
+  base: string,
+  tip: string,
+  count: number
+): Promise<{ commits: string[][]; raw: string }> {
+  if (count === 1) {
+    const log = await git.exec([
+      'log',
+      '--format=%H %P',
+      '-z',
+      '--raw',
+      '-r',
+      '--no-abbrev',
+      '--no-renames',
+      '--max-count=2',
+      tip,
+      `^${base}`,
+      '--'
+    ])
+    const header = log.stdout.slice(0, Math.max(0, log.stdout.indexOf('\0')))
+    const raw = log.stdout.slice(header.length + 1).replace(/^\n/, '')
+    const shas = header.split(' ')
+    // A second commit's header would follow the raw records as a field that is not one.
+    const single = nulFields(raw).every((field, i) => i % 2 === 1 || field.startsWith(':'))
+    if (single && shas.length === 2 && shas[0] === tip && shas[1] === base)
+      return { commits: [shas], raw }
+  }
   const [chain, tree] = await Promise.all([
     git.exec(['rev-list', '--parents', tip, `^${base}`, '--']),
     git.exec(['diff-tree', '-r', '-z', '--raw', '--no-abbrev', '--no-renames', base, tip])
@@ -76,13 +120,7 @@ export async function assertCommittedAsApproved(
     .split('\n')
     .filter(Boolean)
     .map((line) => line.split(' '))
-  const problems: string[] = []
-  if (commits.length !== count)
-    problems.push(`${commits.length} commit(s) on the base, made ${count}`)
-  if (commits.some((shas) => shas.length !== 2)) problems.push('a merge commit on the branch')
-  if (commits.at(-1)?.[1] !== base) problems.push('the branch does not start at the base')
-  problems.push(...entryProblems(rawEntries(tree.stdout), edits, 'committed', options.content))
-  if (problems.length > 0) throw unexpected('commit', problems)
+  return { commits, raw: tree.stdout }
 }
 
 /**

@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ChangeBranch, Git } from '../../src/git/index.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+
+const cleanups = cleanupAfterEach()
+const FILES = { 'src/greet.txt': 'hello\n', 'README.md': '# Demo\n' }
+const GREETING = [
+  'diff --git a/src/greet.txt b/src/greet.txt',
+  '--- a/src/greet.txt',
+  '+++ b/src/greet.txt',
+  '@@ -1 +1 @@',
+  '-hello',
+  '+hello, world',
+  ''
+].join('\n')
+const CREATE = [
+  'diff --git a/src/new.txt b/src/new.txt',
+  'new file mode 100644',
+  '--- /dev/null',
+  '+++ b/src/new.txt',
+  '@@ -0,0 +1 @@',
+  '+new',
+  ''
+].join('\n')
+
+async function started(): Promise<{ repo: TestRepo; git: Git; branch: ChangeBranch }> {
+  const repo = createRepo({ files: FILES, prefix: 'unapply' })
+  cleanups.push(() => repo.cleanup())
+  const git = await Git.open(repo.dir)
+  const branch = await ChangeBranch.prepare(git, {
+    branch: 'fix/1-greet',
+    plannedPaths: ['src/greet.txt', 'src/new.txt']
+  })
+  await branch.create()
+  return { repo, git, branch }
+}
+
+describe('ChangeBranch: back to the base between two applies', () => {
+  it('unapply takes the patch out of index and work tree in one process, touching nothing else', async () => {
+    const { repo, git, branch } = await started()
+    expect((await branch.apply(GREETING + CREATE, ['src/greet.txt', 'src/new.txt'])).exitCode).toBe(
+      0
+    )
+    repo.write('README.md', '# Changed by a command\n')
+    const before = git.processCount
+    await branch.unapply()
+    expect(git.processCount - before).toBe(1)
+    expect(repo.read('src/greet.txt')).toBe('hello\n')
+    expect(existsSync(join(repo.dir, 'src/new.txt'))).toBe(false)
+    expect(repo.git('diff', '--cached', '--name-only')).toBe('')
+    // Left for the validation watch to judge, as a command left it.
+    expect(repo.read('README.md')).toBe('# Changed by a command\n')
+    expect((await branch.apply(GREETING + CREATE, ['src/greet.txt', 'src/new.txt'])).exitCode).toBe(
+      0
+    )
+    expect(repo.git('diff', '--cached', '--name-only').split('\n').sort()).toEqual([
+      'src/greet.txt',
+      'src/new.txt'
+    ])
+  })
+
+  it('unapply resets to the base when a command changed a planned file', async () => {
+    const { repo, branch } = await started()
+    expect((await branch.apply(GREETING, ['src/greet.txt'])).exitCode).toBe(0)
+    repo.write('src/greet.txt', 'hello, world!!\n')
+    repo.write('README.md', '# Changed by a command\n')
+    await branch.unapply()
+    expect(repo.read('src/greet.txt')).toBe('hello\n')
+    expect(repo.read('README.md')).toBe('# Demo\n')
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it('reset cleans only paths that had no file: a modified file costs no git clean', async () => {
+    const { repo, git, branch } = await started()
+    expect((await branch.apply(GREETING, ['src/greet.txt'])).exitCode).toBe(0)
+    let before = git.processCount
+    await branch.reset()
+    expect(git.processCount - before).toBe(1)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    // A created file that a command took out of the index is untracked after the reset: cleaned.
+    expect((await branch.apply(CREATE, ['src/new.txt'])).exitCode).toBe(0)
+    repo.git('rm', '-q', '--cached', 'src/new.txt')
+    before = git.processCount
+    await branch.reset()
+    expect(git.processCount - before).toBe(2)
+    expect(existsSync(join(repo.dir, 'src/new.txt'))).toBe(false)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+})
