@@ -72,7 +72,10 @@ export class EditorconfigRules {
         .reverse()
         .map(configIn)
         .filter((name) => this.files.has(name))
-        .map((name) => ({ name: `${ROOT}/${name}`, contents: Buffer.from(this.files.get(name)!) }))
+        .map((name) => ({
+          name: `${ROOT}/${name}`,
+          contents: Buffer.from(boundedSections(this.files.get(name)!))
+        }))
       rules =
         files.length === 0 || !this.parse
           ? {}
@@ -125,6 +128,43 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | und
 function foldersAbove(path: string): string[] {
   const parts = path.split('/').slice(0, -1)
   return ['', ...parts.map((_, i) => parts.slice(0, i + 1).join('/'))]
+}
+
+const MAX_SECTIONS = 200
+const MAX_GLOB_CHARS = 200
+const MAX_STARS = 4
+const MAX_BRACES = 4
+
+/**
+ * The file without the sections whose glob the `editorconfig` package cannot match in bounded
+ * time, and without sections past the 200th. Its matcher runs in this process and cannot be
+ * interrupted: `[*a*a*a*a*a*a*a*a*b]` took 13 s on one path and ten stars never end,
+ * `{0..999999}` takes seconds, `{a,b}` repeated expands exponentially. Real files use a
+ * few stars and braces (`[**\/*.{js,ts}]`).
+ */
+export function boundedSections(text: string): string {
+  const kept: string[] = []
+  let sections = 0
+  let keep = true
+  for (const line of text.split(/\r?\n/)) {
+    const header = /^\s*\[(.*)\]\s*$/.exec(line)
+    if (header) {
+      sections++
+      keep = sections <= MAX_SECTIONS && simpleGlob(header[1]!)
+    }
+    if (keep) kept.push(line)
+  }
+  return kept.join('\n')
+}
+
+function simpleGlob(glob: string): boolean {
+  const count = (re: RegExp) => (glob.match(re) ?? []).length
+  return (
+    glob.length <= MAX_GLOB_CHARS &&
+    count(/\*/g) <= MAX_STARS &&
+    count(/\{/g) <= MAX_BRACES &&
+    !/\d{4,}/.test(glob.match(/\{[^}]*\.\.[^}]*\}/g)?.join('') ?? '')
+  )
 }
 
 function configIn(folder: string): string {
