@@ -30,7 +30,7 @@ import {
   type ArtifactEntry,
   type ProgressComment
 } from './report/index.js'
-import { SecretMasker } from './secrets/index.js'
+import { runMasker } from './engine/index.js'
 import { PatchsmithError, toAgentError, type CodeAgentOutput } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact-inputs.js'
 
@@ -54,12 +54,8 @@ export async function run(): Promise<void> {
       process.env.GITHUB_REPOSITORY
     )
     const facts = runnerFacts(process.env)
-    const masker = SecretMasker.forRun({
-      apiKey: config.apiKey,
-      githubToken: config.githubToken,
-      env: process.env,
-      validationEnv: config.validationEnv
-    })
+    // The run's one masker, made here: the progress comment is posted before the run starts.
+    const masker = runMasker(config, facts.vars)
     progress = startProgress(config, facts, (text) => masker.mask(text))
     await progress?.start()
     const env = {
@@ -67,7 +63,8 @@ export async function run(): Promise<void> {
       logger: actionLogger,
       onSecret: actionsIo.setSecret,
       cancel: cancellation.signal,
-      progress
+      progress,
+      masker
     }
     const { response, outputPath, logDir, branch, issueNumber, mask } = await runMode(
       'run',

@@ -1,10 +1,23 @@
-export { runAgent } from './run-agent.js'
-export { runTasks } from './run-tasks.js'
-export type { AgentEnvironment, AgentRun } from './session.js'
+/*
+ * The attempt floor: draft → apply → validate (→ repair) for one plan on one branch, the
+ * commit of a validated change, and what a run is told with (clock, logger, runner facts).
+ * The engine (src/engine) runs it; it knows nothing of modes or of the run around it.
+ */
+export {
+  attemptChange,
+  type AttemptOutcome,
+  type AttemptSettings,
+  type AttemptStats,
+  type GreenChange
+} from './attempts.js'
+export { sandboxedCommands, type CommandRunner } from './commands.js'
+export { draftEdits, type DraftContext, type Drafted, type Drafter } from './drafting.js'
+export { commitChange, reportFailureOnIssue, type FinishContext } from './finish.js'
+export { AttemptProgress, resumePoint } from './last-attempt.js'
+export { runSetupCommands } from './setup-commands.js'
+export { signingPublisher } from './signing.js'
+export { scratchFolder } from './scratch.js'
 export type { Logger } from './logger.js'
-export type { InputContext, ModeInput, RunEnd, RunMode } from './run-mode.js'
-export type { DraftContext, Drafted, Drafter } from './drafting.js'
+export { PhaseClock, type Phase, type RunListener } from './phase-clock.js'
 export { cancelOnSignals, type Cancellation } from './cancellation.js'
 export { runnerFacts, runUrl, type RunnerFacts } from './environment.js'
-export type { RunListener } from './phase-clock.js'
-export { recoverByHand } from './run-setup.js'

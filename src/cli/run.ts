@@ -1,4 +1,5 @@
-import { cancelOnSignals, recoverByHand, runnerFacts, type Logger } from '../agent/index.js'
+import { cancelOnSignals, runnerFacts, type Logger } from '../agent/index.js'
+import { recoverByHand } from '../engine/index.js'
 import { modeSettings, runMode } from '../modes/index.js'
 import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'

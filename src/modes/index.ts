@@ -1,8 +1,9 @@
-import { runAgent, runTasks, type AgentEnvironment, type AgentRun } from '../agent/index.js'
+import { runEngine, type AgentEnvironment, type AgentRun } from '../engine/index.js'
 import type { RunConfig, RunConfigInput } from '../config.js'
 import { codeCommitSettings, runCodeCommit } from './code-commit/index.js'
 import { runCodingTask } from './coding-task/index.js'
 import { runFollowUp } from './follow-up/index.js'
+import { taskFileMode } from './task-file/index.js'
 
 export { followUpTrigger } from './follow-up/index.js'
 
@@ -24,9 +25,9 @@ export function runMode(
   if (command === 'follow-up') return runFollowUp(config, env)
   if (config.codingTask) return runCodingTask(config, env)
   if (config.followUp) return runFollowUp(config, env)
-  // A task file runs its tasks one by one through the same steps (run-tasks.ts).
-  if (config.taskFile) return runTasks(config, env)
-  return runAgent(config, env)
+  // A task file runs its tasks batch after batch on the same engine (task-file/).
+  if (config.taskFile) return runEngine(config, env, taskFileMode)
+  return runEngine(config, env)
 }
 
 /** The settings a mode declares over the user's before they are parsed (`commit`'s defaults). */

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path'
-import { runAgent, type AgentEnvironment, type AgentRun } from '../../agent/index.js'
+import { runEngine, type AgentEnvironment, type AgentRun } from '../../engine/index.js'
 import type { RunConfig, RunConfigInput } from '../../config.js'
 import { codeCommitDrafter, projectInput, type InitialQuery } from './drafter.js'
 import { BUILD_SCRIPT, LOG_FOLDER, readProject, type CodeCommitProject } from './project.js'
@@ -36,22 +36,19 @@ export function codeCommitSettings(settings: RunConfigInput): RunConfigInput {
 export async function runCodeCommit(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
   let project: CodeCommitProject | undefined
   let initial: InitialQuery | undefined
-  return runAgent(config, {
-    ...env,
-    mode: {
-      loadInput: async ({ repoDir, model }) => {
-        project = readProject(repoDir)
-        const messages = initialMessages(project)
-        const completion = await model().complete(messages, {
-          label: 'code-commit query',
-          attempt: 1
-        })
-        initial = { messages, reply: completion.text }
-        return { input: projectInput(project, completion.text, repoDir, [BUILD_COMMAND]) }
-      },
-      drafter: (ctx, attempt, current, repair) =>
-        codeCommitDrafter(project!, () => initial!)(ctx, attempt, current, repair),
-      commitMessage: (message) => message.replace(/\n\nFixes #\d+\s*$/, '')
-    }
+  return runEngine(config, env, {
+    loadInput: async ({ repoDir, model }) => {
+      project = readProject(repoDir)
+      const messages = initialMessages(project)
+      const completion = await model().complete(messages, {
+        label: 'code-commit query',
+        attempt: 1
+      })
+      initial = { messages, reply: completion.text }
+      return { input: projectInput(project, completion.text, repoDir, [BUILD_COMMAND]) }
+    },
+    drafter: (ctx, attempt, current, repair) =>
+      codeCommitDrafter(project!, () => initial!)(ctx, attempt, current, repair),
+    commitMessage: (message) => message.replace(/\n\nFixes #\d+\s*$/, '')
   })
 }

@@ -1,4 +1,4 @@
-import { runAgent, type AgentEnvironment, type AgentRun } from '../../agent/index.js'
+import { runEngine, type AgentEnvironment, type AgentRun } from '../../engine/index.js'
 import type { RunConfig } from '../../config.js'
 import type { CodingTask, CommitResult } from '../../contract/index.js'
 import { readStructured } from '../../inputs/index.js'
@@ -16,24 +16,18 @@ export { codingTaskInput, readCodingTask } from './task-input.js'
 export async function runCodingTask(config: RunConfig, env: AgentEnvironment): Promise<AgentRun> {
   const source = config.codingTask!
   let task: CodingTask | undefined
-  return runAgent(
-    { ...config, commentOnFailure: false },
-    {
-      ...env,
-      mode: {
-        loadInput: async ({ repoDir }) => {
-          task = readCodingTask(source)
-          return { input: await codingTaskInput(task, repoDir) }
-        },
-        commitMessage: (message) => taskMessage(message, task!),
-        // The seed's CommitResult in place of the Commit[] result.
-        result: (response): CommitResult => {
-          const id = task?.id ?? rawId(source)
-          return commitResult(id, id ? `agt/${id}` : '', response)
-        }
-      }
+  return runEngine({ ...config, commentOnFailure: false }, env, {
+    loadInput: async ({ repoDir }) => {
+      task = readCodingTask(source)
+      return { input: await codingTaskInput(task, repoDir) }
+    },
+    commitMessage: (message) => taskMessage(message, task!),
+    // The seed's CommitResult in place of the Commit[] result.
+    result: (response): CommitResult => {
+      const id = task?.id ?? rawId(source)
+      return commitResult(id, id ? `agt/${id}` : '', response)
     }
-  )
+  })
 }
 
 /** `type(scope): subject`, `[agent:<id>]`, then the trailers: `Fixes #N` (when the task has one), `License-Tag:`. */

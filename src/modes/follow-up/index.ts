@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { runAgent, type AgentEnvironment, type AgentRun, type RunEnd } from '../../agent/index.js'
+import { runEngine, type AgentEnvironment, type AgentRun, type RunEnd } from '../../engine/index.js'
 import type { RunConfig } from '../../config.js'
 import {
   InvalidInputError,
@@ -63,67 +63,58 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
   }
   let followUp: FollowUpReport | undefined
   // The commit goes on the pull request's branch, checked out; this mode pushes it.
-  return runAgent(
-    { ...config, push: false, commentOnFailure: false },
-    {
-      ...env,
-      mode: {
-        loadInput: async ({ repoDir, policy, logger }) => {
-          const review = (state.review = await PullRequestReview.open(
-            config.githubToken,
-            env.repository,
-            trigger.pullRequest,
-            { apiUrl: env.apiUrl, warn: logger.warn }
-          ))
-          const pr = (state.pr = await review.info())
-          await assertPatchsmithPullRequest(pr, review, env.repository)
-          if (trigger.failedRun && trigger.failedRun.headSha !== pr.headSha)
-            throw nothingToDo(
-              `the failed run was on ${trigger.failedRun.headSha.slice(0, 12)}, and the pull request's head is now ${pr.headSha.slice(0, 12)}`
-            )
-          state.round = await nextRound(review, pr, config.maxFollowUpRounds)
-          await assertCheckedOut(repoDir, pr)
-          const on = (input: CodeAgentInput) => ({ input, baseBranch: pr.head })
-          const branch = `${pr.head}-follow-up-${state.round}`.slice(0, 200)
-          const exists = (path: string) => existsSync(join(repoDir, path))
-          if (trigger.failedRun) {
-            const failed = await review.failedLog(trigger.failedRun)
-            if (!failed)
-              throw nothingToDo(`run ${JSON.stringify(trigger.failedRun)} has no failed job`)
-            const files = (await review.changedFiles()).filter(
-              (path) => !policy.check(path) && exists(path)
-            )
-            if (files.length === 0)
-              throw nothingToDo('the pull request changes no file the policy allows')
-            files.forEach((path) => state.optional.add(path))
-            logger.info(
-              `Follow-up round ${state.round} on #${pr.number}: the failed check "${failed.job}"`
-            )
-            return on(failedCheckInput(pr, failed, files, branch))
-          }
-          Object.assign(state, await sortThreads(review, await review.threads(), policy, exists))
-          logger.info(
-            `Follow-up round ${state.round} on #${pr.number}: ${state.actionable.length} thread(s) to address, ${state.declined.length} declined, ${state.ignored} ignored`
-          )
-          if (state.actionable.length === 0)
-            throw nothingToDo(
-              'no open review thread by a writer asks for a change Patchsmith may make'
-            )
-          return on(reviewInput(pr, state.actionable, branch))
-        },
-        commitMessage: (message) => roundMessage(message, state, trigger.failedRun !== undefined),
-        mayStayUnchanged: (path) => state.optional.has(path),
-        // Someone pushed to the pull request's branch during the round: the commit goes on top.
-        pushesBase: !config.dryRun && config.push,
-        after: async (end) => {
-          const { followUp: report, ...after } = await pushAndAnswer(config, env, state, end)
-          followUp = report
-          return after
-        },
-        result: (response) => (followUp ? { ...response, follow_up: followUp } : response)
+  return runEngine({ ...config, push: false, commentOnFailure: false }, env, {
+    loadInput: async ({ repoDir, policy, logger }) => {
+      const review = (state.review = await PullRequestReview.open(
+        config.githubToken,
+        env.repository,
+        trigger.pullRequest,
+        { apiUrl: env.apiUrl, warn: logger.warn }
+      ))
+      const pr = (state.pr = await review.info())
+      await assertPatchsmithPullRequest(pr, review, env.repository)
+      if (trigger.failedRun && trigger.failedRun.headSha !== pr.headSha)
+        throw nothingToDo(
+          `the failed run was on ${trigger.failedRun.headSha.slice(0, 12)}, and the pull request's head is now ${pr.headSha.slice(0, 12)}`
+        )
+      state.round = await nextRound(review, pr, config.maxFollowUpRounds)
+      await assertCheckedOut(repoDir, pr)
+      const on = (input: CodeAgentInput) => ({ input, baseBranch: pr.head })
+      const branch = `${pr.head}-follow-up-${state.round}`.slice(0, 200)
+      const exists = (path: string) => existsSync(join(repoDir, path))
+      if (trigger.failedRun) {
+        const failed = await review.failedLog(trigger.failedRun)
+        if (!failed) throw nothingToDo(`run ${JSON.stringify(trigger.failedRun)} has no failed job`)
+        const files = (await review.changedFiles()).filter(
+          (path) => !policy.check(path) && exists(path)
+        )
+        if (files.length === 0)
+          throw nothingToDo('the pull request changes no file the policy allows')
+        files.forEach((path) => state.optional.add(path))
+        logger.info(
+          `Follow-up round ${state.round} on #${pr.number}: the failed check "${failed.job}"`
+        )
+        return on(failedCheckInput(pr, failed, files, branch))
       }
-    }
-  )
+      Object.assign(state, await sortThreads(review, await review.threads(), policy, exists))
+      logger.info(
+        `Follow-up round ${state.round} on #${pr.number}: ${state.actionable.length} thread(s) to address, ${state.declined.length} declined, ${state.ignored} ignored`
+      )
+      if (state.actionable.length === 0)
+        throw nothingToDo('no open review thread by a writer asks for a change Patchsmith may make')
+      return on(reviewInput(pr, state.actionable, branch))
+    },
+    commitMessage: (message) => roundMessage(message, state, trigger.failedRun !== undefined),
+    mayStayUnchanged: (path) => state.optional.has(path),
+    // Someone pushed to the pull request's branch during the round: the commit goes on top.
+    pushesBase: !config.dryRun && config.push,
+    after: async (end) => {
+      const { followUp: report, ...after } = await pushAndAnswer(config, env, state, end)
+      followUp = report
+      return after
+    },
+    result: (response) => (followUp ? { ...response, follow_up: followUp } : response)
+  })
 }
 
 /**

@@ -18,10 +18,13 @@ import {
 import { parsePricing, RunBudget } from '../model/index.js'
 import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
 import { SecretMasker } from '../secrets/index.js'
-import type { RunnerFacts } from './environment.js'
-import type { Logger } from './logger.js'
-import { PhaseClock, type RunListener } from './phase-clock.js'
-import { scratchFolder } from './scratch.js'
+import {
+  PhaseClock,
+  scratchFolder,
+  type Logger,
+  type RunListener,
+  type RunnerFacts
+} from '../agent/index.js'
 
 export interface RunSetup {
   clock: PhaseClock
@@ -46,14 +49,10 @@ export function startRun(
     onSecret?: (value: string) => void
     cancel?: AbortSignal
     progress?: RunListener
+    masker?: SecretMasker
   }
 ): RunSetup {
-  const masker = SecretMasker.forRun({
-    apiKey: config.apiKey,
-    githubToken: config.githubToken,
-    env: env.vars,
-    validationEnv: config.validationEnv
-  })
+  const masker = env.masker ?? runMasker(config, env.vars)
   for (const value of masker.values()) env.onSecret?.(value)
   let scratch: string | undefined
   return {
@@ -84,6 +83,16 @@ export function startRun(
       : defaultLogDir((scratch ??= scratchFolder(env.vars))),
     facts: env
   }
+}
+
+/** The run's one masker: every secret the settings and the environment hold, and the patterns. */
+export function runMasker(config: RunConfig, vars: RunnerFacts['vars']): SecretMasker {
+  return SecretMasker.forRun({
+    apiKey: config.apiKey,
+    githubToken: config.githubToken,
+    env: vars,
+    validationEnv: config.validationEnv
+  })
 }
 
 /** A fresh folder per run, outside the work tree, so logs are never committed. */

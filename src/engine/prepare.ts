@@ -21,10 +21,7 @@ import {
 } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
 import type { ModeInput, RunMode } from './run-mode.js'
-import { signingPublisher } from './signing.js'
-import type { PhaseClock } from './phase-clock.js'
-import type { RunnerFacts } from './environment.js'
-import type { Logger } from './logger.js'
+import { signingPublisher, type Logger, type PhaseClock, type RunnerFacts } from '../agent/index.js'
 
 export interface PreparedRun {
   input: CodeAgentInput
@@ -45,7 +42,7 @@ export async function loadAndGuard(
   clock: PhaseClock,
   logger: Logger,
   onInput: (input: CodeAgentInput) => void,
-  sources: { mode?: RunMode; model: () => ModelClient }
+  sources: { loadInput?: RunMode['loadInput']; model: () => ModelClient }
 ): Promise<PreparedRun> {
   assertRepository(repoDir)
   const policy = new PathPolicy({
@@ -66,8 +63,8 @@ export async function loadAndGuard(
   const { input, baseBranch = config.baseBranch } = await clock.time(
     'load',
     async (): Promise<ModeInput> =>
-      sources.mode?.loadInput
-        ? sources.mode.loadInput(context)
+      sources.loadInput
+        ? sources.loadInput(context)
         : {
             input: needsPlan(config)
               ? await planlessInput(config, eventPath, context)

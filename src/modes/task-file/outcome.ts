@@ -1,5 +1,5 @@
-import type { AgentError, CodeAgentInput, CodeAgentOutput, Commit } from '../contract/index.js'
-import type { LoadedTasks, Task } from '../inputs/tasks/index.js'
+import type { AgentError, CodeAgentInput, CodeAgentOutput, Commit } from '../../contract/index.js'
+import type { LoadedTasks, Task } from '../../inputs/tasks/index.js'
 
 /* How a task file's run reports its tasks: one status each, and the run's outcome from them. */
 

@@ -1,4 +1,3 @@
-import { runUrl } from './environment.js'
 import type { RunConfig } from '../config.js'
 import { toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import type { Git, RunLock } from '../git/index.js'
@@ -7,7 +6,7 @@ import { writeResultFile } from '../report/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import type { CommandRunnerOptions } from '../validation/index.js'
 import { claimRepository, openSandbox, startRun, type RunSetup } from './run-setup.js'
-import { runSetupCommands } from './setup-commands.js'
+import { runSetupCommands, runUrl } from '../agent/index.js'
 import {
   assertStarterAllowed,
   modelClient,
@@ -18,11 +17,29 @@ import {
 } from './session.js'
 import type { StyleConfig } from '../contract/index.js'
 
+/** What the engine hands a mode once the run is over, before its result is written. */
+export interface RunEnd {
+  response: CodeAgentOutput
+  /** The run's one masker: whatever a mode posts or writes goes through it. */
+  mask: (text: string) => string
+}
+
+/** A mode's part in the end of the run (RunMode): what it does after, its result's shape. */
+export interface ResultSeams {
+  /**
+   * After the run, before the result is written (a follow-up pushes and answers threads): the
+   * response as it then stands, and the branch the change is on when that is another one.
+   */
+  after?: (end: RunEnd) => Promise<{ response: CodeAgentOutput; branch?: string }>
+  /** The result file's content, from the run's masked response (default: the response). */
+  result?: (response: CodeAgentOutput) => unknown
+}
+
 /**
  * One run's state from its first check to its result file, whatever it runs (one plan, or a
  * task file's plans one after another): the settings, the clock and budgets, the masker, the
  * sandbox, the work tree's lock, the model client, and how a failure and the result are
- * reported. run-agent.ts and run-tasks.ts say only what differs: the steps in between.
+ * reported. The engine (engine.ts) holds it; a PlanRun says only what differs: the steps in between.
  */
 export class RunSession {
   readonly setup: RunSetup
@@ -126,10 +143,10 @@ export class RunSession {
     response: CodeAgentOutput,
     own: Record<string, unknown>,
     after: Record<string, unknown>,
-    names: { branch: string; issueNumber?: number }
+    names: { branch: string; issueNumber?: number },
+    mode: ResultSeams
   ): Promise<AgentRun> {
     const { clock, outputPath, logDir } = this.setup
-    const mode = this.env.mode
     response.metrics = {
       ...own,
       ...modelMetrics(this.model, this.prompter, this.budget),
@@ -144,7 +161,7 @@ export class RunSession {
     let masked = this.masked(response)
     let branch = names.branch
     try {
-      if (mode?.after) {
+      if (mode.after) {
         const after = await mode.after({ response: masked, mask: this.mask })
         masked = this.masked(after.response)
         branch = after.branch ?? branch
@@ -153,7 +170,7 @@ export class RunSession {
       this.sandbox?.dispose()
       this.lock?.release()
     }
-    const result = mode?.result ? this.masked(mode.result(masked)) : masked
+    const result = mode.result ? this.masked(mode.result(masked)) : masked
     writeResultFile(outputPath, result)
     return { response: masked, result, mask: this.mask, outputPath, logDir, ...names, branch }
   }

@@ -2,14 +2,11 @@ import type { RunConfig } from '../config.js'
 import { InvalidInputError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import { ModelClient, parseHeaderLines, secretHint, type RunBudget } from '../model/index.js'
 import { assertActorAllowed } from '../policy/index.js'
-import type { RunnerFacts } from './environment.js'
-import type { RunMode } from './run-mode.js'
-import type { Logger } from './logger.js'
-import type { RunListener } from './phase-clock.js'
+import type { SecretMasker } from '../secrets/index.js'
+import type { Logger, RunListener, RunnerFacts } from '../agent/index.js'
 
 /*
- * What a run of one plan (run-agent.ts) and a run of a task file (run-tasks.ts) share: the
- * environment the entry hands them, what they hand back, the model client and the checks that
+ * What every run is handed by its entry and hands back, the model client and the checks that
  * come before anything else.
  */
 
@@ -17,12 +14,15 @@ export interface AgentEnvironment extends RunnerFacts {
   logger: Logger
   /** Called with every value that must never appear in output (the runner's mask). */
   onSecret?: (value: string) => void
-  /** The way of running's seams onto the engine (src/modes); none for one plan. */
-  mode?: RunMode
   /** Aborted by the entry on SIGINT, SIGTERM or SIGHUP: the run stops, rolls back, CANCELLED. */
   cancel?: AbortSignal
   /** Told of each phase, and tells the outcome on the issue (the progress comment). */
   progress?: RunListener
+  /**
+   * The run's one masker (runMasker), when the entry needs it before the run starts (the
+   * progress comment is posted first); made by the run otherwise.
+   */
+  masker?: SecretMasker
 }
 
 export interface AgentRun {

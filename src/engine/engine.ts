@@ -1,0 +1,60 @@
+import type { RunConfig } from '../config.js'
+import type { AgentError, CodeAgentOutput } from '../contract/index.js'
+import { reportFailureOnIssue } from '../agent/index.js'
+import { OnePlan } from './one-plan.js'
+import { RunContext } from './run-context.js'
+import type { PlanRun, RunMode } from './run-mode.js'
+import { RunSession } from './run-session.js'
+import type { AgentEnvironment, AgentRun } from './session.js'
+
+/**
+ * The one engine under every way of running: it opens the run, has the mode's plans run (one
+ * plan by default, a task file batch after batch), and on any failure rolls back, keeps the
+ * last attempt and reports on the issue; then the result is shaped by the mode, masked with the
+ * run's one masker and written once (RunSession.finish).
+ */
+export async function runEngine(
+  config: RunConfig,
+  env: AgentEnvironment,
+  mode: RunMode = {}
+): Promise<AgentRun> {
+  const ctx = new RunContext(new RunSession(config, env), mode)
+  const plans = mode.plans?.(ctx) ?? new OnePlan(ctx, mode.loadInput)
+  let response: CodeAgentOutput
+  try {
+    await ctx.session.open()
+    response = await plans.run()
+  } catch (error) {
+    response = await stopped(ctx, plans, ctx.session.failure(error))
+  }
+  // The result says it now (error.details.last_attempt), or there is nothing to resume.
+  if (plans.baseCommit !== undefined) ctx.kept.remove()
+  if (!response.success) {
+    const { masker, logger } = ctx.setup
+    await reportFailureOnIssue(config, env, plans.input, response, masker, logger)
+  }
+  const { own, after } = plans.metrics(response)
+  return ctx.session.finish(response, own, after, plans.names(), mode)
+}
+
+/** A stopped run: what it made kept, the repository put back, its last attempt kept. */
+async function stopped(
+  ctx: RunContext,
+  plans: PlanRun,
+  error: AgentError
+): Promise<CodeAgentOutput> {
+  const { logger } = ctx
+  const made = plans.stopped(error)
+  if (made.details) error.details = { ...error.details, ...made.details }
+  const problems = await plans.rollback()
+  problems.forEach((problem) => logger.warn(`Rollback: ${problem}`))
+  if (problems.length > 0) error.details = { ...error.details, rollback_problems: problems }
+  const last = ctx.progress.keep(error, plans.input, plans.baseCommit)
+  if (last) {
+    error.details = { ...error.details, last_attempt: last }
+    logger.info(
+      `The last attempt (${last.attempt}, ${last.validated ? 'validated' : 'not validated'}) is kept in the result as error.details.last_attempt, never committed; a rerun with resume: true repairs from it`
+    )
+  }
+  return { success: false, error, ...(made.data?.length ? { data: made.data } : {}) }
+}

@@ -1,0 +1,148 @@
+import type { RunConfig } from '../config.js'
+import { resolveEditFormat } from '../edits/index.js'
+import { AttemptFile } from '../git/index.js'
+import type { ModelClient } from '../model/index.js'
+import { pipelineSteps } from '../validation/index.js'
+import {
+  AttemptProgress,
+  runUrl,
+  sandboxedCommands,
+  type AttemptSettings,
+  type DraftContext,
+  type Drafter,
+  type FinishContext
+} from '../agent/index.js'
+import type { RunSession } from './run-session.js'
+import type { AgentEnvironment } from './session.js'
+
+/** A mode's part in the attempts and the commit (RunMode): its drafting, its messages. */
+export interface AttemptSeams {
+  drafter?: Drafter
+  /**
+   * Planned files a draft may leave as they are (`NO_CHANGES`): a follow-up on a failed check
+   * plans every file of the pull request, and only some need a change. Asked after loadInput.
+   */
+  mayStayUnchanged?: (path: string) => boolean
+  /** Rewrites each commit message before it is committed (trailers, no `Fixes #N`). */
+  commitMessage?: (message: string) => string
+  /**
+   * The mode pushes the base branch itself once the run is over (a follow-up pushes onto the
+   * pull request's branch): before that, a base that moved on origin is followed as a pushed
+   * branch's base is (agent/moved-base.ts).
+   */
+  pushesBase?: boolean
+}
+
+/** What one plan brings to its drafts; everything else is the run's (RunContext). */
+export type DraftParts = Pick<
+  DraftContext,
+  'input' | 'base' | 'policy' | 'log' | 'style' | 'prompter'
+> &
+  Partial<Pick<DraftContext, 'drafter'>>
+
+/** What one plan brings to its attempts: its drafts' parts, its branch and its commands. */
+export type PlanParts = DraftParts &
+  Pick<AttemptSettings, 'branch'> &
+  Partial<Pick<AttemptSettings, 'progress' | 'resume'>> & {
+    /** The plan's validation commands, each one trusted (assertCommandsAllowed). */
+    commands: string[]
+  }
+
+/**
+ * One run's context, built once from the settings, the runner facts and the session: what every
+ * plan of the run shares, and the one place the attempt loop's and the commit's settings are
+ * put together from it.
+ */
+export class RunContext {
+  readonly config: RunConfig
+  readonly env: AgentEnvironment
+  /** The attempt as the run goes: a stopped run keeps it in its result (last_attempt). */
+  readonly progress = new AttemptProgress()
+  /** The same attempt beside the journal: `resume` after a SIGKILL starts from it. */
+  readonly kept: AttemptFile
+
+  constructor(
+    readonly session: RunSession,
+    private readonly seams: AttemptSeams
+  ) {
+    this.config = session.config
+    this.env = session.env
+    this.kept = AttemptFile.for(session.setup.repoDir)
+  }
+
+  get setup() {
+    return this.session.setup
+  }
+
+  get logger() {
+    return this.session.setup.logger
+  }
+
+  /** The model client, made on first use. */
+  model(): ModelClient {
+    return this.session.modelClient()
+  }
+
+  /** How a plan's files are drafted: the plan's parts over the run's. */
+  draftContext(parts: DraftParts): DraftContext {
+    const { config } = this
+    return {
+      format: resolveEditFormat(config.editFormat, config.model),
+      formatFor: (content) => resolveEditFormat(config.editFormat, config.model, content),
+      concurrency: config.concurrency,
+      drafter: this.seams.drafter,
+      mayStayUnchanged: this.seams.mayStayUnchanged,
+      model: this.model(),
+      logger: this.logger,
+      ...parts
+    }
+  }
+
+  /** The attempt loop's settings: the plan's parts over the run's. */
+  attemptSettings(parts: PlanParts): AttemptSettings {
+    const { config, setup } = this
+    const { commands, branch, progress, resume, ...draft } = parts
+    return {
+      ...this.draftContext(draft),
+      steps: pipelineSteps(config, commands),
+      retryFlaky: config.retryFlaky,
+      keepPreexisting: config.onPreexistingFailure === 'commit',
+      maxRepairs: config.maxRepairs,
+      unicodeTextPaths: config.unicodeTextPaths,
+      // Made when the attempts start: the sandbox is open by then.
+      runner: sandboxedCommands(this.session.commandRunner()),
+      masker: setup.masker,
+      budget: setup.budget,
+      clock: setup.clock,
+      branch,
+      progress,
+      resume
+    }
+  }
+
+  /**
+   * How a validated change is committed: the plan's input and branches over the run's, and the
+   * attempts' own validation for a base that moved meanwhile.
+   */
+  finishContext(
+    parts: Pick<FinishContext, 'input' | 'git' | 'branch' | 'task'>,
+    attempts: Pick<AttemptSettings, 'steps' | 'runner' | 'retryFlaky' | 'policy'>
+  ): FinishContext {
+    const { config, env, setup } = this
+    const { steps, runner, retryFlaky, policy } = attempts
+    return {
+      config,
+      model: this.model(),
+      masker: setup.masker,
+      clock: setup.clock,
+      logger: setup.logger,
+      onSecret: env.onSecret,
+      rewriteMessage: this.seams.commitMessage,
+      runUrl: runUrl(env),
+      budget: setup.budget,
+      revalidation: { steps, runner, retryFlaky, policy },
+      pushesBase: this.seams.pushesBase,
+      ...parts
+    }
+  }
+}

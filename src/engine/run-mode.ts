@@ -1,0 +1,59 @@
+import type { AgentError, CodeAgentInput, CodeAgentOutput, Commit } from '../contract/index.js'
+import type { ModelClient } from '../model/index.js'
+import type { PathPolicy } from '../policy/index.js'
+import type { Logger } from '../agent/index.js'
+import type { AttemptSeams, RunContext } from './run-context.js'
+import type { ResultSeams } from './run-session.js'
+
+/** What an input loader may use: the run's policy, its model client (made on first use). */
+export interface InputContext {
+  repoDir: string
+  policy: PathPolicy
+  model: () => ModelClient
+  logger: Logger
+}
+
+/** A mode's input, with the branch its change goes on when that is the input's to say. */
+export interface ModeInput {
+  input: CodeAgentInput
+  /** The base the change is made on (a follow-up: the pull request's head), over base-branch. */
+  baseBranch?: string
+}
+
+/**
+ * How a way of running (src/modes) brings its contract onto this engine, declared before the
+ * run: how the input is loaded, how each attempt is drafted, how the commit message ends, what
+ * is done once the run is over, and the shape of the result file. Each is optional; without
+ * them a run loads its input from the settings, drafts one call per planned file and writes
+ * the contract's result.
+ */
+export interface RunMode extends AttemptSeams, ResultSeams {
+  loadInput?: (ctx: InputContext) => Promise<ModeInput>
+  /** How the run runs its plans (a task file: batch after batch); default: one plan. */
+  plans?: (ctx: RunContext) => PlanRun
+}
+
+/**
+ * How a run runs its plans, between the engine's opening of the run and its result: the engine
+ * catches what it throws, has it roll back, keeps the last attempt, reports on the issue and
+ * writes the result; a PlanRun says only what it did.
+ */
+export interface PlanRun {
+  /** The plans run to their end: the run's response (a task file's may be a partial failure). */
+  run(): Promise<CodeAgentOutput>
+  /** After a stop: what the run had made, kept in the result beside the error. */
+  stopped(error: AgentError): { details?: Record<string, unknown>; data?: Commit[] }
+  /** After a stop: the repository put back; the problems doing so. */
+  rollback(): Promise<string[]>
+  /** The plan the run is on, once loaded: the issue it reports to, the attempt it keeps. */
+  readonly input: CodeAgentInput | undefined
+  /** The commit the change is made on, once its branch is prepared (a last attempt's base). */
+  readonly baseCommit: string | undefined
+  /** The run's own metrics (first) and those after the shared ones (last). */
+  metrics(response: CodeAgentOutput): {
+    own: Record<string, unknown>
+    after: Record<string, unknown>
+  }
+  /** The branch and issue the run reports. */
+  names(): { branch: string; issueNumber?: number }
+}
