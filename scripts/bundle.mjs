@@ -1,7 +1,8 @@
 // Builds the committed bundle: one readable (not minified) ncc build of src/entries.ts as
 // dist/patchsmith.js and its chunks, and two small entries that import it: dist/index.js (the
-// action) and dist/cli.js (the CLI). The prompt templates are copied beside them, and so are the
-// WASM files of the syntax gate, brotli-compressed in dist/grammars/: web-tree-sitter's runtime
+// action) and dist/cli.js (the CLI). The prompt templates are copied beside them (prompts/ and
+// each edit format's draft prompt, listed by the format registry in src/edits/formats/), and so
+// are the WASM files of the syntax gate, brotli-compressed in dist/grammars/: web-tree-sitter's runtime
 // and one grammar per language, as listed in src/edits/syntax/languages.ts (read from there).
 // The build goes to a temporary folder first, so dist/ is never seen half-written.
 import { execFileSync } from 'node:child_process'
@@ -35,6 +36,8 @@ const { WASM_FILES, bundledName } = await tsImport(
   '../src/edits/syntax/languages.ts',
   import.meta.url
 )
+// Each edit format keeps its draft prompt in its own folder; the registry lists them.
+const { FORMAT_TEMPLATES } = await tsImport('../src/edits/formats/index.ts', import.meta.url)
 
 rmSync(staging, { recursive: true, force: true })
 execFileSync(
@@ -63,6 +66,8 @@ writeFileSync(
 chmodSync(join(staging, 'cli.js'), 0o755)
 mkdirSync(join(staging, 'prompts'), { recursive: true })
 cpSync(join(root, 'prompts'), join(staging, 'prompts'), { recursive: true })
+for (const { name, dir } of FORMAT_TEMPLATES)
+  cpSync(join(dir, `${name}.md`), join(staging, 'prompts', `${name}.md`))
 mkdirSync(join(staging, 'grammars'), { recursive: true })
 const grammars = writeGrammars(
   WASM_FILES,

@@ -7,12 +7,12 @@ import {
   WHOLE_FILE_MAX_LINES,
   detectFormat,
   editFromReply,
+  formatNamed,
   JsonEditsSchema,
   resolveEditFormat,
   type PatchError,
   type ReplyFormat
 } from '../../src/edits/index.js'
-import { PROJECT_ROOT } from '../support/action-runner.js'
 
 function refusal(action: () => unknown): PatchError & { message: string } {
   try {
@@ -403,7 +403,8 @@ describe('the example in each draft prompt', () => {
 
   /** The last fenced block of the prompt: its canonical example reply. */
   const example = (format: ReplyFormat) => {
-    const prompt = readFileSync(join(PROJECT_ROOT, 'prompts', `draft-${format}.md`), 'utf8')
+    const { name, dir } = formatNamed(format).template
+    const prompt = readFileSync(join(dir, `${name}.md`), 'utf8')
     const blocks = [...prompt.matchAll(/```text\n([\s\S]*?)```/g)]
     return blocks.at(-1)![1]!
   }

@@ -1,17 +1,18 @@
 import type { ZodType } from 'zod'
 import type { FileIndex } from '../file-index.js'
+import type { FormatTemplate } from './template.js'
 import type { FileInstruction, HeaderLog, HunkPlacement, PlannedFile } from '../types.js'
 
 /**
  * One way a model may write its edits, whole: how it is asked for, how a reply in it is read and
  * how what it read is applied to a file. A new format is a folder beside the others (its code and
- * its prompt, `<folder>/<template>.md`) and one line in the registry (index.ts); nothing outside
- * `formats/` names a format.
+ * its draft prompt) and one line in the registry (index.ts); nothing outside `formats/` names a
+ * format.
  */
 export interface FormatStrategy<Name extends string = string> {
   name: Name
-  /** The draft prompt: `<template>.md` in the format's own folder (see prompts.ts). */
-  template: string
+  /** The draft prompt: `<name>.md` in the format's own folder. */
+  template: FormatTemplate
   /** The reply holds the whole file, so the prompt must show all of it (never a window). */
   resendsWholeFile: boolean
   /** The JSON shape a reply is asked for with structured output, when the format is JSON. */

@@ -1,5 +1,6 @@
 import type { FileInstruction } from '../types.js'
 import type { FormatStrategy, ParseHints } from './format.js'
+import type { FormatTemplate } from './template.js'
 import { jsonEdits } from './json-edits/index.js'
 import { searchReplace } from './search-replace/index.js'
 import { udiff } from './udiff/index.js'
@@ -16,6 +17,9 @@ export type ReplyFormatOrAuto = ReplyFormat | 'auto'
 export const REPLY_FORMATS: readonly ReplyFormat[] = FORMATS.map((format) => format.name)
 /** The `edit-format` setting's values: a format, or `auto`. */
 export const EDIT_FORMAT_SETTINGS: readonly ReplyFormatOrAuto[] = [...REPLY_FORMATS, 'auto']
+
+/** Every format's draft prompt, for the bundle script to copy beside the bundle. */
+export const FORMAT_TEMPLATES: readonly FormatTemplate[] = FORMATS.map((format) => format.template)
 
 /** Everything one format needs: its prompt, its reply schema, whether it resends the file. */
 export function formatNamed(name: ReplyFormat): FormatStrategy<ReplyFormat> {
@@ -36,6 +40,7 @@ export function parseAs(
 }
 
 export type { ApplyContext, AppliedInstructions, FormatStrategy, ParseHints } from './format.js'
+export type { FormatTemplate } from './template.js'
 export { JsonEditsSchema, JsonLineEditSchema } from './json-edits/index.js'
 export type { JsonEdits } from './json-edits/index.js'
 export { extractDiff, parseUnifiedDiff } from './udiff/index.js'

@@ -1,5 +1,6 @@
 import { applyHunkInstructions, instructionsOfDiff } from '../udiff/index.js'
 import type { FormatStrategy } from '../format.js'
+import { templateBeside } from '../template.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
 import { applyJsonEdits, JsonEditsSchema, parseJsonEdits } from './json-edits.js'
 
@@ -9,7 +10,7 @@ export type { JsonEdits } from './json-edits.js'
 /** Line-numbered edits as JSON (`{"edits": [...]}`), possibly inside a tool call. */
 export const jsonEdits: FormatStrategy<'json-edits'> = {
   name: 'json-edits',
-  template: 'draft-json-edits',
+  template: templateBeside(import.meta.url, 'draft-json-edits'),
   resendsWholeFile: false,
   replySchema: { name: 'apply_edits', schema: JsonEditsSchema },
   marks: (reply) => {

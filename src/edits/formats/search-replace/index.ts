@@ -1,5 +1,6 @@
 import type { HunkPlacement } from '../../types.js'
 import type { FormatStrategy } from '../format.js'
+import { templateBeside } from '../template.js'
 import { applySearchReplace, parseSearchReplace } from './search-replace.js'
 
 export { applySearchReplace } from './search-replace.js'
@@ -7,7 +8,7 @@ export { applySearchReplace } from './search-replace.js'
 /** Aider-style `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks under a path line. */
 export const searchReplace: FormatStrategy<'search-replace'> = {
   name: 'search-replace',
-  template: 'draft-search-replace',
+  template: templateBeside(import.meta.url, 'draft-search-replace'),
   resendsWholeFile: false,
   marks: (reply) => /^<{5,9} ?SEARCH\s*$/m.test(reply),
   parse: (reply) =>

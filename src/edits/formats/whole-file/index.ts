@@ -1,12 +1,13 @@
 import { checkNotTruncated } from '../../added-text.js'
 import { contentOf, splitText } from '../../text-file.js'
 import type { FormatStrategy } from '../format.js'
+import { templateBeside } from '../template.js'
 import { parseWholeFile } from './whole-file.js'
 
 /** `^^^<path>` … `^^^end` blocks holding a file's whole new content (`^^^delete` deletes it). */
 export const wholeFile: FormatStrategy<'whole-file'> = {
   name: 'whole-file',
-  template: 'draft-whole-file',
+  template: templateBeside(import.meta.url, 'draft-whole-file'),
   resendsWholeFile: true,
   marks: (reply) => /^\^\^\^\s*\S/m.test(reply) && /^\^\^\^\s*(end|delete)\s*$/m.test(reply),
   parse: (reply) =>
