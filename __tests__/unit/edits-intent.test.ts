@@ -183,6 +183,23 @@ describe('a reply that gives a diff for one file more than once', () => {
     expect(error.message).toContain('does not say which one stands')
   })
 
+  it('applies both diffs of different lines when the prose between them only tells what the next one replaces', () => {
+    const more =
+      '```diff\n' +
+      `${head('fields.py')}@@ -10,2 +10,2 @@\n             )\n-        return value\n+        return value.strip()\n` +
+      '```\n'
+    // "replace" as an instruction, or a corrected condition, is no word about the earlier diff.
+    for (const prose of [
+      'Then replace the returned value with its stripped form:',
+      'That corrects the bound. We also need to replace the return:',
+      'Oops, one more thing: return the stripped value.'
+    ]) {
+      const after = apply('fields.py', `${first}\n${prose}\n\n${more}`, PY)
+      expect(after, prose).toContain('len(value) >= self')
+      expect(after, prose).toContain('return value.strip()')
+    }
+  })
+
   it('still applies a change split over two diffs of different lines', () => {
     const more =
       '```diff\n' +

@@ -18,8 +18,33 @@ export function applyHunkInstructions(
   const sections = instructions.flatMap((i) => (i.kind === 'hunks' ? [i.patch] : []))
   const content = file.content ?? ''
   if (sections.length === 0) return { content, located: [] }
+  const all = sectionsToApply(sections, false)
+  try {
+    return placeSections(file, content, all, context)
+  } catch (error) {
+    // The reply said a later diff replaces an earlier one: the last is taken alone only when all
+    // of them cannot be placed together (they change the same lines, an earlier one does not
+    // fit). Diffs that all fit are all meant, whatever the prose between them says ("then
+    // replace the return", "oops, one more thing").
+    if (!context.replaces || all.length < 2) {
+      throw revisionRefusal(file.path, all.length, error)
+    }
+    const last = sectionsToApply(sections, true)
+    try {
+      return placeSections(file, content, last, context)
+    } catch (lastError) {
+      throw revisionRefusal(file.path, last.length, lastError)
+    }
+  }
+}
+
+function placeSections(
+  file: PlannedFile,
+  content: string,
+  used: readonly FilePatch[],
+  context: ApplyContext
+): AppliedInstructions {
   let numbered = 0
-  const used = sectionsToApply(sections, context.replaces)
   const index = context.indexOf(file)
   const hunks = used.flatMap((section) => {
     checkHunkEvidence(file, section, context.claimed)
@@ -29,16 +54,12 @@ export function applyHunkInstructions(
     }
     return repairedHunks(file.path, patch, index)
   })
-  try {
-    const applied = applyHunks(file.path, content, hunks, {
-      ...context.fresh,
-      numbersContradicted: numbersContradicted(context),
-      index
-    })
-    return { content: applied.content, located: applied.located }
-  } catch (error) {
-    throw revisionRefusal(file.path, used.length, error)
-  }
+  const applied = applyHunks(file.path, content, hunks, {
+    ...context.fresh,
+    numbersContradicted: numbersContradicted(context),
+    index
+  })
+  return { content: applied.content, located: applied.located }
 }
 
 const contradictedByReply = new WeakMap<ApplyContext['reply'], boolean>()
