@@ -53,7 +53,8 @@ export function fileWindow(
       `(${range[0]}-${range[1]}). Each shown line starts with its line number and " | ": ` +
       'those prefixes are not part of the file, so never copy them into your edit.',
     outline.length > 0
-      ? `Outline of the rest of the file (line number: declaration):\n${outline.join('\n')}`
+      ? // File lines, like the window: fenced as data, with secret-looking text redacted.
+        `Outline of the rest of the file (line number: declaration):\n${fence(outline.join('\n'))}`
       : '',
     fence(numbered)
   ]
