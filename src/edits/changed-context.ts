@@ -1,7 +1,14 @@
+import type { InvalidDiffError } from '../contract/index.js'
 import type { FileIndex } from './file-index.js'
 import { fitLine } from './line-match.js'
-import type { OldLine } from './locate.js'
-import { clip } from './patch-error.js'
+import { clip, nearbyLines, patchError } from './patch-error.js'
+
+/** A hunk's old line as the locator reads it: its text, loose key and whether it is removed. */
+interface OldLine {
+  text: string
+  loose: string
+  removed: boolean
+}
 
 /** A line the reply gives as unchanged where the file, at the hunk's one place, reads otherwise. */
 export interface ChangedContext {
@@ -21,7 +28,7 @@ export interface ChangedContext {
  */
 export function changedContext(
   file: FileIndex,
-  old: readonly (OldLine & { loose: string })[]
+  old: readonly OldLine[]
 ): { at: number; lines: ChangedContext[] } | undefined {
   const context = old.filter((line) => !line.removed && line.loose !== '').length
   const allowed = Math.max(1, Math.floor(context / 4))
@@ -60,4 +67,32 @@ export function describeChanged(lines: readonly ChangedContext[], hint: number |
       )
     })
     .join('\n')
+}
+
+/**
+ * The refusal of a hunk that was not found when `changedContext` explains why: it names the
+ * reply's line and the file's line there, so the model (and a maintainer) sees what to fix.
+ */
+export function changedContextRefusal(
+  file: FileIndex,
+  request: { path: string; number: number; noun: string; hint: number | null },
+  old: readonly OldLine[]
+): InvalidDiffError | undefined {
+  const changed = changedContext(file, old)
+  if (!changed) return undefined
+  const one = changed.lines.length === 1
+  return patchError(
+    `${request.noun} ${request.number} for ${request.path} gives ${one ? 'a line' : `${changed.lines.length} lines`} as unchanged that the file reads otherwise where the rest of the hunk fits (from line ${changed.at + 1}):\n` +
+      `${describeChanged(changed.lines, request.hint)}\n` +
+      `If you mean to change ${one ? 'that line' : 'those lines'}, mark ${one ? 'it' : 'each'} with "-" (the file's line, copied exactly) and "+" (your version); ` +
+      `otherwise copy ${one ? 'it' : 'them'} exactly from the file.`,
+    {
+      kind: 'hunk-not-found',
+      file: request.path,
+      hunk: request.number,
+      expected: changed.lines.map((line) => line.reply),
+      found_nearby: nearbyLines(file.lines, changed.at, old.length)
+    },
+    { line: changed.lines[0]!.fileLine }
+  )
 }

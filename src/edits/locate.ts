@@ -1,7 +1,7 @@
-import { changedContext, describeChanged } from './changed-context.js'
+import { changedContextRefusal } from './changed-context.js'
 import type { FileIndex } from './file-index.js'
 import { fitLine, looseKey } from './line-match.js'
-import { patchError, quote, type FoundNearby } from './patch-error.js'
+import { nearbyLines, patchError, quote, type FoundNearby } from './patch-error.js'
 import type { Placement } from './types.js'
 
 export { indexLines, type FileIndex } from './file-index.js'
@@ -257,25 +257,8 @@ function notFound(
       }
     )
   }
-  const changed = changedContext(file, old)
-  if (changed) {
-    const first = changed.lines[0]!
-    const one = changed.lines.length === 1
-    return patchError(
-      `${what} gives ${one ? 'a line' : `${changed.lines.length} lines`} as unchanged that the file reads otherwise where the rest of the hunk fits (from line ${changed.at + 1}):\n` +
-        `${describeChanged(changed.lines, request.hint)}\n` +
-        `If you mean to change ${one ? 'that line' : 'those lines'}, mark ${one ? 'it' : 'each'} with "-" (the file's line, copied exactly) and "+" (your version); ` +
-        `otherwise copy ${one ? 'it' : 'them'} exactly from the file.`,
-      {
-        kind: 'hunk-not-found',
-        file: request.path,
-        hunk: request.number,
-        expected: changed.lines.map((line) => line.reply),
-        found_nearby: excerpt(file, changed.at, old.length)
-      },
-      { line: first.fileLine }
-    )
-  }
+  const changed = changedContextRefusal(file, request, old)
+  if (changed) return changed
   const damaged =
     request.hint === null && nearest !== undefined && measure(file, old, nearest, true)
   const reason = damaged
@@ -323,8 +306,5 @@ function bestPartial(
   return best
 }
 
-function excerpt(file: FileIndex, at: number, length: number): FoundNearby {
-  const from = Math.max(0, at - 1)
-  const to = Math.min(file.lines.length, at + Math.max(length, 1) + 1)
-  return { line: from + 1, text: file.lines.slice(from, to) }
-}
+const excerpt = (file: FileIndex, at: number, length: number): FoundNearby =>
+  nearbyLines(file.lines, at, length)

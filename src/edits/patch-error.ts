@@ -49,3 +49,10 @@ export function quote(lines: readonly string[], max = 6): string {
 export function clip(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
+
+/** The file's lines around a place (one before, one after), for `found_nearby`. */
+export function nearbyLines(lines: readonly string[], at: number, length: number): FoundNearby {
+  const from = Math.max(0, at - 1)
+  const to = Math.min(lines.length, at + Math.max(length, 1) + 1)
+  return { line: from + 1, text: lines.slice(from, to) }
+}
