@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import {
@@ -448,7 +449,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     ).toEqual([])
   })
 
-  it('when origin moved meanwhile: GIT_CONFLICT, never forced, the local branch back at the PR head, the thread left to retry', async () => {
+  it('when origin moved meanwhile with a conflicting change: GIT_CONFLICT naming the path, never forced, the local branch back at the PR head, the thread left to retry', async () => {
     const { repo } = pullRequestRepo('follow-up-moved')
     const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
     repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
@@ -457,9 +458,12 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     const pr = pullRequest(github, local, {
       threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
     })
-    // Someone else pushes to the branch after GitHub told Patchsmith where it was.
+    // Someone else pushes to the branch after GitHub told Patchsmith where it was, changing the
+    // line the review asks about (a change that does not touch it is moved onto: see
+    // moving-base-follow-up.test.ts).
     const other = `${repo.root}/other`
     execFileSync('git', ['clone', '--quiet', '--branch', BRANCH, repo.origin, other])
+    writeFileSync(join(other, 'src/total.js'), TOTAL.replace('item.price', 'item.price + 0'))
     execFileSync('git', [
       '-C',
       other,
@@ -469,8 +473,7 @@ describe('follow-up on review threads (node dist/index.js)', () => {
       'user.email=o@x',
       'commit',
       '--quiet',
-      '--allow-empty',
-      '-m',
+      '-am',
       'theirs'
     ])
     execFileSync('git', ['-C', other, 'push', '--quiet', 'origin', BRANCH])
@@ -482,8 +485,15 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     expect(repo.git('rev-parse', BRANCH)).toBe(local)
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(pr.threads[0]!.isResolved).toBeFalsy()
+    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as {
+      error: { details: { rule: string; paths: string[] } }
+    }
+    expect(result.error.details).toMatchObject({
+      rule: 'base-moved-conflict',
+      paths: ['src/total.js']
+    })
     expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
-      /follow-up:escalated -->\n.*GIT_CONFLICT \(push-rejected-conflict\)/
+      /follow-up:escalated -->\n.*GIT_CONFLICT \(base-moved-conflict\)/
     )
   })
 
