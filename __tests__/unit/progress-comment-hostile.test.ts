@@ -37,6 +37,12 @@ describe('the progress comment against hostile text', () => {
       history: [],
       user: 'mallory'
     })
+    // As on GitHub: GraphQL names the token's bot without REST's "[bot]".
+    server.route({
+      method: 'POST',
+      path: '/graphql',
+      body: { data: { viewer: { login: 'github-actions' } } }
+    })
     const rerun = live(true)
     await rerun.settle('second attempt')
     const mallory = server.comments.find((c) => c.id === 99_999)!

@@ -106,10 +106,17 @@ export class LiveComment {
       request: { signal: signal() }
     })
     const mine = data.filter(
-      (comment) => comment.user?.login === me && comment.body?.startsWith(this.options.marker)
+      (comment) =>
+        sameUser(comment.user?.login ?? '') === sameUser(me) &&
+        comment.body?.startsWith(this.options.marker)
     )
     return mine[mine.length - 1]?.id
   }
+}
+
+/** GraphQL names a bot `github-actions`, REST `github-actions[bot]`. */
+function sameUser(login: string): string {
+  return login.toLowerCase().replace(/\[bot\]$/, '')
 }
 
 /** The body cut to GitHub's limit, with a note saying so. */
