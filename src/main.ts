@@ -26,7 +26,6 @@ import {
   actionsIo,
   placeOf,
   progressComment,
-  pullRequestText,
   type ArtifactEntry,
   type ProgressComment
 } from './report/index.js'
@@ -72,9 +71,7 @@ export async function run(): Promise<void> {
       env
     )
     await progress?.finish(response, branch)
-    for (const [name, value] of Object.entries(
-      pullRequestFile(response, outputPath, issueNumber, runUrl(facts))
-    ))
+    for (const [name, value] of Object.entries(pullRequestFile(response, outputPath)))
       actionsIo.setOutput(name, value)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
@@ -114,7 +111,7 @@ export async function run(): Promise<void> {
     await progress?.finish(failed)
     for (const [name, value] of Object.entries({
       ...actionOutputs(failed, '', ''),
-      ...pullRequestFile(failed, '', undefined, undefined)
+      ...pullRequestFile(failed, '')
     }))
       actionsIo.setOutput(name, value)
     await writeSummary(summaryMarkdown(failed))
@@ -153,18 +150,10 @@ function startProgress(
   })
 }
 
-/** The pull request's title and a body file beside the result file, for a pull-request step. */
-function pullRequestFile(
-  response: CodeAgentOutput,
-  outputPath: string,
-  issueNumber: number | undefined,
-  run: string | undefined
-): Record<string, string> {
-  const commits = response.data ?? []
-  if (!response.success || commits.length === 0) {
-    return { 'pull-request-title': '', 'pull-request-body-path': '' }
-  }
-  const text = pullRequestText(commits, response.metrics, { issueNumber, runUrl: run })
+/** The result's pull request: its title, and its body as a file beside the result file. */
+function pullRequestFile(response: CodeAgentOutput, outputPath: string): Record<string, string> {
+  const text = response.pull_request
+  if (!text) return { 'pull-request-title': '', 'pull-request-body-path': '' }
   const path = join(dirname(outputPath), 'pull-request.md')
   writeFileSync(path, text.body)
   return { 'pull-request-title': text.title, 'pull-request-body-path': path }

@@ -41,12 +41,15 @@ export interface CliInvocation {
   command: string
   settings: RunConfigInput
   help: boolean
+  /** `--pull-request-body FILE`: where a green run's pull-request body is written. */
+  pullRequestBody?: string
 }
 
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
 
 const OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h' },
+  'pull-request-body': { type: 'string' },
   ...Object.fromEntries(
     [...FLAGS].map(([name, key]) => {
       const kind = SETTING_KINDS[key]
@@ -97,7 +100,8 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
   const positionals = parsed.positionals
   if (positionals.length > 1) throw new UsageError(`Unexpected argument "${positionals[1]}".`)
   for (const token of parsed.tokens) {
-    if (token.kind !== 'option' || token.name === 'help') continue
+    if (token.kind !== 'option' || token.name === 'help' || token.name === 'pull-request-body')
+      continue
     const { name, rawName, value } = token
     const secret = SECRET_FLAGS[name]
     if (secret)
@@ -119,7 +123,10 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
   return {
     command: positionals[0] ?? '',
     settings: settings as RunConfigInput,
-    help: parsed.values.help === true
+    help: parsed.values.help === true,
+    ...(typeof parsed.values['pull-request-body'] === 'string'
+      ? { pullRequestBody: parsed.values['pull-request-body'] }
+      : {})
   }
 }
 
@@ -160,6 +167,9 @@ export function usage(): string {
     'failed, 2 bad usage. Secrets never go on the command line: the API key comes from',
     'OPENAI_API_KEY or --api-key-file FILE, the GitHub token from GITHUB_TOKEN or',
     '--github-token-file FILE.',
+    '',
+    "  --pull-request-body FILE   a committed run's pull-request body (the result's",
+    '                             pull_request.body, ending with Fixes #N) written to FILE',
     '',
     'Aliases: --plan (--fix-plan), --triage (--triage-result), --tasks (--task-file),',
     '         --output (--output-path), --validation-command (--validation-commands),',

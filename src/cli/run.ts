@@ -1,10 +1,11 @@
 import { cancelOnSignals, runnerFacts, type Logger } from '../agent/index.js'
 import { recoverByHand } from '../engine/index.js'
 import { modeSettings, runMode } from '../modes/index.js'
+import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig } from '../config.js'
-import { toAgentError } from '../contract/index.js'
+import { toAgentError, type CodeAgentOutput } from '../contract/index.js'
 
 const stderrLogger: Logger = {
   info: (message) => process.stderr.write(`patchsmith: ${message}\n`),
@@ -18,9 +19,11 @@ const stderrLogger: Logger = {
 export async function cli(argv: readonly string[]): Promise<number> {
   let config
   let command
+  let bodyPath: string | undefined
   try {
     const parsed = parseCliArgs(argv)
     command = parsed.command
+    bodyPath = parsed.pullRequestBody && resolve(parsed.pullRequestBody)
     if (parsed.help || command === 'help') {
       process.stdout.write(`${usage()}\n`)
       return 0
@@ -56,6 +59,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
     const run = await runMode(command, config, env)
     if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
     else process.stdout.write(`${JSON.stringify(run.result, null, 2)}\n`)
+    if (bodyPath) writePullRequestBody(run.response, bodyPath)
     return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
   } catch (thrown) {
     // What failed before a run could write its result (GitHub down while a follow-up reads the
@@ -69,4 +73,14 @@ export async function cli(argv: readonly string[]): Promise<number> {
   } finally {
     cancellation.dispose()
   }
+}
+
+/** `--pull-request-body FILE`: the result's pull-request body, when the run committed. */
+function writePullRequestBody(response: CodeAgentOutput, path: string): void {
+  if (!response.pull_request) {
+    stderrLogger.info(`No pull request to open: ${path} not written`)
+    return
+  }
+  writeFileSync(path, response.pull_request.body)
+  stderrLogger.info(`Pull-request body written to ${path}`)
 }

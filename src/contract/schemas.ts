@@ -210,7 +210,18 @@ export function agentResponseSchema<T extends z.ZodType>(data: T) {
   })
 }
 
-export const CodeAgentOutputSchema = agentResponseSchema(z.array(CommitSchema))
+/** A green plan run's pull request, ready to open: the body ends with `Fixes #N`. */
+export const PullRequestTextSchema = z.object({
+  title: z.string(),
+  /** Markdown: what changed and why, the root cause, the proof table, cost, the run, Fixes #N. */
+  body: z.string()
+})
+export type PullRequestText = z.infer<typeof PullRequestTextSchema>
+
+export const CodeAgentOutputSchema = agentResponseSchema(z.array(CommitSchema)).extend({
+  /** On a successful plan run (one plan or a task file) only; not on a follow-up round. */
+  pull_request: PullRequestTextSchema.optional()
+})
 export type CodeAgentOutput = z.infer<typeof CodeAgentOutputSchema>
 export interface AgentResponse<T> {
   success: boolean

@@ -34,7 +34,8 @@ export async function runEngine(
     await reportFailureOnIssue(config, env, plans.input, response, masker, logger)
   }
   const { own, after } = plans.metrics(response)
-  return ctx.session.finish(response, own, after, plans.names(), mode)
+  const names = { ...plans.names(), issueTitle: plans.input?.issue.title }
+  return ctx.session.finish(response, own, after, names, mode)
 }
 
 /** A stopped run: what it made kept, the repository put back, its last attempt kept. */

@@ -2,7 +2,7 @@ import type { RunConfig } from '../config.js'
 import { toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import type { Git, RunLock } from '../git/index.js'
 import { DraftPrompter, modelMetrics, type ModelClient } from '../model/index.js'
-import { writeResultFile } from '../report/index.js'
+import { pullRequestText, writeResultFile } from '../report/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import type { CommandRunnerOptions } from '../validation/index.js'
 import { claimRepository, openSandbox, startRun, type RunSetup } from './run-setup.js'
@@ -33,6 +33,19 @@ export interface ResultSeams {
   after?: (end: RunEnd) => Promise<{ response: CodeAgentOutput; branch?: string }>
   /** The result file's content, from the run's masked response (default: the response). */
   result?: (response: CodeAgentOutput) => unknown
+  /**
+   * false: no pull-request text in a green result (a follow-up's change goes on a pull request
+   * that exists; seed code-commit leaves its commit to a supervisor).
+   */
+  pullRequest?: false
+}
+
+/** What the engine names once the run is over: its branch and issue, for the result and the entry. */
+export interface RunNames {
+  branch: string
+  issueNumber?: number
+  /** The issue's title: the pull request's "why" when the plan gives no other. */
+  issueTitle?: string
 }
 
 /**
@@ -143,7 +156,7 @@ export class RunSession {
     response: CodeAgentOutput,
     own: Record<string, unknown>,
     after: Record<string, unknown>,
-    names: { branch: string; issueNumber?: number },
+    { issueTitle, ...names }: RunNames,
     mode: ResultSeams
   ): Promise<AgentRun> {
     const { clock, outputPath, logDir } = this.setup
@@ -170,9 +183,30 @@ export class RunSession {
       this.sandbox?.dispose()
       this.lock?.release()
     }
+    if (mode.pullRequest !== false) masked = this.withPullRequest(masked, names, issueTitle)
     const result = mode.result ? this.masked(mode.result(masked)) : masked
     writeResultFile(outputPath, result)
     return { response: masked, result, mask: this.mask, outputPath, logDir, ...names, branch }
+  }
+
+  /**
+   * A green run's pull request, ready to open: rendered once, here, from the masked response
+   * (what the model wrote is masked before it is quoted), then masked itself.
+   */
+  private withPullRequest(
+    response: CodeAgentOutput,
+    names: { issueNumber?: number },
+    issueTitle: string | undefined
+  ): CodeAgentOutput {
+    const commits = response.data ?? []
+    if (!response.success || commits.length === 0) return response
+    const issueNumber = names.issueNumber ?? commits[0]?.issue_number
+    const text = pullRequestText(commits, response.metrics, {
+      issueNumber,
+      issueTitle,
+      runUrl: runUrl(this.env)
+    })
+    return { ...response, pull_request: this.masked(text) }
   }
 
   private masked<T>(value: T): T {

@@ -49,6 +49,7 @@ export async function runCodeCommit(config: RunConfig, env: AgentEnvironment): P
     },
     drafter: (ctx, attempt, current, repair) =>
       codeCommitDrafter(project!, () => initial!)(ctx, attempt, current, repair),
-    commitMessage: (message) => message.replace(/\n\nFixes #\d+\s*$/, '')
+    commitMessage: (message) => message.replace(/\n\nFixes #\d+\s*$/, ''),
+    pullRequest: false
   })
 }

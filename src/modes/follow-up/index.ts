@@ -113,7 +113,8 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
       followUp = report
       return after
     },
-    result: (response) => (followUp ? { ...response, follow_up: followUp } : response)
+    result: (response) => (followUp ? { ...response, follow_up: followUp } : response),
+    pullRequest: false
   })
 }
 
