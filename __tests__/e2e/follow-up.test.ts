@@ -184,6 +184,8 @@ describe('follow-up on review threads (node dist/index.js)', () => {
     const result = resultOf(repo)
     expect(result.success).toBe(true)
     expect(result.follow_up).toMatchObject({ pull_request: 12, round: 1, ignored: 1 })
+    // The round's change goes on the pull request that exists: no pull request to open.
+    expect(result).not.toHaveProperty('pull_request')
     expect(result.follow_up.threads).toEqual([
       { id: 'T1', path: 'src/total.js', line: 4, status: 'fixed', commit: tip },
       { id: 'T2', path: 'src/format.js', line: 2, status: 'fixed', commit: tip },
