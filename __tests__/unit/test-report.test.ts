@@ -144,3 +144,19 @@ describe('normaliseOutput', () => {
     expect(normaliseOutput('left: -1\n right: 5')).toBe('left: -1\nright: 5')
   })
 })
+
+describe('hostile output', () => {
+  // Each of these took minutes before (a /m gate starting with ^\s* backtracks over every blank
+  // line; a failure block read to the end of the output for each failure): the suite's timeout
+  // is what fails them, by orders of magnitude.
+  const blank = '\n'.repeat(400_000)
+  it.each([
+    ['TAP', `${blank}TAP version 13\n`],
+    ['Vitest', `${blank} Test Files  1 failed\n`],
+    ['Mocha', `  1 passing (2ms)\n  1 failing\n${'  1) x\n'.repeat(60_000)}`],
+    ['Mocha blocks', `  1) a\n  1 passing (2ms)\n${'  1) a:\n     x\n'.repeat(60_000)}`],
+    ['TAP blocks', `TAP version 13\n${'not ok 1 - x\n'.repeat(2)}${'  y\n'.repeat(200_000)}`]
+  ])('%s is read in linear time', (_name, output) => {
+    expect(() => parseTestReport(output)).not.toThrow()
+  })
+})

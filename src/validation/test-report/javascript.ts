@@ -1,4 +1,4 @@
-import { normaliseOutput } from './normalise.js'
+import { BLOCK_LINES, normaliseOutput } from './normalise.js'
 import type { TestCase, TestReport } from './types.js'
 
 // Jest, Vitest and Mocha print their default reporters for people; their JSON reporters need a
@@ -39,7 +39,7 @@ export function parseJest(output: string): TestReport | undefined {
 
 /** Vitest's default reporter: "✓ / × / ↓ name" lines under "❯ file", and "FAIL file > suite > test" blocks. */
 export function parseVitest(output: string): TestReport | undefined {
-  if (!/^\s+Test Files\s+/m.test(output)) return undefined
+  if (!/^[ \t]+Test Files[ \t]+/m.test(output)) return undefined
   const tests = new Map<string, TestCase>()
   const lines = output.split('\n')
   let file: string | undefined
@@ -76,9 +76,11 @@ export function parseVitest(output: string): TestReport | undefined {
   return full.length > 0 ? { runner: 'vitest', tests: full } : undefined
 }
 
+const TITLE_LINES = 20
+
 /** Mocha's spec reporter: "✔ name", "N) name", "- name", suites by indentation, numbered failure blocks. */
 export function parseMocha(output: string): TestReport | undefined {
-  if (!/^\s+\d+ passing \(/m.test(output)) return undefined
+  if (!/^[ \t]+\d+ passing \(/m.test(output)) return undefined
   const tests = new Map<string, TestCase>()
   const lines = output.split('\n')
   const suites: { indent: number; name: string }[] = []
@@ -103,9 +105,12 @@ export function parseMocha(output: string): TestReport | undefined {
       const id = numbered.get(failed[2]!)
       const test = id ? tests.get(id) : undefined
       // "1) suite" then the test's title ending in ":", then the error up to its stack.
+      // Bounded: a title is a few lines, and hostile output must not make every block scan to the end.
       let k = i
-      while (k < lines.length - 1 && !/:\s*$/.test(lines[k]!)) k++
-      if (test) test.message = blockAfter(lines, k, true)
+      const last = Math.min(lines.length - 1, i + TITLE_LINES)
+      while (k < last && !/:\s*$/.test(lines[k]!)) k++
+      // Once per test: output that repeats a number must not be read again for each repeat.
+      if (test && test.message === undefined) test.message = blockAfter(lines, k, true)
       return
     }
     if (!inFailures) marked(line, suites, ' ', (id, status) => tests.set(id, { id, status }))
@@ -139,7 +144,8 @@ function marked(
 /** The failure text under a header: up to the code frame or stack, normalised. */
 function blockAfter(lines: string[], index: number, skipBlank = false): string {
   const body: string[] = []
-  for (let k = index + 1; k < lines.length; k++) {
+  const end = Math.min(lines.length, index + 1 + BLOCK_LINES)
+  for (let k = index + 1; k < end; k++) {
     const line = lines[k]!
     if (/^\s*(at |❯ |>? ?\d+ \|)|^\s+\d+\|/.test(line) || /^\s+● |^⎯/.test(line)) break
     if (!line.trim() && body.length > 0 && !skipBlank && body.length > 6) break

@@ -1,5 +1,9 @@
 import stripAnsi from 'strip-ansi'
 
+/** A failure's message is cut to a few hundred characters later: its block is read this far at most,
+ * so hostile output cannot make every block scan to the end. */
+export const BLOCK_LINES = 200
+
 /**
  * Output with what changes from run to run taken out (timings, durations, dates, temporary
  * paths, memory addresses, process and thread ids, hashes) and what a test asserted kept:

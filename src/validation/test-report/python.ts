@@ -1,4 +1,4 @@
-import { normaliseOutput } from './normalise.js'
+import { BLOCK_LINES, normaliseOutput } from './normalise.js'
 import type { TestCase, TestReport } from './types.js'
 
 // No maintained npm package reads unittest's or pytest's console output (only their JUnit XML,
@@ -8,7 +8,6 @@ const UNITTEST_VERBOSE =
   /^(\w+) \(([\w.]+)\) \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$/
 const UNITTEST_BLOCK = /^(FAIL|ERROR): (\w+) \(([\w.]+)\)/
 const UNITTEST_RAN = /^Ran \d+ tests? in /m
-const BLOCK_LINES = 200
 
 /** `python -m unittest` (verbose or not): per test in -v, failures and errors always. */
 export function parseUnittest(output: string): TestReport | undefined {

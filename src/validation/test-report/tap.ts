@@ -1,4 +1,4 @@
-import { normaliseOutput } from './normalise.js'
+import { BLOCK_LINES, normaliseOutput } from './normalise.js'
 import type { TestCase, TestReport } from './types.js'
 
 // TAP's grammar is a handful of line shapes; the npm TAP parsers (tap-parser) are stream
@@ -8,7 +8,7 @@ const TEST_LINE = /^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:- )?([^#]*?)\s*(?:#\s*(SKIP
 
 /** TAP 13/14 (node --test, mocha --reporter tap, tape): ok / not ok lines and their YAML blocks. */
 export function parseTap(output: string): TestReport | undefined {
-  if (!/^\s*(TAP version \d+|1\.\.\d+)\s*$/m.test(output)) return undefined
+  if (!/^[ \t]*(TAP version \d+|1\.\.\d+)[ \t]*$/m.test(output)) return undefined
   const tests: TestCase[] = []
   const lines = output.split('\n')
   lines.forEach((line, i) => {
@@ -31,7 +31,8 @@ function diagnostics(lines: string[], index: number, indent: number): string {
   const body: string[] = []
   // Under a dropped key (stack: |-), every line indented deeper than the key is dropped too.
   let droppedLead = -1
-  for (let k = index + 1; k < lines.length; k++) {
+  const end = Math.min(lines.length, index + 1 + BLOCK_LINES)
+  for (let k = index + 1; k < end; k++) {
     const line = lines[k]!
     const lead = /^\s*/.exec(line)![0].length
     if (line.trim() && lead <= indent) break
