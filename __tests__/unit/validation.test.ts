@@ -187,8 +187,16 @@ describe('validationEnv (the allowlist)', () => {
       'LANG',
       'LC_ALL',
       'PATH',
+      'PYTHONDONTWRITEBYTECODE',
       'npm_config_cache'
     ])
+  })
+
+  it('keeps Python from running stale bytecode after the base check swaps a file back', () => {
+    expect(validationEnv(parent).PYTHONDONTWRITEBYTECODE).toBe('1')
+    expect(validationEnv({ PYTHONDONTWRITEBYTECODE: '' }, ['PYTHONDONTWRITEBYTECODE'])).toEqual({
+      PYTHONDONTWRITEBYTECODE: ''
+    })
   })
 
   it('adds the names validation-env lists', () => {

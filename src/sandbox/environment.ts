@@ -87,6 +87,10 @@ export function validationEnv(
     const listed = BASE_NAMES.has(name) || BASE_PREFIXES.some((prefix) => prefix.test(name))
     if (extra.has(name) || (listed && !SECRET_NAME.test(name))) env[name] = value
   }
+  // The base check puts a file back within the same second and often at the same size; Python's
+  // bytecode cache is keyed on exactly those, so without this a base run can execute the draft's
+  // code (and __pycache__ folders would land in the work tree as files validation wrote).
+  env.PYTHONDONTWRITEBYTECODE ??= '1'
   return env
 }
 
