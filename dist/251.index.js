@@ -1,8 +1,8 @@
-export const id = 725;
-export const ids = [725];
+export const id = 251;
+export const ids = [251];
 export const modules = {
 
-/***/ 22725:
+/***/ 63251:
 /***/ (function(module) {
 
 /**
