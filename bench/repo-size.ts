@@ -48,6 +48,7 @@ try {
   const times = { small: [] as number[], large: [] as number[] }
   const shell = { small: [] as number[], large: [] as number[] }
   const processes = { small: 0, large: 0 }
+  const phases = { small: [] as Record<string, number>[], large: [] as Record<string, number>[] }
   // One warm-up of each, then interleaved so drift on a shared machine hits both alike.
   for (let i = -1; i < RUNS; i++) {
     for (const [name, repo] of [
@@ -60,6 +61,7 @@ try {
       times[name].push(run.ms)
       shell[name].push(script)
       processes[name] = run.gitProcesses
+      phases[name].push(run.phases)
     }
   }
   const s = median(times.small)
@@ -70,6 +72,15 @@ try {
   row(`the run, ${LARGE} files`, l)
   row(`shell (checkout -b, sed, commit, push), ${SMALL} files`, median(shell.small))
   row(`shell (checkout -b, sed, commit, push), ${LARGE} files`, median(shell.large))
+  console.log(
+    '\nby phase (median ms)      ' + `${SMALL} files`.padStart(12) + `${LARGE} files`.padStart(14)
+  )
+  for (const phase of Object.keys(phases.large[0] ?? {})) {
+    const at = (name: 'small' | 'large') => median(phases[name].map((p) => p[phase] ?? 0))
+    console.log(
+      `  ${phase.padEnd(24)}${at('small').toFixed(0).padStart(12)}${at('large').toFixed(0).padStart(14)}`
+    )
+  }
   console.log(
     `run ÷ shell: ${(s / median(shell.small)).toFixed(2)} (${SMALL}), ${(l / median(shell.large)).toFixed(2)} (${LARGE})\n`
   )
@@ -164,7 +175,11 @@ async function actionRun(repo: TestRepo, branch: string) {
     throw new Error('the run did not push')
   const metrics = JSON.parse(readFileSync(result, 'utf8')).metrics as Record<string, unknown>
   backToMain(repo)
-  return { ms: run.durationMs, gitProcesses: metrics.git_processes as number }
+  return {
+    ms: run.durationMs,
+    gitProcesses: metrics.git_processes as number,
+    phases: metrics.phase_ms as Record<string, number>
+  }
 }
 
 async function shellRun(repo: TestRepo, branch: string): Promise<number> {
@@ -204,7 +219,7 @@ function traceShim(): string {
       's=$(date +%s%N)',
       `"${real}" "$@"`,
       'rc=$?',
-      `printf '%s ms  git %s\\n' "$(( ($(date +%s%N) - s) / 1000000 ))" "$*" >> "${log}"`,
+      `printf '%s start %s ms  git %s\\n' "$(( s / 1000000 % 100000 ))" "$(( ($(date +%s%N) - s) / 1000000 ))" "$*" >> "${log}"`,
       'exit $rc',
       ''
     ].join('\n')
