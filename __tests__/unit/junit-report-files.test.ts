@@ -121,6 +121,46 @@ describe('JUnitReportFiles', () => {
     expect(read.refused.join('\n')).toContain('reports/j.xml: a symbolic link')
   })
 
+  it('passes over a linked module, target or reports folder, at any depth; finds modules two down', async () => {
+    mkdirSync(join(outside, 'target/surefire-reports'), { recursive: true })
+    mkdirSync(join(outside, 'test-results'), { recursive: true })
+    const files = await JUnitReportFiles.before(root, 'mvn test')
+    const report = (dir: string) => writeFileSync(join(dir, 'TEST-x.xml'), SUREFIRE)
+    report(join(outside, 'target/surefire-reports'))
+    report(join(outside, 'test-results'))
+    for (const module of ['one', 'svc/two']) {
+      mkdirSync(join(root, module, 'build'), { recursive: true })
+      symlinkSync(join(outside, 'target'), join(root, module, 'target'))
+      symlinkSync(join(outside, 'test-results'), join(root, module, 'build/test-results'))
+    }
+    mkdirSync(join(root, 'svc'), { recursive: true })
+    symlinkSync(outside, join(root, 'svc/linked'))
+    symlinkSync(outside, join(root, 'linked'))
+    write('svc/three/target', 'a file, not a folder')
+    write('services/api/target/surefire-reports/TEST-io.olamy.AlwaysFailTest.xml', SUREFIRE)
+    write('services/web/build/test-results/test/TEST-TestCase1.xml', GRADLE)
+    // A link that stays inside the work tree is passed over too: no file is read by two names.
+    mkdirSync(join(root, 'inside'))
+    symlinkSync(join(root, 'services/api/target'), join(root, 'inside/target'))
+    const read = await files.read()
+    expect(read.files.sort()).toEqual([
+      'services/api/target/surefire-reports/TEST-io.olamy.AlwaysFailTest.xml',
+      'services/web/build/test-results/test/TEST-TestCase1.xml'
+    ])
+    expect(read.refused).toEqual([])
+  })
+
+  it('takes stock within the folder cap: a module past it is not looked in', async () => {
+    for (const n of [1, 2, 3]) write(`m${n}/target/surefire-reports/TEST-${n}.xml`, '<old/>')
+    const limits = { ...REPORT_FILE_LIMITS, maxDirs: 3 }
+    const files = await JUnitReportFiles.before(root, 'mvn test', limits)
+    for (const n of [1, 2, 3]) write(`m${n}/target/surefire-reports/TEST-${n}.xml`, SUREFIRE)
+    // The work tree and two of its folders (listing order is the file system's).
+    const read = (await files.read()).files
+    expect(read).toHaveLength(2)
+    for (const path of read) expect(path).toMatch(/^m\d\/target\/surefire-reports\/TEST-\d.xml$/)
+  })
+
   it('never names a path outside the work tree', () => {
     expect(namedPaths(root, 'pytest --junitxml=../out.xml --junit-xml /etc/passwd')).toEqual([])
     expect(namedPaths(root, `pytest --junitxml="a b/r.xml"; x --junit-xml=r2.xml`)).toEqual([
