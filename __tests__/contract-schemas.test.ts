@@ -1,15 +1,39 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { contractJsonSchemas } from '../src/contract/json-schemas.js'
 import {
-  CodeAgentOutputSchema,
-  FixPlanSchema,
-  IssueSchema,
+  codeAgentInputSchema,
+  codeAgentOutputSchema,
+  fixPlanSchema,
+  issueSchema,
+  lazySchema,
   PatchsmithError,
   toAgentError
 } from '../src/contract/index.js'
 import { PROJECT_ROOT } from './support/action-runner.js'
+
+describe('lazySchema', () => {
+  it('builds a schema on its first use, once, and keeps it', () => {
+    let builds = 0
+    const schema = lazySchema(() => {
+      builds++
+      return z.string().min(2)
+    })
+    expect(builds).toBe(0)
+    const first = schema()
+    expect(schema()).toBe(first)
+    expect(builds).toBe(1)
+    expect(first.safeParse('a').success).toBe(false)
+  })
+
+  it('shares one instance of a contract schema with the schemas built from it', () => {
+    expect(fixPlanSchema()).toBe(fixPlanSchema())
+    expect(codeAgentInputSchema().shape.fix_plan).toBe(fixPlanSchema())
+    expect(codeAgentInputSchema().shape.issue).toBe(issueSchema())
+  })
+})
 
 describe('the committed JSON Schemas', () => {
   it('are what `npm run schemas` writes from the zod contract', () => {
@@ -32,7 +56,7 @@ describe('the committed JSON Schemas', () => {
     const plan = contractJsonSchemas()['fix-plan'] as { additionalProperties?: boolean }
     expect(plan.additionalProperties).toBe(false)
     expect(
-      FixPlanSchema.safeParse({
+      fixPlanSchema().safeParse({
         branch_name: 'a',
         plan_steps: [],
         file_changes: [],
@@ -58,16 +82,17 @@ describe('the contract types', () => {
       branch: 'docs/42-fix-typo-readme',
       patch_id: 'b'.repeat(40)
     }
-    expect(CodeAgentOutputSchema.safeParse({ success: true, data: [commit] }).success).toBe(true)
+    expect(codeAgentOutputSchema().safeParse({ success: true, data: [commit] }).success).toBe(true)
     const bad = { ...commit, message: 'Fixed the typo' }
-    expect(CodeAgentOutputSchema.safeParse({ success: true, data: [bad] }).success).toBe(false)
+    expect(codeAgentOutputSchema().safeParse({ success: true, data: [bad] }).success).toBe(false)
     expect(
-      CodeAgentOutputSchema.safeParse({ success: true, data: [{ ...commit, sha: 'abc' }] }).success
+      codeAgentOutputSchema().safeParse({ success: true, data: [{ ...commit, sha: 'abc' }] })
+        .success
     ).toBe(false)
   })
 
   it('keep an issue from an event payload, dropping its extra fields', () => {
-    const issue = IssueSchema.parse({
+    const issue = issueSchema().parse({
       number: 1,
       title: 'A title',
       body: null,

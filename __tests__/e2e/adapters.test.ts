@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CommitResultSchema, type CodeAgentOutput } from '../../src/contract/index.js'
+import { commitResultSchema, type CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import {
@@ -79,7 +79,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
       'node test.js'
     ])
     expect(run.exitCode, run.stderr).toBe(0)
-    const result = CommitResultSchema.parse(JSON.parse(run.stdout))
+    const result = commitResultSchema().parse(JSON.parse(run.stdout))
     const pushed = repo.gitOrigin('rev-parse', 'refs/heads/agt/T-7')
     expect(result).toMatchObject({
       task_id: 'T-7',
@@ -119,7 +119,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
     })
     expect(soft.exitCode).toBe(1)
     expect(soft.outputs['error-code']).toBe('VALIDATION_FAILED')
-    const softResult = CommitResultSchema.parse(
+    const softResult = commitResultSchema().parse(
       JSON.parse(readFileSync(`${repo.root}/soft.json`, 'utf8'))
     )
     expect(softResult).toMatchObject({ task_id: 'T-8', status: 'SOFT_FAIL', commit_sha: '' })
@@ -140,7 +140,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
       }
     })
     expect(hard.exitCode).toBe(1)
-    const hardResult = CommitResultSchema.parse(
+    const hardResult = commitResultSchema().parse(
       JSON.parse(readFileSync(`${repo.root}/hard.json`, 'utf8'))
     )
     expect(hardResult).toMatchObject({
@@ -164,7 +164,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
       model.url
     ])
     expect(run.exitCode).toBe(1)
-    const result = CommitResultSchema.parse(JSON.parse(run.stdout))
+    const result = commitResultSchema().parse(JSON.parse(run.stdout))
     expect(result).toMatchObject({ task_id: 'T-10', status: 'HARD_FAIL' })
     expect(result.notes[0]).toMatch(/^INVALID_INPUT: Invalid coding_task\.goal/)
     expect(model.requests).toHaveLength(0)

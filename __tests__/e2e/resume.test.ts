@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { LastAttemptSchema, type LastAttempt } from '../../src/contract/index.js'
+import { lastAttemptSchema, type LastAttempt } from '../../src/contract/index.js'
 import { lastUserMessage } from '../support/model-server.js'
 import type { TestRepo } from '../support/repo.js'
 import {
@@ -24,7 +24,7 @@ function repo(): TestRepo {
 }
 
 function lastAttemptOf(run: { result: { error?: { details?: Record<string, unknown> } } }) {
-  return LastAttemptSchema.parse(run.result.error?.details?.last_attempt)
+  return lastAttemptSchema().parse(run.result.error?.details?.last_attempt)
 }
 
 function draftCalls(run: Awaited<ReturnType<typeof runOnFruit>>) {

@@ -8,7 +8,7 @@ import {
 import { commitResult, commitStatus } from '../../src/modes/coding-task/index.js'
 import { taskMessage } from '../../src/modes/coding-task/index.js'
 import { parseRunConfig } from '../../src/config.js'
-import { CodingTaskSchema, ERROR_CODES, type ErrorCode } from '../../src/contract/index.js'
+import { codingTaskSchema, ERROR_CODES, type ErrorCode } from '../../src/contract/index.js'
 import { createRepo } from '../support/repo.js'
 
 const failed = (code: ErrorCode) => ({
@@ -35,7 +35,12 @@ describe('CodingTask adapter', () => {
   })
 
   it('ends the message with [agent:<id>] and the trailers', () => {
-    const task = CodingTaskSchema.parse({ id: 'T-1', goal: 'g', paths: ['a'], license_tag: 'MIT' })
+    const task = codingTaskSchema().parse({
+      id: 'T-1',
+      goal: 'g',
+      paths: ['a'],
+      license_tag: 'MIT'
+    })
     expect(taskMessage('feat(a): add the thing to a\n\nFixes #1', task)).toBe(
       'feat(a): add the thing to a\n\n[agent:T-1]\n\nLicense-Tag: MIT'
     )
@@ -52,14 +57,14 @@ describe('CodingTask adapter', () => {
     [{ id: 'T1', goal: 'g', paths: ['a'], license_tag: 'MIT\nSigned-off-by: x' }, 'license_tag'],
     [{ id: 'T1', goal: 'g', paths: [] }, 'paths']
   ])('refuses %j at %s', (task, field) => {
-    const result = CodingTaskSchema.safeParse(task)
+    const result = codingTaskSchema().safeParse(task)
     expect(result.success).toBe(false)
     expect(result.error!.issues[0]!.path[0]).toBe(field)
   })
 
   it('takes skeleton_patch as a string or a list', () => {
     expect(
-      CodingTaskSchema.parse({ id: 'T1', goal: 'g', paths: ['a'], skeleton_patch: '+x' })
+      codingTaskSchema().parse({ id: 'T1', goal: 'g', paths: ['a'], skeleton_patch: '+x' })
         .skeleton_patch
     ).toEqual(['+x'])
   })

@@ -8,7 +8,7 @@ import {
   detectFormat,
   editFromReply,
   formatNamed,
-  JsonEditsSchema,
+  jsonEditsSchema,
   resolveEditFormat,
   type PatchError,
   type ReplyFormat
@@ -241,16 +241,16 @@ describe('json-edits', () => {
   })
 
   it('exports the payload schema for structured outputs', () => {
-    expect(JsonEditsSchema.safeParse({ path: 'a', edits: [edit(1, 1, 'x', 'y')] }).success).toBe(
+    expect(jsonEditsSchema().safeParse({ path: 'a', edits: [edit(1, 1, 'x', 'y')] }).success).toBe(
       true
     )
     expect(
-      JsonEditsSchema.safeParse({
+      jsonEditsSchema().safeParse({
         path: 'a',
         edits: [{ range: { start: 1, end: 1 }, oldText: null, newText: 'x' }]
       }).success
     ).toBe(true)
-    expect(JsonEditsSchema.safeParse({ path: 'a', edits: [] }).success).toBe(false)
+    expect(jsonEditsSchema().safeParse({ path: 'a', edits: [] }).success).toBe(false)
   })
 })
 

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
-  CodeAgentOutputSchema,
+  codeAgentOutputSchema,
   InvalidInputError,
-  LastAttemptSchema,
+  lastAttemptSchema,
   type AgentError,
   type CodeAgentInput,
   type LastAttempt,
@@ -156,9 +156,9 @@ export function readResumePoint(path: string, input: CodeAgentInput): LastAttemp
   } catch (error) {
     refuse(`${path} is not JSON (${(error as Error).message}).`, 'not-a-result')
   }
-  const result = CodeAgentOutputSchema.safeParse(parsed)
+  const result = codeAgentOutputSchema().safeParse(parsed)
   if (!result.success) refuse(`${path} is not a Patchsmith result.`, 'not-a-result')
-  const last = LastAttemptSchema.safeParse(result.data!.error?.details?.last_attempt)
+  const last = lastAttemptSchema().safeParse(result.data!.error?.details?.last_attempt)
   if (!last.success) {
     refuse(
       `the earlier run (${result.data!.error?.code ?? 'success'}) kept no attempt to resume from; run without resume to draft anew.`,

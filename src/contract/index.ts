@@ -1,3 +1,5 @@
 export * from './schemas.js'
+export * from './coding-task.js'
 export * from './errors.js'
 export * from './refusal-rules.js'
+export { lazySchema } from './lazy-schema.js'

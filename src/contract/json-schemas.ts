@@ -1,14 +1,13 @@
 import { z } from 'zod'
 import {
-  CodeAgentInputSchema,
-  CodeAgentOutputSchema,
-  CodingTaskSchema,
-  CommitResultSchema,
-  CommitSchema,
-  FixPlanSchema,
-  IssueSchema,
-  TriageResultSchema
+  codeAgentInputSchema,
+  codeAgentOutputSchema,
+  commitSchema,
+  fixPlanSchema,
+  issueSchema,
+  triageResultSchema
 } from './schemas.js'
+import { codingTaskSchema, commitResultSchema } from './coding-task.js'
 
 /** The contract as JSON Schema: what the steps before this one write and the step after reads. */
 export function contractJsonSchemas(): Record<string, object> {
@@ -17,13 +16,13 @@ export function contractJsonSchemas(): Record<string, object> {
   const output = (schema: z.ZodType) =>
     z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' })
   return {
-    'code-agent-input': input(CodeAgentInputSchema),
-    issue: input(IssueSchema),
-    'triage-result': input(TriageResultSchema),
-    'fix-plan': input(FixPlanSchema),
-    commit: output(CommitSchema),
-    'code-agent-output': output(CodeAgentOutputSchema),
-    'coding-task': input(CodingTaskSchema),
-    'commit-result': output(CommitResultSchema)
+    'code-agent-input': input(codeAgentInputSchema()),
+    issue: input(issueSchema()),
+    'triage-result': input(triageResultSchema()),
+    'fix-plan': input(fixPlanSchema()),
+    commit: output(commitSchema()),
+    'code-agent-output': output(codeAgentOutputSchema()),
+    'coding-task': input(codingTaskSchema()),
+    'commit-result': output(commitResultSchema())
   }
 }

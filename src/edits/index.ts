@@ -4,7 +4,7 @@ export { EDIT_FORMAT_SETTINGS, formatNamed, REPLY_FORMATS } from './formats/inde
 export type { FormatStrategy, ReplyFormat, ReplyFormatOrAuto } from './formats/index.js'
 export type { DraftedEdit, PlannedFile, ReplyOptions } from './edit-reply.js'
 export { chooseEditFormat, resolveEditFormat, WHOLE_FILE_MAX_LINES } from './formats/choose.js'
-export { JsonEditsSchema, JsonLineEditSchema } from './formats/index.js'
+export { jsonEditsSchema, jsonLineEditSchema } from './formats/index.js'
 export type { JsonEdits } from './formats/index.js'
 export { renderDiff } from './canonical-diff.js'
 export { extractDiff, parseUnifiedDiff } from './formats/index.js'

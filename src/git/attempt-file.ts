@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { privateFolder, writePrivateFile } from './private-file.js'
-import { LastAttemptSchema, type LastAttempt } from '../contract/index.js'
+import { lastAttemptSchema, type LastAttempt } from '../contract/index.js'
 import { journalTag, loadJournalKey, tagMatches } from './journal-key.js'
 import { gitDirs } from './repo-integrity.js'
 
@@ -43,7 +43,7 @@ export class AttemptFile {
       if ('problem' in key) return { problem: `cannot be checked: ${key.problem}` }
       if (!tagMatches(key.key, this.scope(), outer.record, outer.tag))
         return { problem: 'does not carry a valid integrity tag' }
-      const parsed = LastAttemptSchema.safeParse(JSON.parse(outer.record))
+      const parsed = lastAttemptSchema().safeParse(JSON.parse(outer.record))
       if (!parsed.success) return { problem: 'holds a value Patchsmith never writes' }
       return { attempt: parsed.data, writtenMs }
     } catch {

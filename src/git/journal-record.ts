@@ -1,8 +1,11 @@
 import { posix } from 'node:path'
 import { z } from 'zod'
+import { lazySchema } from '../contract/index.js'
 
 /** A full object name: SHA-1, or SHA-256 in a repository that uses it. */
-const Sha = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'not a full commit SHA')
+const shaSchema = lazySchema(() =>
+  z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'not a full commit SHA')
+)
 
 /**
  * What `git check-ref-format --branch` accepts, minus anything git's command lines could read as
@@ -38,80 +41,86 @@ export function journalPathProblem(path: string): string | undefined {
   return undefined
 }
 
-const Branch = z.string().superRefine((name, ctx) => {
-  const problem = branchNameProblem(name)
-  if (problem) ctx.addIssue({ code: 'custom', message: `branch name ${problem}` })
-})
+const branchSchema = lazySchema(() =>
+  z.string().superRefine((name, ctx) => {
+    const problem = branchNameProblem(name)
+    if (problem) ctx.addIssue({ code: 'custom', message: `branch name ${problem}` })
+  })
+)
 
-const WorkTreePath = z.string().superRefine((path, ctx) => {
-  const problem = journalPathProblem(path)
-  if (problem) ctx.addIssue({ code: 'custom', message: `path ${problem}` })
-})
+const workTreePathSchema = lazySchema(() =>
+  z.string().superRefine((path, ctx) => {
+    const problem = journalPathProblem(path)
+    if (problem) ctx.addIssue({ code: 'custom', message: `path ${problem}` })
+  })
+)
 
 /**
  * What a run must put back if it dies where no handler runs (SIGKILL, a runner that is gone):
  * written before each change to the repository, removed when the run has put everything back.
  * Every value is checked again when read: the file sits in `.git`, where others can write.
  */
-export const JournalRecordSchema = z
-  .object({
-    pid: z.number().int().positive(),
-    started: z.string().max(64),
-    /** The branch the run started on (absent: detached at `startHead`). */
-    startBranch: Branch.optional(),
-    startHead: Sha,
-    base: Branch,
-    baseSha: Sha,
-    branch: Branch,
-    /** The stash message, set before `git stash push`; the stash's SHA once it exists. */
-    stashMessage: z
-      .string()
-      .max(400)
-      .regex(/^patchsmith: [^\n]*$/)
-      .optional(),
-    stash: Sha.optional(),
-    leftStart: z.boolean(),
-    createdLocal: z.boolean(),
-    /**
-     * The plan branch's local tip before the run created it: null once the run knows it was
-     * absent (it created it). A branch the run did not prove it created is never deleted.
-     */
-    localBefore: Sha.nullable().optional(),
-    /** The same on origin, as read before anything was pushed. */
-    remoteBefore: Sha.nullable().optional(),
-    /** Set before the first apply: the work tree holds the run's edits from then on. */
-    worktreeChanged: z.boolean(),
-    /** push: false: commits were made on the base branch. */
-    baseMoved: z.boolean(),
-    /** The run's commits; a ref is moved or deleted only while its tip is one of them. */
-    commits: z.array(Sha).max(10_000),
-    pushing: z.boolean(),
-    /** Paths the run may have created (the plan's); only untracked files among them are removed. */
-    touched: z.array(WorkTreePath).max(10_000),
-    /**
-     * The process groups the run had running (leader pid and start time in clock ticks since
-     * boot): a recovery stops only those it can prove are still the run's (stopLeftovers).
-     */
-    processes: z
-      .array(
-        z.object({
-          pid: z.number().int().min(2),
-          startTime: z.string().regex(/^\d{1,20}$/)
-        })
-      )
-      .max(1_000)
-      .optional()
-  })
-  // Fields a newer Patchsmith adds are kept (they are under the same integrity tag).
-  .loose()
+export const journalRecordSchema = lazySchema(() =>
+  z
+    .object({
+      pid: z.number().int().positive(),
+      started: z.string().max(64),
+      /** The branch the run started on (absent: detached at `startHead`). */
+      startBranch: branchSchema().optional(),
+      startHead: shaSchema(),
+      base: branchSchema(),
+      baseSha: shaSchema(),
+      branch: branchSchema(),
+      /** The stash message, set before `git stash push`; the stash's SHA once it exists. */
+      stashMessage: z
+        .string()
+        .max(400)
+        .regex(/^patchsmith: [^\n]*$/)
+        .optional(),
+      stash: shaSchema().optional(),
+      leftStart: z.boolean(),
+      createdLocal: z.boolean(),
+      /**
+       * The plan branch's local tip before the run created it: null once the run knows it was
+       * absent (it created it). A branch the run did not prove it created is never deleted.
+       */
+      localBefore: shaSchema().nullable().optional(),
+      /** The same on origin, as read before anything was pushed. */
+      remoteBefore: shaSchema().nullable().optional(),
+      /** Set before the first apply: the work tree holds the run's edits from then on. */
+      worktreeChanged: z.boolean(),
+      /** push: false: commits were made on the base branch. */
+      baseMoved: z.boolean(),
+      /** The run's commits; a ref is moved or deleted only while its tip is one of them. */
+      commits: z.array(shaSchema()).max(10_000),
+      pushing: z.boolean(),
+      /** Paths the run may have created (the plan's); only untracked files among them are removed. */
+      touched: z.array(workTreePathSchema()).max(10_000),
+      /**
+       * The process groups the run had running (leader pid and start time in clock ticks since
+       * boot): a recovery stops only those it can prove are still the run's (stopLeftovers).
+       */
+      processes: z
+        .array(
+          z.object({
+            pid: z.number().int().min(2),
+            startTime: z.string().regex(/^\d{1,20}$/)
+          })
+        )
+        .max(1_000)
+        .optional()
+    })
+    // Fields a newer Patchsmith adds are kept (they are under the same integrity tag).
+    .loose()
+)
 
-export type JournalRecord = z.infer<typeof JournalRecordSchema>
+export type JournalRecord = z.infer<ReturnType<typeof journalRecordSchema>>
 
 /** The record, or the first thing wrong with it as a sentence. */
 export function parseJournalRecord(
   value: unknown
 ): { record: JournalRecord } | { problem: string } {
-  const parsed = JournalRecordSchema.safeParse(value)
+  const parsed = journalRecordSchema().safeParse(value)
   if (parsed.success) return { record: parsed.data }
   const issue = parsed.error.issues[0]!
   return { problem: `${issue.path.join('.') || 'record'}: ${issue.message}` }

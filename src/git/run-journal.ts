@@ -23,7 +23,7 @@ export type JournalReading =
     }
 
 /**
- * `.git/patchsmith/journal.json`: the record (see JournalRecordSchema) as a string, and an
+ * `.git/patchsmith/journal.json`: the record (see journalRecordSchema) as a string, and an
  * HMAC-SHA256 tag over it and the git folder's real path, keyed outside the repository
  * (journal-key.ts). A record without a valid tag, or with a value Patchsmith never writes, is
  * not carried out. Without a usable key the record is still written, untagged: a human can read

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs'
 import type { z } from 'zod'
 import {
-  CodeAgentInputSchema,
-  FixPlanSchema,
+  codeAgentInputSchema,
+  fixPlanSchema,
   InvalidInputError,
-  IssueSchema,
-  TriageResultSchema,
+  issueSchema,
+  triageResultSchema,
   type CodeAgentInput
 } from '../contract/index.js'
 import { readStructured } from './structured-text.js'
@@ -25,7 +25,7 @@ export interface InputSources {
 export function loadAgentInput(sources: InputSources): CodeAgentInput {
   if (sources.agentInput) {
     return validate(
-      CodeAgentInputSchema,
+      codeAgentInputSchema(),
       readStructured(sources.agentInput, 'agent-input', sources.baseDir),
       ''
     )
@@ -44,9 +44,9 @@ export function loadAgentInput(sources: InputSources): CodeAgentInput {
     ? readStructured(sources.triageResult, 'triage-result', sources.baseDir)
     : {}
   return {
-    issue: validate(IssueSchema, issue, 'issue'),
-    triage_result: validate(TriageResultSchema, triage, 'triage_result'),
-    fix_plan: validate(FixPlanSchema, plan, 'fix_plan')
+    issue: validate(issueSchema(), issue, 'issue'),
+    triage_result: validate(triageResultSchema(), triage, 'triage_result'),
+    fix_plan: validate(fixPlanSchema(), plan, 'fix_plan')
   }
 }
 

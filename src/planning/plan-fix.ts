@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import {
-  FixPlanSchema,
+  fixPlanSchema,
+  lazySchema,
   ModelError,
-  OperationSchema,
+  operationSchema,
   type FixPlan,
   type Issue
 } from '../contract/index.js'
@@ -25,23 +26,30 @@ import type { RepoFiles } from './repo-files.js'
  * wants. The branch and the validation commands are Patchsmith's: a branch name from the
  * issue title, and only the maintainer's trusted commands.
  */
-export const PlanReplySchema = z.strictObject({
-  root_cause: z.string().min(1).max(2_000),
-  plan_steps: z.array(z.string().min(1).max(1_000)).min(1).max(10),
-  file_changes: z
-    .array(
-      z.strictObject({
-        path: z.string().min(1).max(4_096),
-        operation: OperationSchema,
-        description: z.string().min(1).max(2_000)
-      })
-    )
-    .min(1)
-    .max(5)
-})
-export type PlanReply = z.infer<typeof PlanReplySchema>
+export const planReplySchema = lazySchema(() =>
+  z.strictObject({
+    root_cause: z.string().min(1).max(2_000),
+    plan_steps: z.array(z.string().min(1).max(1_000)).min(1).max(10),
+    file_changes: z
+      .array(
+        z.strictObject({
+          path: z.string().min(1).max(4_096),
+          operation: operationSchema(),
+          description: z.string().min(1).max(2_000)
+        })
+      )
+      .min(1)
+      .max(5)
+  })
+)
+export type PlanReply = z.infer<ReturnType<typeof planReplySchema>>
 
-const PLAN_FORMAT = { name: 'fix_plan', schema: PlanReplySchema }
+const PLAN_FORMAT = {
+  name: 'fix_plan',
+  get schema() {
+    return planReplySchema()
+  }
+}
 
 export interface PlanRequest {
   issue: Issue
@@ -106,7 +114,7 @@ function checkReply(
   value: unknown,
   request: PlanRequest
 ): { plan: FixPlan; rootCause: string } | { problems: string[] } {
-  const parsed = PlanReplySchema.safeParse(value)
+  const parsed = planReplySchema().safeParse(value)
   if (!parsed.success) {
     return {
       problems: parsed.error.issues
@@ -133,7 +141,7 @@ function checkReply(
     }
   }
   if (problems.length > 0) return { problems }
-  const plan = FixPlanSchema.safeParse({
+  const plan = fixPlanSchema().safeParse({
     branch_name: planBranchName(request.issue.number, request.issue.title),
     plan_steps: [
       ...reply.plan_steps,

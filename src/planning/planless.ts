@@ -1,8 +1,8 @@
 import type { RunConfig } from '../config.js'
 import {
   InvalidInputError,
-  IssueSchema,
-  TriageResultSchema,
+  issueSchema,
+  triageResultSchema,
   type CodeAgentInput,
   type FixPlan,
   type Issue
@@ -93,7 +93,7 @@ export async function planlessInput(
   if (instructions) planInstructions.set(planned, instructions.files)
   return {
     issue,
-    triage_result: validate(TriageResultSchema, triage, 'triage_result'),
+    triage_result: validate(triageResultSchema(), triage, 'triage_result'),
     fix_plan: planned
   }
 }
@@ -113,7 +113,7 @@ async function loadIssue(
           warn: (message) => ctx.logger.warn(message)
         })
       : issueFromEvent(eventPath)
-  return validate(IssueSchema, raw, 'issue')
+  return validate(issueSchema(), raw, 'issue')
 }
 
 function baseRevision(baseBranch: string | undefined): string {

@@ -2,8 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import {
   InvalidInputError,
-  IssueSchema,
-  TriageResultSchema,
+  issueSchema,
+  triageResultSchema,
   type Issue,
   type TriageResult
 } from '../../contract/index.js'
@@ -46,14 +46,14 @@ export function loadTasks(sources: TaskSources): LoadedTasks {
   const issue = sources.issue
     ? readStructured(sources.issue, 'issue', sources.baseDir)
     : eventIssue(sources.eventPath)
-  const parsedIssue = IssueSchema.safeParse(issue)
+  const parsedIssue = issueSchema().safeParse(issue)
   if (!parsedIssue.success) {
     throw new InvalidInputError(
       `Invalid issue: ${parsedIssue.error.issues[0]?.message ?? 'not an issue'}.`,
       { field: 'issue' }
     )
   }
-  const triage = TriageResultSchema.safeParse(
+  const triage = triageResultSchema().safeParse(
     sources.triageResult
       ? readStructured(sources.triageResult, 'triage-result', sources.baseDir)
       : {}

@@ -1,6 +1,6 @@
 import {
-  FixPlanSchema,
-  IssueSchema,
+  fixPlanSchema,
+  issueSchema,
   type CodeAgentInput,
   type Issue,
   type TriageResult
@@ -40,12 +40,12 @@ export function taskInput(task: Task, ctx: TaskContext): CodeAgentInput {
   ]
     .join('\n')
     .trim()
-  const issue = IssueSchema.parse({
+  const issue = issueSchema().parse({
     number: ctx.issue.number,
     title: clip(task.description, MAX_TITLE),
     body
   })
-  const fixPlan = FixPlanSchema.parse({
+  const fixPlan = fixPlanSchema().parse({
     branch_name: ctx.branch,
     plan_steps: [task.description],
     file_changes: task.paths.map((path) => ({

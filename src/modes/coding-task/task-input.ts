@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import {
-  CodingTaskSchema,
+  codingTaskSchema,
   GitConflictError,
   type CodeAgentInput,
   type CodingTask
@@ -15,7 +15,7 @@ export const NO_ISSUE = 1
 
 export function readCodingTask(source: string): CodingTask {
   return validate(
-    CodingTaskSchema,
+    codingTaskSchema(),
     readStructured(source, 'coding-task', process.cwd()),
     'coding_task'
   )

@@ -2,9 +2,9 @@ import { applyHunkInstructions, instructionsOfDiff } from '../udiff/index.js'
 import type { FormatStrategy } from '../format.js'
 import { templateBeside } from '../template.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
-import { applyJsonEdits, JsonEditsSchema, parseJsonEdits } from './json-edits.js'
+import { applyJsonEdits, jsonEditsSchema, parseJsonEdits } from './json-edits.js'
 
-export { applyJsonEdits, JsonEditsSchema, JsonLineEditSchema } from './json-edits.js'
+export { applyJsonEdits, jsonEditsSchema, jsonLineEditSchema } from './json-edits.js'
 export type { JsonEdits } from './json-edits.js'
 
 /** Line-numbered edits as JSON (`{"edits": [...]}`), possibly inside a tool call. */
@@ -12,7 +12,12 @@ export const jsonEdits: FormatStrategy<'json-edits'> = {
   name: 'json-edits',
   template: templateBeside(import.meta.url, 'draft-json-edits'),
   resendsWholeFile: false,
-  replySchema: { name: 'apply_edits', schema: JsonEditsSchema },
+  replySchema: {
+    name: 'apply_edits',
+    get schema() {
+      return jsonEditsSchema()
+    }
+  },
   marks: (reply) => {
     const json = jsonOf(reply)
     return (

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { lazySchema } from '../../../contract/index.js'
 import { indexLines, locate } from '../../locate.js'
 import { patchError } from '../../patch-error.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
@@ -6,33 +7,37 @@ import { joinText, linesOf, splitText } from '../../text-file.js'
 import type { HunkPlacement, LineEdit } from '../../types.js'
 
 /** One edit of `apply_edits`: lines `start`..`end` (1-based, inclusive) become `newText`. */
-export const JsonLineEditSchema = z.object({
-  range: z
-    .object({
-      start: z.number().int().describe('First line to replace, 1-based.'),
-      end: z
-        .number()
-        .int()
-        .describe('Last line to replace, inclusive; start - 1 to insert before line start.')
-    })
-    .strict(),
-  oldText: z
-    .string()
-    .nullable()
-    .optional()
-    .describe('The current text of lines start..end, exactly; checked before the edit is made.'),
-  newText: z.string().describe('The text that replaces those lines ("" removes them).')
-})
+export const jsonLineEditSchema = lazySchema(() =>
+  z.object({
+    range: z
+      .object({
+        start: z.number().int().describe('First line to replace, 1-based.'),
+        end: z
+          .number()
+          .int()
+          .describe('Last line to replace, inclusive; start - 1 to insert before line start.')
+      })
+      .strict(),
+    oldText: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('The current text of lines start..end, exactly; checked before the edit is made.'),
+    newText: z.string().describe('The text that replaces those lines ("" removes them).')
+  })
+)
 
 /** The `apply_edits` payload, for structured outputs (`response_format`) and tool calls. */
-export const JsonEditsSchema = z
-  .object({
-    path: z.string().min(1).describe('The file to edit, relative to the repository root.'),
-    edits: z.array(JsonLineEditSchema).min(1)
-  })
-  .describe('apply_edits: line-range edits to one file, applied bottom-up.')
+export const jsonEditsSchema = lazySchema(() =>
+  z
+    .object({
+      path: z.string().min(1).describe('The file to edit, relative to the repository root.'),
+      edits: z.array(jsonLineEditSchema()).min(1)
+    })
+    .describe('apply_edits: line-range edits to one file, applied bottom-up.')
+)
 
-export type JsonEdits = z.infer<typeof JsonEditsSchema>
+export type JsonEdits = z.infer<ReturnType<typeof jsonEditsSchema>>
 
 export const SEND_JSON_EDITS =
   'Reply with one JSON object only: {"path": "<path>", "edits": [{"range": {"start": <line>, "end": <line>}, ' +
@@ -58,7 +63,7 @@ export function parseJsonEdits(reply: string): JsonReply {
   const payloads = unwrapToolCall(value, (object) => ('edits' in object ? [object] : undefined)) ??
     (Array.isArray(value) ? value : undefined) ?? [value]
   const files = payloads.map((payload, i) => {
-    const parsed = JsonEditsSchema.safeParse(payload)
+    const parsed = jsonEditsSchema().safeParse(payload)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!
       const where = issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
