@@ -125,7 +125,10 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       // Only validation runs repository code; with no commands there is nothing to watch.
       const watch =
         settings.steps.length > 0
-          ? await ValidationWatch.start(settings.runner.cwd, settings.branch.git, settings.policy)
+          ? await ValidationWatch.start(settings.runner.cwd, settings.branch.git, settings.policy, {
+              untracked: settings.branch.untrackedAtStart,
+              ownFolder: settings.log.dir
+            })
           : undefined
       const pipeline = await clock.time('validate', () =>
         validateRound(
@@ -237,7 +240,10 @@ async function applyEdits(settings: AttemptSettings, edits: FileEdit[]): Promise
       stderr: result.stderr.trim()
     })
   }
-  const staged = await assertExactChanges(settings.branch.git, stored, 'apply')
+  // With validation commands the watch checks the index after they ran, before any commit
+  // (assertClean): a check here as well would only cost a pass over the index.
+  const staged =
+    settings.steps.length > 0 ? '' : await assertExactChanges(settings.branch.git, stored, 'apply')
   return { edits: stored, diff, staged }
 }
 

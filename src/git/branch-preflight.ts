@@ -50,7 +50,8 @@ export async function preflight(git: Git, options: PreflightOptions): Promise<Pr
   const source = options.source ?? PLAN_SOURCE
   assertBranchName(branch, source.field)
   const [read, remote, local, pushable] = await Promise.allSettled([
-    git.status(),
+    // Untracked files too: the validation watch starts from this list (no second scan).
+    git.status({ untracked: true }),
     push ? git.remoteHeads(REMOTE, branch, options.auth?.env) : undefined,
     push && !options.readLocal ? undefined : git.tryRevParse(`refs/heads/${branch}`),
     push ? git.pushDryRun(REMOTE, `HEAD:refs/heads/${branch}`, options.auth?.env) : undefined

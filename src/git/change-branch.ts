@@ -81,6 +81,15 @@ export class ChangeBranch {
     })
   }
 
+  /**
+   * The untracked, not ignored files the preflight found (the user's own), while they still are
+   * all there are: undefined once the run checked out another branch (its .gitignore and its
+   * files differ), so the validation watch scans for itself.
+   */
+  get untrackedAtStart(): readonly string[] | undefined {
+    return this.state.leftStart ? undefined : this.status.untracked
+  }
+
   /** The commit the change is made on. */
   get baseCommit(): string {
     return this.state.baseSha

@@ -17,7 +17,7 @@ import { ConfigSeal, gitProgram, headerKeys, NO_HOOKS, SAFE_CONFIG } from './git
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertExpectedRemote } from './expected-remote.js'
 import { assertOwnTransportKeys, assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
-import { parseStatus, type RepoStatus } from './status.js'
+import { parseStatus, statusArgs, type RepoStatus } from './status.js'
 import type { ConfigEntry } from './repo-config.js'
 
 export { GitCommandError } from './git-output.js'
@@ -152,11 +152,10 @@ export class Git {
     return env
   }
 
-  /** Branch, HEAD and changed tracked files in one process. */
-  async status(): Promise<RepoStatus> {
-    const args = ['status', '--porcelain=v2', '--branch', '--untracked-files=no', '-z']
-    args.push('--ignore-submodules=all')
-    return parseStatus((await this.exec(args)).stdout)
+  /** Branch, HEAD and changed tracked files in one process (statusArgs). */
+  async status(options: { untracked?: boolean } = {}): Promise<RepoStatus> {
+    const status = parseStatus((await this.exec(statusArgs(options))).stdout)
+    return options.untracked ? { ...status, untracked: status.untracked ?? [] } : status
   }
 
   async revParse(ref: string): Promise<string> {

@@ -10,7 +10,7 @@ export type { PushAuth } from './push-auth.js'
 export { patchId } from './patch-id.js'
 export { commitGroups, splitPatch, STEPS_FOR_SPLIT } from './commit-plan.js'
 export type { CommitGroup } from './commit-plan.js'
-export { parseStatus } from './status.js'
+export { parseStatus, WORKTREE_SCAN } from './status.js'
 export type { RepoStatus } from './status.js'
 export { FALLBACK_IDENTITY } from './identity.js'
 export {

@@ -13,6 +13,40 @@ export interface RepoStatus {
   changed: StatusEntry[]
   /** Paths left unmerged by a merge, rebase or cherry-pick. */
   unmerged: string[]
+  /** Untracked files that are not ignored, when the status was asked for them. */
+  untracked?: string[]
+}
+
+/**
+ * For a scan of every tracked and untracked file: git's untracked cache, kept for `-uall` (it
+ * then stats each folder instead of listing it: a 100 000-file work tree scans in about the
+ * time of `--untracked-files=no`). A folder's cached listing is trusted only while its stat data
+ * (ctime included: code cannot set it back) is unchanged, whatever the repository configures.
+ */
+export const WORKTREE_SCAN = [
+  '-c',
+  'core.untrackedCache=true',
+  '-c',
+  'status.showUntrackedFiles=all',
+  '-c',
+  'core.trustctime=true',
+  '-c',
+  'core.checkStat=default'
+]
+/**
+ * `git status --porcelain=v2 --branch -z` of tracked files; with `untracked`, of every untracked
+ * (not ignored) file too, through the untracked cache (WORKTREE_SCAN).
+ */
+export function statusArgs(options: { untracked?: boolean }): string[] {
+  return [
+    ...(options.untracked ? WORKTREE_SCAN : []),
+    'status',
+    '--porcelain=v2',
+    '--branch',
+    `--untracked-files=${options.untracked ? 'all' : 'no'}`,
+    '-z',
+    '--ignore-submodules=all'
+  ]
 }
 
 /** Parses `git status --porcelain=v2 --branch -z`. */
@@ -35,6 +69,8 @@ export function parseStatus(text: string): RepoStatus {
       if (from) status.changed.push({ xy: field.slice(2, 4), path: from })
     } else if (field.startsWith('u ')) {
       status.unmerged.push(afterSpaces(field, 10))
+    } else if (field.startsWith('? ')) {
+      ;(status.untracked ??= []).push(field.slice(2))
     }
   }
   return status

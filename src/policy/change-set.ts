@@ -1,18 +1,12 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
-import { gitDirs, RepoIntegrity } from '../git/repo-integrity.js'
 import type { SecretMasker } from '../secrets/index.js'
 import type { GuardedEdit } from './edit-guard.js'
-import { printable, type PathPolicy } from './path-policy.js'
+import { printable } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
 
 const STATUS = { CREATE: 'A', MODIFY: 'M', DELETE: 'D' } as const
-// Rules that make a file that validation left behind a problem, even though it is not staged.
-const WATCHED_RULES = new Set(['protected-path', 'blocked-path', 'git-directory'])
-
-function unexpected(stage: string, problems: string[]): SecurityViolationError {
+export function unexpected(stage: string, problems: string[]): SecurityViolationError {
   return new SecurityViolationError(
     `Refused the change (${stage}): ${problems.slice(0, 5).join('; ')} [rule unexpected-changes].`,
     { rule: 'unexpected-changes', stage, problems: problems.slice(0, 20) }
@@ -206,185 +200,7 @@ function rawEntries(stdout: string): RawEntry[] {
   return entries
 }
 
-/**
- * Wraps the one step that runs repository code: before it, `.git/config`, hooks and the git
- * config files are hashed and the work tree's status is noted; after it, any change to those is
- * `repo-tampered`, and a staged change or a new or modified file in a protected or blocked path
- * is `unexpected-changes`. Either stops the run before the commit and the push.
- */
-export class ValidationWatch {
-  /**
-   * The status assertClean took, once validation had ended: the settle that follows at once
-   * reads it instead of scanning the work tree twice more (`diff`, `ls-files --others`).
-   */
-  private settled?: StatusEntry[]
-
-  private constructor(
-    private readonly integrity: RepoIntegrity,
-    private readonly before: ReadonlySet<string>,
-    private readonly refs: ReadonlyMap<string, string>,
-    private readonly git: GitRunner,
-    private readonly policy: PathPolicy,
-    private readonly repoDir: string
-  ) {}
-
-  static async start(
-    repoDir: string,
-    git: GitRunner,
-    policy: PathPolicy
-  ): Promise<ValidationWatch> {
-    const integrity = await RepoIntegrity.snapshot(repoDir)
-    const [before, refs] = await Promise.all([workTreeStatus(git), refState(git, repoDir)])
-    const paths = new Set(before.map((e) => e.path))
-    return new ValidationWatch(integrity, paths, refs, git, policy, repoDir)
-  }
-
-  /**
-   * After a green validation: tracked files back to what is staged (the commit to be), and the
-   * untracked files validation created removed (ignored build output stays), so the work tree a
-   * pull-request step picks up is exactly the commit.
-   */
-  async settleWorkTree(): Promise<void> {
-    const status = this.takeStatus()
-    // Work tree unlike the index: what `git diff --name-only` lists.
-    const dirty = status
-      ? status.filter((e) => e.xy !== '??' && e.xy[1] !== ' ').map((e) => e.path)
-      : nulFields(
-          (
-            await this.git.exec([
-              'diff',
-              '--name-only',
-              '-z',
-              '--no-ext-diff',
-              '--no-textconv',
-              '--ignore-submodules=all'
-            ])
-          ).stdout
-        )
-    if (dirty.length > 0)
-      await this.git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...dirty])
-    await this.removeUntracked(status)
-  }
-
-  /**
-   * The untracked, not ignored files that appeared while validation ran, removed: after a
-   * failed validation too, so neither the next attempt nor the user finds them. Files that were
-   * there before (the user's own) stay.
-   */
-  async removeCreatedFiles(): Promise<void> {
-    await this.removeUntracked(this.takeStatus())
-  }
-
-  private async removeUntracked(status: StatusEntry[] | undefined): Promise<void> {
-    const untracked = (
-      status
-        ? status.filter((e) => e.xy === '??').map((e) => e.path)
-        : nulFields(
-            (await this.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout
-          )
-    ).filter((path) => !this.before.has(path))
-    if (untracked.length > 0)
-      await this.git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...untracked])
-  }
-
-  /** The status assertClean took, once: any later settle scans the work tree again. */
-  private takeStatus(): StatusEntry[] | undefined {
-    const status = this.settled
-    this.settled = undefined
-    return status
-  }
-
-  /**
-   * Throws when validation tampered with git or changed what it must not; `edits` as applied.
-   * Returns the staged patch (assertExactChanges).
-   */
-  async assertClean(edits: readonly GuardedEdit[]): Promise<string> {
-    this.settled = undefined
-    await this.integrity.assertUnchanged()
-    await this.assertRefsUnchanged()
-    const approved = new Set(edits.map((edit) => edit.path))
-    const problems: string[] = []
-    const status = await workTreeStatus(this.git)
-    for (const { path } of status) {
-      if (approved.has(path) || this.before.has(path)) continue
-      const violation = this.policy.checkName(path) ?? this.policy.checkProtected(path)
-      if (violation && WATCHED_RULES.has(violation.rule))
-        problems.push(`validation changed "${printable(path)}" (${violation.rule})`)
-    }
-    if (problems.length > 0) throw unexpected('validation', problems)
-    const staged = await assertExactChanges(this.git, edits, 'validation')
-    this.settled = status
-    return staged
-  }
-
-  private async assertRefsUnchanged(): Promise<void> {
-    const now = await refState(this.git, this.repoDir)
-    const names = new Set([...this.refs.keys(), ...now.keys()])
-    const changed = [...names].filter((name) => this.refs.get(name) !== now.get(name)).sort()
-    if (changed.length === 0) return
-    throw new SecurityViolationError(
-      `Validation changed git's refs (${changed.slice(0, 5).join(', ')}); nothing is committed or pushed after that [rule repo-tampered].`,
-      { rule: 'repo-tampered', stage: 'validation', changed: changed.slice(0, 20) }
-    )
-  }
-}
-
-/**
- * HEAD (what it points to and at), every ref and the stash list: validation that commits,
- * moves a branch or HEAD, or drops the user's stash is refused (the rollback that follows puts
- * the branch back; the user's stash is restored from its commit, which a drop does not delete).
- * One process: HEAD is read from its file (the ref it names, or the commit when detached; the
- * ref's own value is in the list), and the stash's reflog only when there is a stash (without
- * `refs/stash` there is no list to read, and a stash made or dropped changes the refs).
- */
-async function refState(git: GitRunner, repoDir: string): Promise<Map<string, string>> {
-  const refs = await git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)'])
-  const state = new Map<string, string>()
-  for (const line of refs.stdout.split('\n')) {
-    const [name, sha, symref] = line.split('\0')
-    if (name && sha !== undefined) state.set(name, `${sha} ${symref ?? ''}`)
-  }
-  state.set('HEAD', headFile(repoDir))
-  const stash = state.has('refs/stash')
-    ? await git.exec(['log', '--walk-reflogs', '--format=%H', 'refs/stash', '--'], {
-        allowFailure: true
-      })
-    : undefined
-  state.set('stash list', stash?.stdout.trim() ?? '')
-  return state
-}
-
-function headFile(repoDir: string): string {
-  try {
-    return `file ${readFileSync(join(gitDirs(repoDir)[0]!, 'HEAD'), 'utf8')}`
-  } catch (error) {
-    return `unreadable ${(error as NodeJS.ErrnoException).code ?? ''}`
-  }
-}
-
-interface StatusEntry {
-  /** `git status --porcelain=v1`'s two letters: index, work tree ('??' untracked). */
-  xy: string
-  path: string
-}
-
-/** What git status reports: tracked changes and untracked files (not ignored ones). */
-async function workTreeStatus(git: GitRunner): Promise<StatusEntry[]> {
-  const out = await git.exec([
-    'status',
-    '--porcelain=v1',
-    '-z',
-    '--untracked-files=all',
-    '--no-renames',
-    // A gitlink's folder may hold a repository validation made, with config of its own.
-    '--ignore-submodules=all'
-  ])
-  return nulFields(out.stdout)
-    .filter((field) => field.length > 3)
-    .map((field) => ({ xy: field.slice(0, 2), path: field.slice(3) }))
-}
-
-function nulFields(text: string): string[] {
+export function nulFields(text: string): string[] {
   return text.split('\0').filter((field) => field.length > 0)
 }
 

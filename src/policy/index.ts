@@ -23,9 +23,9 @@ export type { GuardedEdit, EditGuardOptions } from './edit-guard.js'
 export {
   assertCommittedAsApproved,
   assertExactChanges,
-  assertNoSecretInChange,
-  ValidationWatch
+  assertNoSecretInChange
 } from './change-set.js'
+export { ValidationWatch } from './validation-watch.js'
 export { DEFAULT_UNICODE_TEXT_GLOBS, unicodeTextMatcher } from './unicode-text.js'
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'

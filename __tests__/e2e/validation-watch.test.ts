@@ -1,0 +1,84 @@
+/**
+ * The validation watch starts from the preflight's list of untracked files (no second scan of the
+ * work tree) and scans through git's untracked cache: the user's own files must still survive,
+ * validation's leftovers must still go, and a cached folder listing must never hide a file.
+ */
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { FRUIT_BRANCH, fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+
+const cleanups = cleanupAfterEach()
+
+function repoWith(files: Record<string, string> = {}) {
+  const repo = fruitRepo(files)
+  cleanups.push(() => repo.cleanup())
+  return repo
+}
+
+describe('the validation watch', () => {
+  it("keeps the user's untracked files and removes the ones validation made", async () => {
+    const repo = repoWith({ 'notes/README.md': '# notes\n' })
+    writeFileSync(join(repo.dir, 'mine.txt'), 'my own\n')
+    writeFileSync(join(repo.dir, 'notes/draft.md'), 'my draft\n')
+    const made = 'echo x > notes/made.txt && mkdir -p out/deep && echo y > out/deep/new.txt'
+    const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      'validation-commands': `${made} && node check.js`
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(existsSync(join(repo.dir, 'mine.txt'))).toBe(true)
+    expect(existsSync(join(repo.dir, 'notes/draft.md'))).toBe(true)
+    expect(existsSync(join(repo.dir, 'notes/made.txt'))).toBe(false)
+    expect(existsSync(join(repo.dir, 'out/deep/new.txt'))).toBe(false)
+    expect(repo.git('status', '--porcelain', '--untracked-files=all').split('\n').sort()).toEqual([
+      '?? mine.txt',
+      '?? notes/draft.md'
+    ])
+  })
+
+  it('keeps a file the start branch ignores and the base does not, after checking out the base', async () => {
+    const repo = repoWith()
+    repo.git('checkout', '-q', '-b', 'feature')
+    writeFileSync(join(repo.dir, '.gitignore'), 'local.env\n')
+    repo.git('add', '.gitignore')
+    repo.git('commit', '-q', '-m', 'ignore local.env')
+    writeFileSync(join(repo.dir, 'local.env'), 'KEEP=me\n')
+    const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      'base-branch': 'main'
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(repo.gitOrigin('rev-parse', '--verify', '-q', FRUIT_BRANCH)).toMatch(/^[0-9a-f]{40}$/)
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('feature')
+    expect(existsSync(join(repo.dir, 'local.env'))).toBe(true)
+  })
+
+  it('sees a file planted in a cached folder whose mtime was set back, whatever the repository configures', async () => {
+    const repo = repoWith({ '.github/workflows/ci.yml': 'on: push\n' })
+    // A repository may turn ctime off; the watch's scan must not trust a folder's listing then.
+    repo.git('config', 'core.trustctime', 'false')
+    repo.git('config', 'core.checkStat', 'minimal')
+    const folder = join(repo.dir, '.github/workflows')
+    // An old mtime, so git does not treat the folder as racily clean and list it anyway.
+    utimesSync(folder, new Date('2020-01-01'), new Date('2020-01-01'))
+    mkdirSync(join(repo.root, 'bin'), { recursive: true })
+    writeFileSync(
+      join(repo.root, 'bin/plant.py'),
+      [
+        'import os',
+        "st = os.stat('.github/workflows')",
+        "open('.github/workflows/evil.yml', 'w').write('on: push # planted\\n')",
+        "os.utime('.github/workflows', ns=(st.st_atime_ns, st.st_mtime_ns))",
+        ''
+      ].join('\n')
+    )
+    const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      'validation-commands': `python3 ../bin/plant.py && node check.js`,
+      sandbox: 'off'
+    })
+    expect(run.result.error?.code, run.stdout).toBe('SECURITY_VIOLATION')
+    expect(run.result.error?.details?.rule).toBe('unexpected-changes')
+    expect(run.result.error?.message).toContain('.github/workflows/evil.yml')
+    expect(repo.gitOrigin('branch', '--list', FRUIT_BRANCH)).toBe('')
+  })
+})
