@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ChangeBranch, Git } from '../../src/git/index.js'
@@ -39,27 +40,63 @@ async function started(): Promise<{ repo: TestRepo; git: Git; branch: ChangeBran
 }
 
 describe('ChangeBranch: back to the base between two applies', () => {
-  it('unapply takes the patch out of index and work tree in one process, touching nothing else', async () => {
+  it('unapply puts the base in the work tree without a git process, its index through GIT_INDEX_FILE', async () => {
     const { repo, git, branch } = await started()
-    expect((await branch.apply(GREETING + CREATE, ['src/greet.txt', 'src/new.txt'])).exitCode).toBe(
-      0
-    )
+    const patch = GREETING + CREATE
+    const paths = ['src/greet.txt', 'src/new.txt']
+    expect((await branch.apply(patch, paths)).exitCode).toBe(0)
     repo.write('README.md', '# Changed by a command\n')
+    const index = join(repo.dir, '.git/index')
+    const staged = readFileSync(index)
     const before = git.processCount
     await branch.unapply()
-    expect(git.processCount - before).toBe(1)
+    expect(git.processCount - before).toBe(0)
     expect(repo.read('src/greet.txt')).toBe('hello\n')
     expect(existsSync(join(repo.dir, 'src/new.txt'))).toBe(false)
-    expect(repo.git('diff', '--cached', '--name-only')).toBe('')
+    // The command's git sees the base: nothing staged, and the work tree as the base index has it.
+    const baseIndex = branch.baseIndexFile!
+    const asBase = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: repo.dir,
+        env: { ...process.env, GIT_INDEX_FILE: baseIndex }
+      })
+        .toString()
+        .trim()
+    expect(asBase('status', '--porcelain', '--untracked-files=no')).toBe('M README.md')
+    expect(asBase('diff', '--cached', '--name-only')).toBe('')
+    // The run's own index was never rewritten.
+    expect(readFileSync(index).equals(staged)).toBe(true)
     // Left for the validation watch to judge, as a command left it.
     expect(repo.read('README.md')).toBe('# Changed by a command\n')
-    expect((await branch.apply(GREETING + CREATE, ['src/greet.txt', 'src/new.txt'])).exitCode).toBe(
-      0
-    )
-    expect(repo.git('diff', '--cached', '--name-only').split('\n').sort()).toEqual([
-      'src/greet.txt',
-      'src/new.txt'
+    expect((await branch.reapply(patch, paths)).exitCode).toBe(0)
+    expect(git.processCount - before).toBe(0)
+    expect(branch.baseIndexFile).toBeUndefined()
+    expect(repo.read('src/greet.txt')).toBe('hello, world\n')
+    expect(repo.read('src/new.txt')).toBe('new\n')
+    expect(repo.git('status', '--porcelain').split('\n').sort()).toEqual([
+      ' M README.md',
+      'A  src/new.txt',
+      'M  src/greet.txt'
     ])
+    // Gone with the change: the link to the base's index.
+    await branch.reset()
+    expect(existsSync(baseIndex)).toBe(false)
+  })
+
+  it('unapply never writes through a link a command put on a planned path', async () => {
+    const { repo, branch } = await started()
+    expect((await branch.apply(GREETING, ['src/greet.txt'])).exitCode).toBe(0)
+    const outside = join(repo.root, 'outside.txt')
+    writeFileSync(outside, 'not yours\n')
+    rmSync(join(repo.dir, 'src'), { recursive: true })
+    symlinkSync(repo.root, join(repo.dir, 'src'))
+    writeFileSync(join(repo.root, 'greet.txt'), 'hello, world\n')
+    await branch.unapply()
+    expect(readFileSync(outside, 'utf8')).toBe('not yours\n')
+    expect(readFileSync(join(repo.root, 'greet.txt'), 'utf8')).toBe('hello, world\n')
+    expect(lstatSync(join(repo.dir, 'src')).isDirectory()).toBe(true)
+    expect(repo.read('src/greet.txt')).toBe('hello\n')
+    expect(branch.baseIndexFile).toBeUndefined()
   })
 
   it('unapply resets to the base when a command changed a planned file', async () => {

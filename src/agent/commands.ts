@@ -10,7 +10,10 @@ export interface CommandRunner {
   readonly cwd: string
   /** Aborted when the run is cancelled or out of time: no fix, rerun or base check after it. */
   readonly signal?: AbortSignal
-  run(command: string, options?: { network?: NetworkMode }): Promise<CommandOutcome>
+  run(
+    command: string,
+    options?: { network?: NetworkMode; extraEnv?: Record<string, string> }
+  ): Promise<CommandOutcome>
 }
 
 /** The real runner: in the run's sandbox, masked, capped, never past the time limit. */

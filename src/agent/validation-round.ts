@@ -77,8 +77,12 @@ async function checkOnBase(
   )
   if (known) return known
   await settings.branch.unapply()
-  const onBase = await settings.runner.run(step.command)
-  const reapplied = await settings.branch.apply(
+  const index = settings.branch.baseIndexFile
+  const onBase = await settings.runner.run(
+    step.command,
+    index ? { extraEnv: { GIT_INDEX_FILE: index } } : {}
+  )
+  const reapplied = await settings.branch.reapply(
     applied.diff,
     applied.edits.map((e) => e.path)
   )

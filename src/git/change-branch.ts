@@ -15,8 +15,8 @@ import {
   type ExistingBranch
 } from './existing-branch.js'
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
-import { assertMovedAsApproved, movedBase, replayOnto, type MovedBase } from './moving-base.js'
-import { patchId } from './patch-id.js'
+import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
+import { BaseSwap } from './base-swap.js'
 import type { RepoStatus } from './status.js'
 
 export type { CommitRequest, MadeCommit } from './change-commit.js'
@@ -56,6 +56,10 @@ export class ChangeBranch {
   private existing?: ExistingBranch
   /** The patch last applied, while it is in index and work tree. */
   private applied?: string
+  /** The applied patch's files as at the base and as applied, for the base check (unapply). */
+  private swap?: BaseSwap
+  /** The work tree holds the swap's base files now (unapply went that way). */
+  private swapped = false
   private readonly state: ChangeState
   /** origin's base the committed change was moved onto (moveOnto), if it was. */
   private movedOnto?: string
@@ -189,15 +193,28 @@ export class ChangeBranch {
     }
     this.state.worktreeChanged = true
     this.state.save()
+    this.dropSwap()
+    const swap = BaseSwap.before(this.git.dir, paths)
     const out = await this.git.applyIndex(patch)
     this.applied = out.exitCode === 0 ? patch : undefined
+    if (out.exitCode === 0 && swap?.afterApply()) this.swap = swap
+    else swap?.dispose()
     return out
   }
 
   /** Back to the base content, keeping the branch (nothing to do before the first apply). */
   async reset(): Promise<void> {
     this.applied = undefined
+    this.dropSwap()
     await resetToBase(this.git, this.state, this.state.absent)
+  }
+
+  /**
+   * While the work tree holds the base's files for a base check (unapply): the index file the
+   * command's git must read (GIT_INDEX_FILE) to see the base's index too.
+   */
+  get baseIndexFile(): string | undefined {
+    return this.swapped ? this.swap?.indexFile : undefined
   }
 
   /**
@@ -208,8 +225,13 @@ export class ChangeBranch {
    * else the command changed stays for the validation watch to judge after the round.
    */
   async unapply(): Promise<void> {
+    if (this.applied !== undefined && this.swap?.toBase()) {
+      this.swapped = true
+      return
+    }
     const patch = this.applied
     this.applied = undefined
+    this.dropSwap()
     if (patch !== undefined) {
       const out = await this.git.exec(['apply', '-R', '--index', '--whitespace=nowarn', '-'], {
         input: patch,
@@ -218,6 +240,25 @@ export class ChangeBranch {
       if (out.exitCode === 0) return
     }
     await this.reset()
+  }
+
+  /**
+   * After the base check: the change back in the work tree, by the swap when unapply went that
+   * way (the index never left it), else applied again.
+   */
+  async reapply(patch: string, paths: readonly string[]): Promise<GitOutput> {
+    if (this.swapped) {
+      this.swapped = false
+      if (this.swap?.toDraft()) return { exitCode: 0, stdout: '', stderr: '' }
+      await this.reset()
+    }
+    return this.apply(patch, paths)
+  }
+
+  private dropSwap(): void {
+    this.swap?.dispose()
+    this.swap = undefined
+    this.swapped = false
   }
 
   /**
@@ -249,6 +290,7 @@ export class ChangeBranch {
    * (commitWithHooks).
    */
   async commit(requests: readonly CommitRequest[], options: CommitOptions): Promise<MadeCommit[]> {
+    this.dropSwap()
     this.state.save({ baseMoved: this.state.baseMoved || !this.push })
     const made = await commitChange(this.git, this.state, requests, options)
     if (!this.push) {
@@ -276,14 +318,7 @@ export class ChangeBranch {
    * as it was; a rollback deletes the branch as before. Returns the moved commits.
    */
   async moveOnto(moved: MovedBase): Promise<MadeCommit[]> {
-    const tip = await this.git.revParse('HEAD')
-    const movedTip = await replayOnto(this.git, moved, tip)
-    await assertMovedAsApproved(this.git, moved, tip, movedTip)
-    const made: MadeCommit[] = []
-    for (const commit of await this.git.commitsSince(moved.onto, movedTip, 100)) {
-      const { sha, diff } = await this.git.commitPatch(commit.sha)
-      made.push({ sha, message: commit.message, patchId: patchId(diff), diff })
-    }
+    const { movedTip, made } = await replayAsApproved(this.git, moved)
     // The moved commits are the run's own: a recovery after a kill may undo a ref pointing there.
     this.state.commits.push(...made.map((commit) => commit.sha))
     this.state.worktreeChanged = true
@@ -313,6 +348,7 @@ export class ChangeBranch {
 
   /** Undoes everything this change did (see rollbackChange). */
   async rollback(): Promise<string[]> {
+    this.dropSwap()
     return rollbackChange(this.git, this.state, this.options.auth)
   }
 

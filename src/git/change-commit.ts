@@ -86,11 +86,9 @@ async function commitApprovedFiles(
   state.worktreeChanged = true
   state.save()
   await git.exec(['update-ref', '-m', 'patchsmith: commit', 'HEAD', parent, head])
-  // The index is already this tree unless something staged beside it after the last check:
-  // comparing the index with the tree reads no file, and only a difference pays for the
-  // `reset --hard` (which checks every tracked file in the work tree).
-  const strayed = await git.exec(['diff-index', '--cached', '--name-only', '-z', 'HEAD', '--'])
-  if (strayed.stdout.length > 0) await git.exec(['reset', '--quiet', '--hard', 'HEAD'])
+  // The index is already this tree: the attempt loop checked it holds exactly the base and the
+  // approved change (assertExactChanges) after the last repository code ran, and only
+  // Patchsmith's own git ran since. Nothing to refresh or reset.
   return made
 }
 

@@ -2,6 +2,8 @@ import { GitConflictError } from '../contract/index.js'
 import { REMOTE } from './branch-preflight.js'
 import type { Git } from './git.js'
 import type { PushAuth } from './push-auth.js'
+import type { MadeCommit } from './change-commit.js'
+import { patchId } from './patch-id.js'
 
 /** Where origin's branch is now, when it moved past the commit the change was made on. */
 export interface MovedBase {
@@ -135,4 +137,23 @@ function conflict(moved: MovedBase, paths: string[], why = 'conflicts with'): Gi
     `${what} (origin is at ${moved.onto.slice(0, 12)}, the change was made on ${moved.from.slice(0, 12)}): ${named.join(', ')}. Nothing was pushed; rerun on the new ${moved.branch}.`,
     { rule: 'base-moved-conflict', branch: moved.branch, base_sha: moved.onto, paths: named }
   )
+}
+
+/**
+ * HEAD's committed change replayed onto `moved.onto` (replayOnto) and checked to be exactly the
+ * approved change there (assertMovedAsApproved); returns the moved tip and its commits.
+ */
+export async function replayAsApproved(
+  git: Git,
+  moved: MovedBase
+): Promise<{ movedTip: string; made: MadeCommit[] }> {
+  const tip = await git.revParse('HEAD')
+  const movedTip = await replayOnto(git, moved, tip)
+  await assertMovedAsApproved(git, moved, tip, movedTip)
+  const made: MadeCommit[] = []
+  for (const commit of await git.commitsSince(moved.onto, movedTip, 100)) {
+    const { sha, diff } = await git.commitPatch(commit.sha)
+    made.push({ sha, message: commit.message, patchId: patchId(diff), diff })
+  }
+  return { movedTip, made }
 }

@@ -26,6 +26,8 @@ export interface CommandRunnerOptions {
   signal?: AbortSignal
   /** This command's network over the sandbox's (setup commands: open). */
   network?: NetworkMode
+  /** Set on top of the environment for this command (the base check's GIT_INDEX_FILE). */
+  extraEnv?: Record<string, string>
 }
 
 export interface CommandOutcome extends ValidationResult {
@@ -59,7 +61,7 @@ function runProcess(command: string, options: CommandRunnerOptions): Promise<Com
   const started = Date.now()
   return new Promise((resolve) => {
     const sandbox = options.sandbox ?? Sandbox.none()
-    const env = options.env ?? validationEnv(process.env)
+    const env = { ...(options.env ?? validationEnv(process.env)), ...options.extraEnv }
     const spec = sandbox.spawnSpec(command, options.cwd, env, { network: options.network })
     // Its own process group, under the supervisor that ends it with the run (lifetime.ts).
     const program = supervised(spec, true)
