@@ -87,11 +87,13 @@ describe('sparseTree', () => {
     const git = await Git.open(repo.dir)
     // Also the config listing every process is sealed with, read once.
     const head = (await git.exec(['rev-parse', 'HEAD'])).stdout.trim()
-    for (const changes of cases) {
+    for (const [i, changes] of cases.entries()) {
       const before = git.processCount
       expect(await sparseTree(git, head, changes)).toBe(indexTree(repo, changes))
-      expect(git.processCount - before).toBe(2)
+      // mktree alone: the folders are read through the run's one object reader, started once.
+      expect(git.processCount - before).toBe(i === 0 ? 2 : 1)
     }
+    git.objects.close()
   })
 
   it('leaves a path through a file or submodule, or onto a folder, to the private index', async () => {

@@ -33,19 +33,16 @@ export class EditorconfigRules {
     private readonly parse?: Parse
   ) {}
 
-  /** Reads the `.editorconfig` in every folder above `paths`, with one git process. */
+  /** Reads the `.editorconfig` in every folder above `paths`, through the run's object reader. */
   static async read(
     git: Git,
     commit: string,
     paths: readonly string[]
   ): Promise<EditorconfigRules> {
     const wanted = [...new Set(paths.flatMap((path) => foldersAbove(path).map(configIn)))]
-    const out = await git.exec(['cat-file', '--batch'], {
-      input: wanted.map((path) => `${commit}:${path}\n`).join(''),
-      allowFailure: true
-    })
+    const found = await git.objects.blobs(commit, wanted, MAX_FILE_BYTES)
     return EditorconfigRules.of(
-      Object.fromEntries(out.exitCode === 0 ? parseBatch(out.stdout, wanted) : [])
+      Object.fromEntries([...found].map(([name, bytes]) => [name, bytes.toString('utf8')]))
     )
   }
 
@@ -169,25 +166,4 @@ function simpleGlob(glob: string): boolean {
 
 function configIn(folder: string): string {
   return folder === '' ? '.editorconfig' : `${folder}/.editorconfig`
-}
-
-/** `git cat-file --batch` output for `names`, in order: found blobs of a sane size only. */
-function parseBatch(stdout: string, names: readonly string[]): Map<string, string> {
-  const files = new Map<string, string>()
-  const bytes = Buffer.from(stdout, 'utf8')
-  let at = 0
-  for (const name of names) {
-    const eol = bytes.indexOf(0x0a, at)
-    if (eol < 0) break
-    const header = bytes.subarray(at, eol).toString('utf8')
-    at = eol + 1
-    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) continue
-    const found = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header)
-    if (!found) break
-    const size = Number(found[2])
-    if (found[1] === 'blob' && size <= MAX_FILE_BYTES)
-      files.set(name, bytes.subarray(at, at + size).toString('utf8'))
-    at += size + 1
-  }
-  return files
 }

@@ -93,26 +93,32 @@ export async function loadAndGuard(
   )
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
   const git = await Git.open(repoDir)
-  await reportGitConfig(git, logger)
-  await assertPlainFiles(plan.file_changes, base, git)
-  const paths = plan.file_changes.map((change) => change.path)
-  // Both only read; they run together, and the path check's refusal is reported first.
-  const [checked, prepared] = await Promise.allSettled([
-    assertRepoPaths(paths, policy, repoDir, git, 'plan'),
-    ChangeBranch.prepare(git, {
-      branch: plan.branch_name,
-      baseBranch,
-      push: config.push && !config.dryRun,
-      auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
-      plannedPaths: paths,
-      journal: RunJournal.for(repoDir),
-      protectedBranches: defaultBranchOf(eventPath),
-      publisher: signingPublisher(config, facts, logger)
-    })
-  ])
-  if (checked.status === 'rejected') throw checked.reason
-  if (prepared.status === 'rejected') throw prepared.reason
-  return { input, policy, commands, base, git, branch: prepared.value }
+  // The run's session ends the object reader; a refusal here comes before it has the Git.
+  try {
+    await reportGitConfig(git, logger)
+    await assertPlainFiles(plan.file_changes, base, git)
+    const paths = plan.file_changes.map((change) => change.path)
+    // Both only read; they run together, and the path check's refusal is reported first.
+    const [checked, prepared] = await Promise.allSettled([
+      assertRepoPaths(paths, policy, repoDir, git, 'plan'),
+      ChangeBranch.prepare(git, {
+        branch: plan.branch_name,
+        baseBranch,
+        push: config.push && !config.dryRun,
+        auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
+        plannedPaths: paths,
+        journal: RunJournal.for(repoDir),
+        protectedBranches: defaultBranchOf(eventPath),
+        publisher: signingPublisher(config, facts, logger)
+      })
+    ])
+    if (checked.status === 'rejected') throw checked.reason
+    if (prepared.status === 'rejected') throw prepared.reason
+    return { input, policy, commands, base, git, branch: prepared.value }
+  } catch (error) {
+    git.objects.close()
+    throw error
+  }
 }
 
 /**

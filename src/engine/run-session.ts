@@ -180,6 +180,7 @@ export class RunSession {
         branch = after.branch ?? branch
       }
     } finally {
+      this.git?.objects.close()
       this.sandbox?.dispose()
       this.lock?.release()
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { printableMessage, withPatchsmithTrailer, withSignoff } from './commit-message.js'
 import type { Git } from './git.js'
 import { committerIdent } from './identity.js'
+import { blobId } from './object-reader.js'
 import { sparseTree, type TreeChange } from './sparse-tree.js'
 
 /** A file as approved: its path and its contents (null: deleted). */
@@ -29,7 +30,7 @@ export async function commitApproved(
   const scratch = mkdtempSync(join(tmpdir(), 'patchsmith-commit-'))
   try {
     const kept = files.filter((file) => file.content !== null)
-    const blobs = await hashBlobs(git, scratch, kept)
+    const blobs = await hashBlobs(git, scratch, kept, parent.length)
     const blobOf = new Map(kept.map((file, i) => [file.path, blobs[i]!]))
     const changes = files.map((file) => ({ path: file.path, blob: blobOf.get(file.path) ?? null }))
     const tree =
@@ -71,18 +72,34 @@ async function privateIndexTree(
   return (await git.exec(['write-tree'], { env })).stdout.trim()
 }
 
-/** The approved bytes as blobs, exactly (no clean filters, no line-ending conversion). */
-async function hashBlobs(git: Git, scratch: string, files: readonly ApprovedFile[]) {
-  if (files.length === 0) return []
-  const paths = files.map((file, i) => {
+/**
+ * The approved bytes as blobs, exactly (no clean filters, no line-ending conversion): their ids
+ * computed here, and only those git does not have yet written (after `git apply --index` the
+ * staged ones are there already), with one `hash-object -w` whose ids must be the same.
+ */
+async function hashBlobs(
+  git: Git,
+  scratch: string,
+  files: readonly ApprovedFile[],
+  hexLength: number
+) {
+  const bytes = files.map((file) => Buffer.from(file.content!))
+  const ids = bytes.map((content) => blobId(content, hexLength))
+  const present = await git.objects.has(ids)
+  const missing = ids.flatMap((id, i) => (present[i] ? [] : [i]))
+  if (missing.length === 0) return ids
+  const paths = missing.map((i) => {
     const path = join(scratch, `blob-${i}`)
-    writeFileSync(path, file.content!)
+    writeFileSync(path, bytes[i]!)
     return path
   })
   const out = await git.exec(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
     input: `${paths.join('\n')}\n`
   })
-  return out.stdout.trim().split('\n')
+  const written = out.stdout.trim().split('\n')
+  if (written.join(' ') !== missing.map((i) => ids[i]).join(' '))
+    throw new Error(`hash-object wrote other blobs than computed: ${written.join(' ')}`)
+  return ids
 }
 
 /** Each path's mode in `parent` (an executable stays executable); new files are 100644. */

@@ -21,3 +21,33 @@ export function gitEnv(env: NodeJS.ProcessEnv, remote: boolean): Record<string, 
   }
   return result
 }
+
+// Programs git would start for a pager or an editor: `cat` and `:` are git's own no-ops.
+export const NO_PROGRAMS = { GIT_PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':' }
+
+/**
+ * The whole environment of a command Git.exec starts (not in the hooks' sandbox): the
+ * allowlist, no prompt, no system config, the identity fallback as the global one, the
+ * command's own variables, and the seal's config parameters last, so they win.
+ */
+export function sealedEnv(
+  options: { network?: boolean; hooks?: boolean; env?: Record<string, string> },
+  configParameters: string,
+  globalConfig: string
+): Record<string, string> {
+  return {
+    ...gitEnv(process.env, Boolean(options.network)),
+    GIT_TERMINAL_PROMPT: '0',
+    // git 2.44 and later: no lazy fetch of a missing object behind a local command.
+    GIT_NO_LAZY_FETCH: '1',
+    // Sealed: no system config; the global one is the identity fallback alone.
+    GIT_CONFIG_NOSYSTEM: '1',
+    ...NO_PROGRAMS,
+    // Messages are read (summary lines, "already exists"), so they must not be translated;
+    // hooks keep the user's locale.
+    ...(options.hooks ? {} : { LC_ALL: 'C' }),
+    GIT_CONFIG_GLOBAL: globalConfig,
+    ...options.env,
+    GIT_CONFIG_PARAMETERS: configParameters
+  }
+}

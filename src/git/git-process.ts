@@ -1,3 +1,4 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { getExecOutput } from '@actions/exec'
 import { diesWithRun, runSupervised, type CollectedOutput } from '../sandbox/index.js'
 
@@ -37,4 +38,17 @@ export async function gitProcess(
     silent: true,
     ignoreReturnCode: true
   })
+}
+
+/**
+ * A long-lived local git process (`cat-file --batch`) that dies with the run like a quick one;
+ * its caller writes its requests, reads its answers and ends it.
+ */
+export function gitBatchProcess(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> }
+): ChildProcessWithoutNullStreams {
+  const program = diesWithRun({ file, args: [...args] })
+  return spawn(program.file, program.args, { cwd: options.cwd, env: options.env, stdio: 'pipe' })
 }

@@ -1,7 +1,7 @@
 import { PermissionDeniedError } from '../contract/index.js'
 import { shellQuote, type Sandbox } from '../sandbox/index.js'
 import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
-import { gitEnv } from './git-env.js'
+import { NO_PROGRAMS, sealedEnv } from './git-env.js'
 import {
   COMMIT_FORMAT,
   GitCommandError,
@@ -12,19 +12,18 @@ import {
   type GitExecOptions,
   type GitOutput
 } from './git-output.js'
-import { gitProcess } from './git-process.js'
+import { gitBatchProcess, gitProcess } from './git-process.js'
 import { ConfigSeal, gitProgram, headerKeys, NO_HOOKS, SAFE_CONFIG } from './git-seal.js'
 import { FALLBACK_IDENTITY, identityFallbackConfig } from './identity.js'
 import { assertExpectedRemote } from './expected-remote.js'
 import { assertOwnTransportKeys, assertSafeRemoteKeys, ownRemoteUrl } from './remote-config.js'
+import { ObjectReader } from './object-reader.js'
 import { parseStatus, statusArgs, type RepoStatus } from './status.js'
 import type { ConfigEntry } from './repo-config.js'
 
 export { GitCommandError } from './git-output.js'
 export type { BranchCommit, CommitOptions, GitExecOptions, GitOutput } from './git-output.js'
 
-// Programs git would start for a pager or an editor: `cat` and `:` are git's own no-ops.
-const NO_PROGRAMS = { GIT_PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':' }
 // Talking to a remote with the token present: no transport that runs a command.
 const REMOTE_CONFIG = ['-c', 'protocol.ext.allow=never']
 // git's summary after a commit, in the C locale: "[main 0a1b…] subject", "[main (root-commit) …]".
@@ -65,6 +64,28 @@ export class Git {
   }
 
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
+    const { full, env } = await this.sealed(args, options)
+    if (options.hooks && this.hookJail) return this.execWithHooks(full, options)
+    const output = await gitProcess(await gitProgram(), full, {
+      long: Boolean(options.network || options.hooks),
+      cwd: this.dir,
+      silent: true,
+      ignoreReturnCode: true,
+      input: options.input === undefined ? undefined : Buffer.from(options.input),
+      env
+    })
+    if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
+    return output
+  }
+
+  /** The run's one `cat-file --batch`, started on first read; `objects.close()` ends it. */
+  readonly objects = new ObjectReader(async () => {
+    const { full, env } = await this.sealed(['cat-file', '--batch'], {})
+    return gitBatchProcess(await gitProgram(), full, { cwd: this.dir, env })
+  })
+
+  /** A command's arguments and environment under the seal; the process is counted. */
+  private async sealed(args: readonly string[], options: GitExecOptions) {
     const seal = await this.seal.get()
     assertOwnTransportKeys(seal.entries, this.dir)
     if (options.network) assertSafeRemoteKeys(seal.entries, this.dir, headerKeys(options.env))
@@ -74,31 +95,9 @@ export class Git {
       ...(options.hooks ? [] : NO_HOOKS),
       ...(options.network ? REMOTE_CONFIG : [])
     ]
-    if (options.hooks && this.hookJail) return this.execWithHooks([...config, ...args], options)
-    const output = await gitProcess(await gitProgram(), [...config, ...args], {
-      long: Boolean(options.network || options.hooks),
-      cwd: this.dir,
-      silent: true,
-      ignoreReturnCode: true,
-      input: options.input === undefined ? undefined : Buffer.from(options.input),
-      env: {
-        ...gitEnv(process.env, Boolean(options.network)),
-        GIT_TERMINAL_PROMPT: '0',
-        // git 2.44 and later: no lazy fetch of a missing object behind a local command.
-        GIT_NO_LAZY_FETCH: '1',
-        // Sealed: no system config; the global one is the identity fallback alone.
-        GIT_CONFIG_NOSYSTEM: '1',
-        ...NO_PROGRAMS,
-        // Messages are read (summary lines, "already exists"), so they must not be translated;
-        // hooks keep the user's locale.
-        ...(options.hooks ? {} : { LC_ALL: 'C' }),
-        GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env),
-        ...options.env,
-        GIT_CONFIG_PARAMETERS: ConfigSeal.parameters(seal, options.env)
-      }
-    })
-    if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
-    return output
+    const parameters = ConfigSeal.parameters(seal, options.env)
+    const env = sealedEnv(options, parameters, identityFallbackConfig(process.env))
+    return { full: [...config, ...args], env }
   }
 
   /** The effective config as git lists it: no process unless a config file changed. */

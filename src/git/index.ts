@@ -1,4 +1,10 @@
 export { Git, GitCommandError } from './git.js'
+export {
+  isObjectRevision,
+  type GitObject,
+  type ObjectReader,
+  type TreeEntry
+} from './object-reader.js'
 export type { GitOutput, BranchCommit } from './git.js'
 export { ChangeBranch } from './change-branch.js'
 export { WorkBranch, type WorkBranchOptions } from './work-branch.js'

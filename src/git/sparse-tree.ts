@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Git } from './git.js'
+import type { TreeEntry } from './object-reader.js'
 
 /** A path's new blob (its SHA), or null when it is deleted. */
 export interface TreeChange {
@@ -15,8 +16,8 @@ interface Entry {
 
 /**
  * The tree of `parent` with exactly these changes, reading only the folders on their paths
- * (one `ls-tree`) and writing only the trees that change (one `mktree --batch`): a small change
- * costs the same in a repository of any size. A changed file keeps its mode when it was a blob
+ * (through the run's object reader) and writing only the trees that change (one `mktree
+ * --batch`): a small change costs the same in a repository of any size. A changed file keeps its mode when it was a blob
  * (new files are 100644). Undefined, so the caller builds the tree in a private index, for the
  * unusual cases: a path through a file or submodule, or a file where a folder or submodule is.
  */
@@ -27,22 +28,16 @@ export async function sparseTree(
 ): Promise<string | undefined> {
   const folders = new Set([''])
   for (const { path } of changes) for (const folder of ancestors(path)) folders.add(folder)
-  const listed = await git.exec(
-    ['--literal-pathspecs', 'ls-tree', '-z', '--full-tree', parent, '--', '.'].concat(
-      [...folders].filter(Boolean).map((folder) => `${folder}/`)
-    )
-  )
-  const trees = new Map<string, Map<string, Entry>>([...folders].map((f) => [f, new Map()]))
-  for (const record of listed.stdout.split('\0')) {
-    const match = /^(\d{6}) (\w+) ([0-9a-f]+)\t(.+)$/s.exec(record)
-    if (!match) continue
-    const [, mode, type, sha, path] = match
-    const tree = trees.get(dirname(path!))
-    if (tree) tree.set(basename(path!), { mode: mode!, type: type!, sha: sha! })
+  const trees = new Map([['', entryMap(await treeOf(git, parent))]])
+  // Parents first: a folder's entry in its parent is replaced by the folder's own entries.
+  for (const folder of [...folders].filter(Boolean).sort((a, b) => depth(a) - depth(b))) {
+    const above = trees.get(dirname(folder))!
+    const entry = above.get(basename(folder))
+    // A path through a file or submodule: not a tree to descend into.
+    if (entry && entry.type !== 'tree') return undefined
+    above.delete(basename(folder))
+    trees.set(folder, entry ? entryMap(await treeOf(git, entry.sha)) : new Map())
   }
-  // A folder listed as an entry of its parent is not a tree ls-tree could descend into.
-  for (const folder of folders)
-    if (folder && trees.get(dirname(folder))!.has(basename(folder))) return undefined
   for (const { path, blob } of changes) {
     const tree = trees.get(dirname(path))!
     const old = tree.get(basename(path))
@@ -100,6 +95,17 @@ function treeId(entries: ReadonlyMap<string, Entry>, hexLength: number): string 
 function ancestors(path: string): string[] {
   const parts = path.split('/').slice(0, -1)
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'))
+}
+
+/** A tree's entries (a commit's root tree); one git cannot read is a broken repository. */
+async function treeOf(git: Git, id: string): Promise<TreeEntry[]> {
+  const entries = await git.objects.tree(id)
+  if (!entries) throw new Error(`git has no tree ${id} to build on`)
+  return entries
+}
+
+function entryMap(entries: readonly TreeEntry[]): Map<string, Entry> {
+  return new Map(entries.map(({ name, mode, type, sha }) => [name, { mode, type, sha }]))
 }
 
 function dirname(path: string): string {

@@ -79,6 +79,7 @@ export async function planlessInput(
   const instructions = config.repoInstructions
     ? await (await RepoInstructions.read(git, baseRevision(config.baseBranch), [])).block()
     : undefined
+  git.objects.close()
   const { plan, rootCause } = await planFix({
     issue,
     candidates,

@@ -1,4 +1,4 @@
-import type { Git } from '../git/index.js'
+import { isObjectRevision, type Git } from '../git/index.js'
 import {
   instructionsBlock,
   MAX_INSTRUCTION_TOKENS,
@@ -19,7 +19,7 @@ const MAX_FILE_BYTES = 256 * 1024
 /**
  * The repository's instructions as they are in one commit (the run's base): never the work
  * tree, where the model's edits or a branch someone else pushed could have written them. Read
- * once, with one git process, for the paths the prompts will name.
+ * once, through the run's object reader, for the paths the prompts will name.
  */
 export class RepoInstructions {
   /** Every file some prompt carried, in the order first sent. */
@@ -43,11 +43,10 @@ export class RepoInstructions {
   ): Promise<RepoInstructions> {
     const wanted = new Set<string>(['AGENTS.md', ...INSTRUCTION_FILES])
     for (const path of paths) for (const folder of foldersAbove(path)) wanted.add(agentsIn(folder))
-    const out = await git.exec(['cat-file', '--batch'], {
-      input: [...wanted].map((path) => `${commit}:${path}\n`).join(''),
-      allowFailure: true
-    })
-    const files = out.exitCode === 0 ? parseBatch(out.stdout, [...wanted]) : new Map()
+    // A branch name (a plan-less run's base) is resolved first: the reader takes ids alone.
+    const rev = isObjectRevision(commit) ? commit : await git.tryRevParse(`${commit}^{commit}`)
+    const blobs = rev ? await git.objects.blobs(rev, [...wanted], MAX_FILE_BYTES) : new Map()
+    const files = new Map([...blobs].map(([path, bytes]) => [path, bytes.toString('utf8')]))
     return new RepoInstructions(commit, files, maxTokens)
   }
 
@@ -94,29 +93,4 @@ function foldersAbove(path: string): string[] {
 
 function agentsIn(folder: string): string {
   return folder === '' ? 'AGENTS.md' : `${folder}/AGENTS.md`
-}
-
-/**
- * `git cat-file --batch` output, one answer per request in order: `<sha> blob <size>` and the
- * content, or `<request> missing`. Sizes are bytes; a file that is not UTF-8 throws the count
- * off, so parsing stops at the first header that does not read as one (what came before stays).
- */
-function parseBatch(stdout: string, requested: readonly string[]): Map<string, string> {
-  const files = new Map<string, string>()
-  const bytes = Buffer.from(stdout, 'utf8')
-  let at = 0
-  for (const path of requested) {
-    const end = bytes.indexOf(0x0a, at)
-    if (end < 0) break
-    const header = bytes.subarray(at, end).toString('utf8')
-    at = end + 1
-    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) continue
-    const match = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header)
-    if (!match) break
-    const size = Number(match[2])
-    const content = bytes.subarray(at, at + size)
-    at += size + 1
-    if (match[1] === 'blob' && size <= MAX_FILE_BYTES) files.set(path, content.toString('utf8'))
-  }
-  return files
 }

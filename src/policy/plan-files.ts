@@ -1,6 +1,10 @@
 import { InvalidInputError, type RefusalRule } from '../contract/index.js'
 import { printable } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
+import type { ObjectReader, TreeEntry } from '../git/index.js'
+
+/** What the checks need of git: commands, and the run's object reader for HEAD's trees. */
+export type PlanGit = GitRunner & { readonly objects: Pick<ObjectReader, 'tree'> }
 
 export interface PlannedFile {
   path: string
@@ -21,7 +25,7 @@ const BINARY_PROBE = 8000
 export async function assertPlainFiles(
   changes: readonly PlannedFile[],
   base: ReadonlyMap<string, string | null>,
-  git: GitRunner
+  git: PlanGit
 ): Promise<void> {
   const modified = changes.filter((change) => change.operation === 'MODIFY')
   const [names, binaryByAttributes] = await Promise.all([
@@ -99,22 +103,33 @@ function prefixes(path: string): string[] {
 /**
  * HEAD's entries in the folders along the planned paths (the root and each planned path's
  * folders, not below): every name a planned path could be a case twin of, and every submodule
- * one could lie in. One `ls-tree`, so its cost follows the plan, not the repository's size.
+ * one could lie in. Read tree by tree through the run's object reader, so its cost follows the
+ * plan, not the repository's size; listed as `ls-tree --full-tree HEAD -- . <folders>/` lists
+ * them (`<mode> <type> <sha>\t<path>`, a folder along the paths replaced by its entries).
  */
-async function namesAlong(git: GitRunner, paths: readonly string[]): Promise<string[]> {
+export async function namesAlong(git: PlanGit, paths: readonly string[]): Promise<string[]> {
   const folders = new Set<string>()
   for (const path of paths) {
     const parts = path.split('/')
-    for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join('/')}/`)
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'))
   }
-  const out = await git.exec(
-    ['--literal-pathspecs', 'ls-tree', '-z', '--full-tree', 'HEAD', '--', '.', ...folders],
-    { allowFailure: true }
-  )
   // No HEAD yet: nothing to be a twin of (the run is refused later for it).
-  if (out.exitCode !== 0 && !/not a valid object name/i.test(out.stderr))
-    throw new Error(`git ls-tree failed (exit ${out.exitCode}): ${out.stderr.trim()}`)
-  return out.exitCode === 0 ? out.stdout.split('\0').filter(Boolean) : []
+  const root = await git.objects.tree('HEAD')
+  const names: string[] = []
+  const list = async (entries: readonly TreeEntry[], prefix: string): Promise<void> => {
+    for (const entry of entries) {
+      const path = `${prefix}${entry.name}`
+      const inner = entry.type === 'tree' && folders.has(path)
+      if (!inner) names.push(`${entry.mode} ${entry.type} ${entry.sha}\t${path}`)
+      else {
+        const inside = await git.objects.tree(entry.sha)
+        if (!inside) throw new Error(`git cannot read the tree of ${printable(path)} at HEAD`)
+        await list(inside, `${path}/`)
+      }
+    }
+  }
+  await list(root ?? [], '')
+  return names
 }
 
 /** `<mode> <type> <sha>\t<path>` → path. */
