@@ -232,10 +232,14 @@ class Batch {
     }
   }
 
+  /** Its input closed, git ends by itself; killed if it has not a moment later. */
   end(): void {
     this.ended ??= new Error('git cat-file --batch was closed')
     this.child.stdin.end()
-    this.child.kill('SIGKILL')
+    const child = this.child
+    setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }, 1000).unref()
   }
 
   private idle(idle: boolean): void {
