@@ -77,10 +77,10 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
 }
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 14 git processes', async () => {
+  it('push: true creates the branch from the base, commits once and pushes, in 13 git processes', async () => {
     // 1 listing of the effective config (read again only when a config file changes), which
     // also checks it before each remote command; 5 of its own (the remote's URL is read only to
-    // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 5
+    // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 4
     // to build the commit from the approved contents on the base, reading (through the run's one
     // object reader) and writing only the trees on their paths, and move the branch to it (the
     // approved blob is staged already, so not written again; the message cleaned and signed off
@@ -88,7 +88,7 @@ describe('ChangeBranch: the happy paths', () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(14)
+    expect(git.processCount).toBe(13)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)
@@ -102,11 +102,11 @@ describe('ChangeBranch: the happy paths', () => {
     expect(repo.git('config', '--list', '--show-origin')).not.toMatch(/extraheader/i)
   })
 
-  it('push: false commits on the checked-out base for a pull-request step, in 11 git processes', async () => {
+  it('push: false commits on the checked-out base for a pull-request step, in 10 git processes', async () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo, { push: false })
-    expect(git.processCount).toBe(11)
+    expect(git.processCount).toBe(10)
     const sha = made[0]!.sha
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('rev-parse', 'main')).toBe(sha)
