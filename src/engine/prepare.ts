@@ -96,10 +96,10 @@ export async function loadAndGuard(
   // The run's session ends the object reader; a refusal here comes before it has the Git.
   try {
     await reportGitConfig(git, logger)
-    await assertPlainFiles(plan.file_changes, base, git)
     const paths = plan.file_changes.map((change) => change.path)
-    // Both only read; they run together, and the path check's refusal is reported first.
-    const [checked, prepared] = await Promise.allSettled([
+    // All only read; they run together, and their refusals are reported in this order.
+    const [plain, checked, prepared] = await Promise.allSettled([
+      assertPlainFiles(plan.file_changes, base, git),
       assertRepoPaths(paths, policy, repoDir, git, 'plan'),
       ChangeBranch.prepare(git, {
         branch: plan.branch_name,
@@ -112,6 +112,7 @@ export async function loadAndGuard(
         publisher: signingPublisher(config, facts, logger)
       })
     ])
+    if (plain.status === 'rejected') throw plain.reason
     if (checked.status === 'rejected') throw checked.reason
     if (prepared.status === 'rejected') throw prepared.reason
     return { input, policy, commands, base, git, branch: prepared.value }
