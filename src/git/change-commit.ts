@@ -1,4 +1,5 @@
 import { GitCommandError, type CommitOptions, type Git } from './git.js'
+import { indexStamp } from './index-stamp.js'
 import { patchId } from './patch-id.js'
 import { commitApproved, type ApprovedFile } from './approved-commit.js'
 import { commitWithHooks } from './hooked-commit.js'
@@ -40,10 +41,12 @@ export async function commitChange(
   git: Git,
   state: ChangeState,
   requests: readonly CommitRequest[],
-  options: CommitOptions
+  options: CommitOptions,
+  /** The index's stamp when it was last checked to be the base and the approved change. */
+  checkedIndex?: string
 ): Promise<MadeCommit[]> {
   if (!options.hooks && requests.every((request) => request.files)) {
-    return commitApprovedFiles(git, state, requests, options.signoff)
+    return commitApprovedFiles(git, state, requests, options.signoff, checkedIndex)
   }
   const made: MadeCommit[] = []
   if (requests.length > 1) await git.resetIndex()
@@ -68,7 +71,8 @@ async function commitApprovedFiles(
   git: Git,
   state: ChangeState,
   requests: readonly CommitRequest[],
-  signoff: boolean
+  signoff: boolean,
+  checkedIndex: string | undefined
 ): Promise<MadeCommit[]> {
   const made: MadeCommit[] = []
   // HEAD is the base here: validation cannot move it (repo-tampered), and update-ref below
@@ -86,9 +90,13 @@ async function commitApprovedFiles(
   state.worktreeChanged = true
   state.save()
   await git.exec(['update-ref', '-m', 'patchsmith: commit', 'HEAD', parent, head])
-  // The index is already this tree: the attempt loop checked it holds exactly the base and the
-  // approved change (assertExactChanges) after the last repository code ran, and only
-  // Patchsmith's own git ran since. Nothing to refresh or reset.
+  // The index is this tree when it is the very file last checked to hold the base and the
+  // approved change (nothing wrote it since: no process). Otherwise comparing it with the tree
+  // reads no file, and only a difference (something a leftover process staged) pays for the
+  // `reset --hard` (which checks every tracked file in the work tree).
+  if (checkedIndex !== undefined && indexStamp(git.dir) === checkedIndex) return made
+  const strayed = await git.exec(['diff-index', '--cached', '--name-only', '-z', 'HEAD', '--'])
+  if (strayed.stdout.length > 0) await git.exec(['reset', '--quiet', '--hard', 'HEAD'])
   return made
 }
 

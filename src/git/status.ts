@@ -18,24 +18,27 @@ export interface RepoStatus {
 }
 
 /**
- * For a scan of every tracked and untracked file: git's untracked cache, kept for `-uall` (it
- * then stats each folder instead of listing it: a 100 000-file work tree scans in about the
- * time of `--untracked-files=no`). A folder's cached listing is trusted only while its stat data
- * (ctime included: code cannot set it back) is unchanged, whatever the repository configures.
+ * For a scan of every tracked and untracked file that a check relies on: exact, whatever the
+ * repository configures. No untracked cache: it trusts a folder's cached listing while the
+ * folder's mtime and ctime seconds are unchanged, and code that plants a file and sets the
+ * folder's mtime back within the same second is then not seen (a test shows it). ctime is
+ * trusted and the whole stat compared for tracked files, so a rewrite that keeps size and mtime
+ * is still seen.
  */
 export const WORKTREE_SCAN = [
+  // A check only reads: no refresh of the index written back (which fails on a full disk).
+  '--no-optional-locks',
   '-c',
-  'core.untrackedCache=true',
-  '-c',
-  'status.showUntrackedFiles=all',
+  'core.untrackedCache=false',
   '-c',
   'core.trustctime=true',
   '-c',
   'core.checkStat=default'
 ]
+
 /**
  * `git status --porcelain=v2 --branch -z` of tracked files; with `untracked`, of every untracked
- * (not ignored) file too, through the untracked cache (WORKTREE_SCAN).
+ * (not ignored) file too, exactly (WORKTREE_SCAN).
  */
 export function statusArgs(options: { untracked?: boolean }): string[] {
   return [

@@ -89,6 +89,11 @@ export class Sandbox {
     return Sandbox.none(reasons)
   }
 
+  /** git processes it started: one `git config --list` for each config file it sanitized. */
+  get gitProcesses(): number {
+    return this.gitFiles.filter((cover) => cover.source !== undefined).length
+  }
+
   get active(): boolean {
     return this.backend !== 'none'
   }
