@@ -37,6 +37,17 @@ describe('the validation watch', () => {
     ])
   })
 
+  it('keeps what setup commands wrote before validation, and still removes what validation wrote', async () => {
+    const repo = repoWith()
+    const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      'setup-commands': 'echo built > setup-made.txt',
+      'validation-commands': 'echo x > validation-made.txt && node check.js'
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(existsSync(join(repo.dir, 'setup-made.txt'))).toBe(true)
+    expect(existsSync(join(repo.dir, 'validation-made.txt'))).toBe(false)
+  })
+
   it('keeps a file the start branch ignores and the base does not, after checking out the base', async () => {
     const repo = repoWith()
     repo.git('checkout', '-q', '-b', 'feature')

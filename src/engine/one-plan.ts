@@ -78,6 +78,7 @@ export class OnePlan implements PlanRun {
     }
     prompter.editorconfig = await EditorconfigRules.read(git, prepared.branch.baseCommit, paths)
     await session.setupCommands()
+    if (config.setupCommands.length > 0) prepared.branch.forgetUntracked()
     const settings = ctx.attemptSettings({
       input: prepared.input,
       base: prepared.base,

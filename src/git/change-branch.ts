@@ -64,6 +64,7 @@ export class ChangeBranch {
   private swapped = false
   /** The index's stamp when the caller last checked it (noteIndexChecked). */
   private checkedIndex?: string
+  private untrackedStale = false
   private readonly state: ChangeState
   /** origin's base the committed change was moved onto (moveOnto), if it was. */
   private movedOnto?: string
@@ -95,7 +96,12 @@ export class ChangeBranch {
    * files differ), so the validation watch scans for itself.
    */
   get untrackedAtStart(): readonly string[] | undefined {
-    return this.state.leftStart ? undefined : this.status.untracked
+    return this.state.leftStart || this.untrackedStale ? undefined : this.status.untracked
+  }
+
+  /** Code ran in the work tree since the preflight (setup commands): its list is stale. */
+  forgetUntracked(): void {
+    this.untrackedStale = true
   }
 
   /** The commit the change is made on. */
