@@ -56,7 +56,9 @@ export class BaseSwap {
     const base = readStates(root, paths)
     if (!base) return undefined
     const gitDir = gitDirs(root)[0]!
-    const indexFile = join(gitDir, 'patchsmith', `base-index-${process.pid}`)
+    // One name per work tree (the run lock allows one run): a run killed meanwhile leaves at most
+    // this file, which the next one replaces.
+    const indexFile = join(gitDir, 'patchsmith', 'base-index')
     try {
       mkdirSync(dirname(indexFile), { recursive: true, mode: 0o700 })
       rmSync(indexFile, { force: true })
