@@ -7,7 +7,9 @@ import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { lastUserMessage, startModelServer } from '../support/model-server.js'
 import { FRUIT_BRANCH, fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+import { runOnPlan } from './scenario.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -99,5 +101,35 @@ describe('the validation watch', () => {
     expect(run.result.error?.details?.rule).toBe('unexpected-changes')
     expect(run.result.error?.message).toContain('.github/workflows/evil.yml')
     expect(repo.gitOrigin('branch', '--list', FRUIT_BRANCH)).toBe('')
+  })
+  it("keeps a file the base ignores and the draft's .gitignore no longer does", async () => {
+    const repo = repoWith({ '.gitignore': 'local.env\nbuild/\n' })
+    writeFileSync(join(repo.dir, 'local.env'), 'KEEP=me\n')
+    const server = await startModelServer((request) =>
+      lastUserMessage(request).includes('Conventional Commit')
+        ? 'chore(ignore): stop ignoring local env files'
+        : '--- a/.gitignore\n+++ b/.gitignore\n@@ -1,2 +1 @@\n-local.env\n build/\n'
+    )
+    cleanups.push(() => server.close())
+    const run = await runOnPlan(repo, {
+      issue: { number: 4, title: 'Stop ignoring local.env', body: 'Drop it from .gitignore.' },
+      plan: {
+        branch_name: 'fix/4-ignore',
+        plan_steps: ['Drop local.env from .gitignore'],
+        file_changes: [{ path: '.gitignore', operation: 'MODIFY' }],
+        validation_commands: []
+      },
+      inputs: {
+        'base-url': server.url,
+        'api-key': 'sk-test-ignore',
+        'validation-commands': 'true',
+        'allow-protected-paths': '.gitignore',
+        'output-path': `${repo.root}/result.json`,
+        'log-dir': `${repo.root}/logs`
+      }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(repo.gitOrigin('show', 'fix/4-ignore:.gitignore')).toBe('build/')
+    expect(existsSync(join(repo.dir, 'local.env'))).toBe(true)
   })
 })

@@ -93,10 +93,14 @@ export class ChangeBranch {
   /**
    * The untracked, not ignored files the preflight found (the user's own), while they still are
    * all there are: undefined once the run checked out another branch (its .gitignore and its
-   * files differ), so the validation watch scans for itself.
+   * files differ), or once the change touched a .gitignore (a file the base ignored may be the
+   * user's untracked file now), so the validation watch scans for itself.
    */
   get untrackedAtStart(): readonly string[] | undefined {
-    return this.state.leftStart || this.untrackedStale ? undefined : this.status.untracked
+    const ignoreEdited = [...this.state.touched].some((path) => /(^|\/)\.gitignore$/.test(path))
+    return this.state.leftStart || this.untrackedStale || ignoreEdited
+      ? undefined
+      : this.status.untracked
   }
 
   /** Code ran in the work tree since the preflight (setup commands): its list is stale. */
