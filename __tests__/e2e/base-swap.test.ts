@@ -4,7 +4,7 @@
  * over the whole index: the command must still see a consistent base, and no write may follow a
  * link validation left.
  */
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -54,5 +54,17 @@ describe('the base check', () => {
     expect(readFileSync(outside, 'utf8')).toBe('not yours\n')
     expect(lstatSync(join(repo.dir, 'fruit.txt')).isSymbolicLink()).toBe(false)
     expect(run.exitCode).not.toBe(0)
+  })
+  it('leaves no link to the base index, also when a rerun reuses the branch', async () => {
+    const repo = repoWith()
+    const first = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]))
+    expect(first.exitCode, first.stdout).toBe(0)
+    expect(readdirSync(join(repo.dir, '.git/patchsmith'))).not.toContain('base-index')
+    repo.git('checkout', '-q', 'main')
+    repo.git('branch', '-D', FRUIT_BRANCH)
+    const second = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]))
+    expect(second.exitCode, second.stdout).toBe(0)
+    expect(second.stdout).toMatch(/reused, nothing committed/)
+    expect(readdirSync(join(repo.dir, '.git/patchsmith'))).not.toContain('base-index')
   })
 })

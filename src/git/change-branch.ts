@@ -262,6 +262,7 @@ export class ChangeBranch {
   async reuseExisting(): Promise<MadeCommit[] | undefined> {
     const { existing, state, git } = this
     if (!existing) return undefined
+    this.dropSwap()
     assertSameChange(existing, this.branch, await git.writeTree())
     if (this.push) {
       if (state.onBranch) await git.resetSoft(existing.tip)
