@@ -11,6 +11,7 @@ import {
   linkSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   renameSync,
   rmSync,
   writeFileSync
@@ -95,9 +96,11 @@ interface Jail {
 async function openJail(
   backend: BackendName,
   workTree: string,
-  vars: NodeJS.ProcessEnv = {}
+  vars: NodeJS.ProcessEnv = {},
+  /** Folders hidden as the result and log folders are. */
+  hidden: string[] = []
 ): Promise<Jail> {
-  const layout = jailLayout({ ...process.env, ...vars }, workTree, gitDirs(workTree))
+  const layout = jailLayout({ ...process.env, ...vars }, workTree, gitDirs(workTree), hidden)
   const env = { ...validationEnv(process.env), PATH: '/usr/local/bin:/usr/bin:/bin' }
   if (backend !== 'sudo-unshare') {
     const sandbox = await Sandbox.open(layout, [backend], { maxTasks: 350 })
@@ -219,5 +222,23 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
         }
       }
     )
+    it.skipIf(skip)('cannot read or write a log folder inside the work tree', async () => {
+      const dir = checkout(`logs-${backend}`)
+      const logs = join(dir, 'logs')
+      mkdirSync(logs)
+      writeFileSync(join(logs, '01-build.txt'), 'the real log\n')
+      const jail = await openJail(backend, dir, {}, [logs])
+      try {
+        const out = await jail.run(
+          'cat logs/01-build.txt; echo forged > logs/01-build.txt; echo x > logs/planted.txt; echo done'
+        )
+        expect(out).toContain('done')
+        expect(out).not.toContain('the real log')
+      } finally {
+        jail.close()
+      }
+      expect(readFileSync(join(logs, '01-build.txt'), 'utf8')).toBe('the real log\n')
+      expect(existsSync(join(logs, 'planted.txt'))).toBe(false)
+    })
   }
 )

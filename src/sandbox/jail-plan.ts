@@ -57,7 +57,10 @@ export function jailPlan(
     { type: 'tmpfs', path: '/tmp', size: TEMP_SIZE, mode: '1777' },
     { type: 'dir', path: JAIL_HOME, mode: '0700' }
   ]
-  const hidden = layout.hidden.filter((path) => !contains('/tmp', path) && existsSync(path))
+  // The jail's /tmp is its own, but a work tree there is bound back, folders hidden in it too.
+  const hidden = layout.hidden.filter(
+    (path) => (!contains('/tmp', path) || contains(layout.workTree, path)) && existsSync(path)
+  )
   // A hidden file (one at / say: a swap file) is shown as an empty one.
   const emptied = (path: string): JailMount =>
     lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === false

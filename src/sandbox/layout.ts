@@ -86,7 +86,15 @@ export function jailLayout(
   const work = workFolders(env, workTree)
   // Of the host's root only the system folders stay; the work tree and toolchains come back.
   const root = [...rootEntries(), ...hostSecrets()]
-  const hidden = outermost([...strict, ...homes, ...work, ...HOST_RUNTIME.map(real), ...root])
+  // A runner folder inside the work tree (a log folder there) is hidden on its own: its parent
+  // is, but the work tree's bind would show it again.
+  const inside = strict.filter((folder) => folder !== workTree && contains(workTree, folder))
+  const hidden = [
+    ...new Set([
+      ...outermost([...strict, ...homes, ...work, ...HOST_RUNTIME.map(real), ...root]),
+      ...outermost(inside)
+    ])
+  ]
   const covered = (path: string) => hidden.some((folder) => contains(folder, path))
   // A toolchain is shown again unless it holds something hidden for its own sake.
   const unsafe = (path: string) => [...strict, ...homes].some((folder) => contains(path, folder))
