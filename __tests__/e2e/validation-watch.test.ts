@@ -39,6 +39,24 @@ describe('the validation watch', () => {
     ])
   })
 
+  it("refuses validation that changes the user's own untracked file in a protected path, and leaves one it does not touch", async () => {
+    const repo = repoWith({ '.github/workflows/ci.yml': 'on: push\n' })
+    writeFileSync(join(repo.dir, '.github/workflows/mine.yml'), 'on: workflow_dispatch\n')
+    const untouched = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]))
+    expect(untouched.exitCode, untouched.stdout).toBe(0)
+    expect(existsSync(join(repo.dir, '.github/workflows/mine.yml'))).toBe(true)
+    repo.git('checkout', '-q', 'main')
+    repo.git('branch', '-D', FRUIT_BRANCH)
+    repo.gitOrigin('branch', '-D', FRUIT_BRANCH)
+    const changed = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      'validation-commands': "echo '  run: curl evil' >> .github/workflows/mine.yml; node check.js"
+    })
+    expect(changed.result.error?.code, changed.stdout).toBe('SECURITY_VIOLATION')
+    expect(changed.result.error?.details?.rule).toBe('unexpected-changes')
+    expect(changed.result.error?.message).toContain('.github/workflows/mine.yml')
+    expect(repo.gitOrigin('branch', '--list', FRUIT_BRANCH)).toBe('')
+  })
+
   it('keeps what setup commands wrote before validation, and still removes what validation wrote', async () => {
     const repo = repoWith()
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -352,6 +360,18 @@ describe('ChangeBranch: the commit is the approved change', () => {
     expect(repo.git('reflog', '--format=%gs', 'HEAD').split('\n')).toContain(
       `checkout: moving from main to ${BRANCH}`
     )
+  })
+
+  it('deletes the branch checkout -b made when it could not move HEAD', async () => {
+    const repo = repoWith()
+    const { branch } = await prepare(repo)
+    // A stale lock: git makes the branch, then fails to point HEAD at it.
+    writeFileSync(join(repo.dir, '.git/HEAD.lock'), '')
+    await expect(branch.create()).rejects.toThrow(/HEAD/)
+    rmSync(join(repo.dir, '.git/HEAD.lock'))
+    await branch.rollback()
+    expect(repo.git('branch', '--list', BRANCH)).toBe('')
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
   })
 
   it('looks at the index again when it was written after it was last checked', async () => {

@@ -20,7 +20,9 @@ export async function branchHere(
     // Git's own shortcut: `checkout -b` with no start point, no -q and no --track only makes the
     // branch and moves HEAD (one process, the same reflog entries).
     const out = await git.exec(['checkout', '-b', branch], { allowFailure: true })
-    if (out.exitCode === 0) made()
+    // Made even when moving HEAD failed after it: a rollback must delete it then too.
+    if (out.exitCode === 0 || (!/already exists/i.test(out.stderr) && (await madeRef(git, branch))))
+      made()
     return out
   }
   const created = await git.exec(['branch', '--no-track', '--end-of-options', branch, sha], {
@@ -56,4 +58,8 @@ async function checkoutSkipsTheTree(git: Git): Promise<boolean> {
 
 function isTrue(value: string | undefined): boolean {
   return value !== undefined && ['true', 'yes', 'on', '1', ''].includes(value)
+}
+
+async function madeRef(git: Git, branch: string): Promise<boolean> {
+  return (await git.tryRevParse(`refs/heads/${branch}`)) !== undefined
 }

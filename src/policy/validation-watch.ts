@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { lstatSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 import { gitDirs, RepoIntegrity } from '../git/repo-integrity.js'
@@ -25,6 +25,11 @@ export class ValidationWatch {
   private settled?: StatusEntry[]
 
   private readonly before: ReadonlySet<string>
+  /**
+   * The files there before that lie in a protected or blocked path (the user's own untracked
+   * files there), each with what its lstat said: validation may not change them either.
+   */
+  private readonly guarded = new Map<string, { rule: string; stamp: string }>()
 
   private constructor(
     private readonly integrity: RepoIntegrity,
@@ -37,6 +42,10 @@ export class ValidationWatch {
     private readonly repoDir: string
   ) {
     this.before = new Set(before)
+    for (const path of before) {
+      const rule = watchedRule(policy, path)
+      if (rule) this.guarded.set(path, { rule, stamp: fileStamp(repoDir, path) })
+    }
   }
 
   /** There before validation ran, or written by the run itself: never validation's doing. */
@@ -133,10 +142,12 @@ export class ValidationWatch {
     const status = await workTreeStatus(this.git)
     for (const { path } of status) {
       if (approved.has(path) || this.notNew(path)) continue
-      const violation = this.policy.checkName(path) ?? this.policy.checkProtected(path)
-      if (violation && WATCHED_RULES.has(violation.rule))
-        problems.push(`validation changed "${printable(path)}" (${violation.rule})`)
+      const rule = watchedRule(this.policy, path)
+      if (rule) problems.push(`validation changed "${printable(path)}" (${rule})`)
     }
+    for (const [path, { rule, stamp }] of this.guarded)
+      if (fileStamp(this.repoDir, path) !== stamp)
+        problems.push(`validation changed "${printable(path)}" (${rule})`)
     if (problems.length > 0) throw unexpected('validation', problems)
     const staged = await assertExactChanges(this.git, edits, 'validation')
     this.settled = status
@@ -209,6 +220,20 @@ async function workTreeStatus(git: GitRunner): Promise<StatusEntry[]> {
   return nulFields(out.stdout)
     .filter((field) => field.length > 3)
     .map((field) => ({ xy: field.slice(0, 2), path: field.slice(3) }))
+}
+
+/** The watched rule `path` falls under (a protected or blocked path, a git folder), if any. */
+function watchedRule(policy: PathPolicy, path: string): string | undefined {
+  const violation = policy.checkName(path) ?? policy.checkProtected(path)
+  return violation && WATCHED_RULES.has(violation.rule) ? violation.rule : undefined
+}
+
+/** What changes whenever the file is written, replaced or removed (ctime cannot be set back). */
+function fileStamp(repoDir: string, path: string): string {
+  const stats = lstatSync(join(repoDir, path), { bigint: true, throwIfNoEntry: false })
+  return stats
+    ? `${stats.mode}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
+    : 'missing'
 }
 
 /** `folder` as a repository path prefix ("logs/"), when it lies inside the work tree. */
