@@ -1,11 +1,24 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, lstatSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { CodeAgentOutput } from '../contract/index.js'
 import { formatUsd } from '../model/index.js'
 
 export function writeResultFile(path: string, response: unknown): void {
   mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, `${JSON.stringify(response, null, 2)}\n`)
+  // A result path in the work tree is reachable by validation: a link left at its name is taken
+  // away (it is this file's place) and never written through.
+  const found = lstatSync(path, { throwIfNoEntry: false })
+  if (found && !found.isFile()) rmSync(path, { force: true })
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    0o644
+  )
+  try {
+    writeSync(fd, `${JSON.stringify(response, null, 2)}\n`)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Every output of action.yml, set on success and on failure alike. */
