@@ -35,18 +35,15 @@ const WRITE_FLAGS =
  */
 export class BaseSwap {
   private draft?: Map<string, FileState>
-  /** Folders the draft created, outermost first: taken away for the base, made again after. */
-  private readonly madeFolders: string[]
 
   private constructor(
     private readonly root: string,
     private readonly base: ReadonlyMap<string, FileState>,
-    madeFolders: string[],
+    /** Folders the draft created, outermost first: taken away for the base, made again after. */
+    private readonly madeFolders: readonly string[],
     /** The link to the index before the draft was applied. */
     readonly indexFile: string
-  ) {
-    this.madeFolders = madeFolders
-  }
+  ) {}
 
   /**
    * Taken just before the patch is applied, while the work tree and the index are the base's.
@@ -81,7 +78,7 @@ export class BaseSwap {
 
   /** The base's files in the work tree; false when declined (the caller then resets git's way). */
   toBase(): boolean {
-    // A command that changed a planned file gets git's full reset instead, as `apply -R` would.
+    // A command that changed a planned file gets git's full reset instead.
     if (!this.draft || !sameStates(readStates(this.root, [...this.draft.keys()]), this.draft))
       return false
     if (!this.write(this.base)) return false

@@ -56,8 +56,6 @@ export class ChangeBranch {
   /** Each local commit's published counterpart, once a publisher put the branch on origin. */
   published?: Map<string, string>
   private existing?: ExistingBranch
-  /** The patch last applied, while it is in index and work tree. */
-  private applied?: string
   /** The applied patch's files as at the base and as applied, for the base check (unapply). */
   private swap?: BaseSwap
   /** The work tree holds the swap's base files now (unapply went that way). */
@@ -189,7 +187,6 @@ export class ChangeBranch {
     this.dropSwap()
     const swap = BaseSwap.before(this.git.dir, paths)
     const out = await this.git.applyIndex(patch)
-    this.applied = out.exitCode === 0 ? patch : undefined
     if (out.exitCode === 0 && swap?.afterApply()) this.swap = swap
     else swap?.dispose()
     return out
@@ -197,7 +194,6 @@ export class ChangeBranch {
 
   /** Back to the base content, keeping the branch (nothing to do before the first apply). */
   async reset(): Promise<void> {
-    this.applied = undefined
     this.dropSwap()
     await resetToBase(this.git, this.state, this.state.absent)
   }
@@ -228,7 +224,7 @@ export class ChangeBranch {
    * stays for the validation watch to judge after the round.
    */
   async unapply(): Promise<void> {
-    if (this.applied !== undefined && this.swap?.toBase()) {
+    if (this.swap?.toBase()) {
       this.swapped = true
       return
     }

@@ -3,6 +3,7 @@ import { SecurityViolationError, ValidationFailedError } from '../contract/index
 import type { Git } from './git.js'
 import { gitDirs } from './git-dirs.js'
 import { RepoIntegrity } from './repo-integrity.js'
+import { restoreWorkTree, unstagedPaths, untrackedPaths } from './worktree-settle.js'
 
 /**
  * `git commit` with the repository's hooks (`git-hooks: true`), which run with `.git` writable.
@@ -29,7 +30,7 @@ export async function commitWithHooks(
   const branchRef = ref.stdout.trim()
   const refFile = join(common, branchRef)
   const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
-  const untracked = new Set(await untrackedFiles(git))
+  const untracked = new Set(await untrackedPaths(git))
   const out = await git.commit(message, { ...options, hooks: true })
   const problems = guard
     .changes()
@@ -76,29 +77,6 @@ function holds(path: string, refFile: string, common: string): boolean {
  * changes as they are, so anything left there would reach the pull request unreviewed.
  */
 async function settleWorkTree(git: Git, untrackedBefore: ReadonlySet<string>): Promise<void> {
-  const changed = nul(
-    (
-      await git.exec([
-        'diff',
-        '--name-only',
-        '-z',
-        '--no-ext-diff',
-        '--no-textconv',
-        '--ignore-submodules=all'
-      ])
-    ).stdout
-  )
-  if (changed.length > 0)
-    await git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...changed])
-  const created = (await untrackedFiles(git)).filter((path) => !untrackedBefore.has(path))
-  if (created.length > 0)
-    await git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...created])
-}
-
-async function untrackedFiles(git: Git): Promise<string[]> {
-  return nul((await git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout)
-}
-
-function nul(stdout: string): string[] {
-  return stdout.split('\0').filter(Boolean)
+  const created = (await untrackedPaths(git)).filter((path) => !untrackedBefore.has(path))
+  await restoreWorkTree(git, await unstagedPaths(git), created)
 }

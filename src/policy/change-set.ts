@@ -4,6 +4,7 @@ import type { SecretMasker } from '../secrets/index.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
+import { nulFields } from '../git/worktree-settle.js'
 
 const STATUS = { CREATE: 'A', MODIFY: 'M', DELETE: 'D' } as const
 export function unexpected(stage: string, problems: string[]): SecurityViolationError {
@@ -198,10 +199,6 @@ function rawEntries(stdout: string): RawEntry[] {
     })
   }
   return entries
-}
-
-export function nulFields(text: string): string[] {
-  return text.split('\0').filter((field) => field.length > 0)
 }
 
 function blobId(content: string, length: number): string {

@@ -3,7 +3,13 @@ import { isAbsolute, join, relative, sep } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 import { gitDirs, RepoIntegrity } from '../git/repo-integrity.js'
 import { WORKTREE_SCAN } from '../git/status.js'
-import { assertExactChanges, nulFields, unexpected } from './change-set.js'
+import {
+  nulFields,
+  restoreWorkTree,
+  unstagedPaths,
+  untrackedPaths
+} from '../git/worktree-settle.js'
+import { assertExactChanges, unexpected } from './change-set.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
@@ -84,21 +90,8 @@ export class ValidationWatch {
     // Work tree unlike the index: what `git diff --name-only` lists.
     const dirty = status
       ? status.filter((e) => e.xy !== '??' && e.xy[1] !== ' ').map((e) => e.path)
-      : nulFields(
-          (
-            await this.git.exec([
-              'diff',
-              '--name-only',
-              '-z',
-              '--no-ext-diff',
-              '--no-textconv',
-              '--ignore-submodules=all'
-            ])
-          ).stdout
-        )
-    if (dirty.length > 0)
-      await this.git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...dirty])
-    await this.removeUntracked(status)
+      : await unstagedPaths(this.git)
+    await restoreWorkTree(this.git, dirty, await this.created(status))
   }
 
   /**
@@ -107,19 +100,14 @@ export class ValidationWatch {
    * there before (the user's own) stay.
    */
   async removeCreatedFiles(): Promise<void> {
-    await this.removeUntracked(this.takeStatus())
+    await restoreWorkTree(this.git, [], await this.created(this.takeStatus()))
   }
 
-  private async removeUntracked(status: StatusEntry[] | undefined): Promise<void> {
-    const untracked = (
-      status
-        ? status.filter((e) => e.xy === '??').map((e) => e.path)
-        : nulFields(
-            (await this.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout
-          )
-    ).filter((path) => !this.notNew(path))
-    if (untracked.length > 0)
-      await this.git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...untracked])
+  private async created(status: StatusEntry[] | undefined): Promise<string[]> {
+    const untracked = status
+      ? status.filter((e) => e.xy === '??').map((e) => e.path)
+      : await untrackedPaths(this.git)
+    return untracked.filter((path) => !this.notNew(path))
   }
 
   /** The status assertClean took, once: any later settle scans the work tree again. */
