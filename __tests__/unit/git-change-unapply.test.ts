@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ChangeBranch, Git } from '../../src/git/index.js'
@@ -81,6 +90,22 @@ describe('ChangeBranch: back to the base between two applies', () => {
     // Gone with the change: the link to the base's index.
     await branch.reset()
     expect(existsSync(baseIndex)).toBe(false)
+  })
+
+  it('makes no link to the base index through a .git/patchsmith that is a link', async () => {
+    const { repo, git, branch } = await started()
+    const elsewhere = join(repo.root, 'elsewhere')
+    mkdirSync(elsewhere)
+    rmSync(join(repo.dir, '.git/patchsmith'), { recursive: true, force: true })
+    symlinkSync(elsewhere, join(repo.dir, '.git/patchsmith'))
+    expect((await branch.apply(GREETING, ['src/greet.txt'])).exitCode).toBe(0)
+    expect(readdirSync(elsewhere)).toEqual([])
+    // No swap: the base check takes git's reset instead.
+    const before = git.processCount
+    await branch.unapply()
+    expect(git.processCount).toBeGreaterThan(before)
+    expect(branch.baseIndexFile).toBeUndefined()
+    expect(repo.read('src/greet.txt')).toBe('hello\n')
   })
 
   it('unapply never writes through a link a command put on a planned path', async () => {

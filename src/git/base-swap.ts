@@ -14,6 +14,7 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { gitDirs } from './git-dirs.js'
+import { privateFolder } from './private-file.js'
 import { walkPath } from './worktree-files.js'
 
 /** A work-tree file's bytes and mode, or null when it does not exist. */
@@ -57,7 +58,8 @@ export class BaseSwap {
     // this file, which the next one replaces.
     const indexFile = join(gitDir, 'patchsmith', 'base-index')
     try {
-      mkdirSync(dirname(indexFile), { recursive: true, mode: 0o700 })
+      // A real folder, not a link a hook may have left (as for the journal).
+      privateFolder(dirname(indexFile))
       rmSync(indexFile, { force: true })
       linkSync(join(gitDir, 'index'), indexFile)
     } catch {
