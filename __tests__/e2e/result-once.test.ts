@@ -26,7 +26,20 @@ vi.mock('node:fs', async (importOriginal) => {
     if (typeof path === 'string') writes.paths.push(resolve(path))
     return (fs.writeFileSync as (...args: unknown[]) => void)(path, ...rest)
   }) as typeof fs.writeFileSync
-  return { ...fs, default: { ...fs, writeFileSync: counted }, writeFileSync: counted }
+  // A file opened for writing counts as written too (the result is written through a descriptor).
+  const WRITING = fs.constants.O_WRONLY | fs.constants.O_RDWR
+  const opened = ((
+    path: Parameters<typeof fs.openSync>[0],
+    flags?: unknown,
+    ...rest: unknown[]
+  ) => {
+    const writing =
+      typeof flags === 'number' ? (flags & WRITING) !== 0 : /^[wa]|\+/.test(String(flags ?? ''))
+    if (typeof path === 'string' && writing) writes.paths.push(resolve(path))
+    return (fs.openSync as (...args: unknown[]) => number)(path, flags, ...rest)
+  }) as typeof fs.openSync
+  const mocked = { writeFileSync: counted, openSync: opened }
+  return { ...fs, default: { ...fs, ...mocked }, ...mocked }
 })
 
 const cleanups = cleanupAfterEach()
