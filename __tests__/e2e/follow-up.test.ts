@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runAction, runCli, secretFlag } from '../support/action-runner.js'
+import { runCli, secretFlag } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import {
   startGitHubServer,
   type GitHubServer,
@@ -112,7 +113,7 @@ const run = (
   event?: { name: string; payload: object },
   inputs: Record<string, string> = {}
 ) =>
-  runAction({
+  runActionInProcess({
     workspace: repo.dir,
     ...(event ? { event: event.payload } : {}),
     env: { GITHUB_API_URL: github.url, ...(event ? { GITHUB_EVENT_NAME: event.name } : {}) },
@@ -129,7 +130,9 @@ const run = (
 
 const resultOf = (repo: TestRepo) => JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8'))
 
-describe('follow-up on review threads (node dist/index.js)', () => {
+// In-process (src/main.ts's run()): a bundled run costs a Node start and the bundle's load each
+// time; the bundled follow-up is moving-base-follow-up.test.ts's and this file's CLI case.
+describe('follow-up on review threads', () => {
   it('fixes two threads in one new commit, resolves them with its SHA, ignores a reader and declines a workflow edit', async () => {
     const { repo, head } = pullRequestRepo('follow-up')
     const { github, model } = await servers()

@@ -64,23 +64,48 @@ export function createRepo(options: RepoOptions): TestRepo {
   try {
     runGit(root, ['init', '--quiet', '--bare', '-b', branch, origin])
     runGit(root, ['init', '--quiet', '-b', branch, dir])
-    // A fresh CI machine may have no global identity; signing or CRLF conversion from the
-    // developer's global config must not leak into the tests either.
-    repo.git('config', 'user.name', 'Patchsmith Test')
-    repo.git('config', 'user.email', 'patchsmith-test@example.invalid')
-    repo.git('config', 'commit.gpgsign', 'false')
-    repo.git('config', 'tag.gpgsign', 'false')
-    repo.git('config', 'core.autocrlf', 'false')
+    writeConfig(repo, branch)
     for (const [path, content] of Object.entries(options.files)) repo.write(path, content)
     repo.git('add', '--all')
-    repo.git('commit', '--quiet', '--allow-empty', '-m', 'initial')
-    repo.git('remote', 'add', 'origin', origin)
-    repo.git('push', '--quiet', '--set-upstream', 'origin', branch)
+    repo.git(...QUIET, 'commit', '--quiet', '--allow-empty', '-m', 'initial')
+    repo.git(...QUIET, 'push', '--quiet', 'origin', branch)
   } catch (error) {
     repo.cleanup()
     throw error
   }
   return repo
+}
+
+// No automatic gc or maintenance after the setup's own commit and push (two processes a repository).
+const QUIET = ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', '-c', 'receive.autogc=false']
+
+/**
+ * The work tree's config: a fresh identity (a fresh CI machine may have none) and no signing or
+ * CRLF conversion from the developer's global config, origin and the branch's upstream. Written
+ * as the bytes `git config` and `git push --set-upstream` would leave, without their 7 processes.
+ */
+function writeConfig(repo: TestRepo, branch: string): void {
+  const file = join(repo.dir, '.git', 'config')
+  const initial = readFileSync(file, 'utf8')
+  if (!/^\[core\]\n(\t[a-z]+ = [a-z0-9]+\n)+$/.test(initial))
+    throw new Error(`createRepo: unexpected config from git init:\n${initial}`)
+  const lines = [
+    '\tautocrlf = false',
+    '[user]',
+    '\tname = Patchsmith Test',
+    '\temail = patchsmith-test@example.invalid',
+    '[commit]',
+    '\tgpgsign = false',
+    '[tag]',
+    '\tgpgsign = false',
+    '[remote "origin"]',
+    `\turl = ${repo.origin}`,
+    '\tfetch = +refs/heads/*:refs/remotes/origin/*',
+    `[branch "${branch}"]`,
+    '\tremote = origin',
+    `\tmerge = refs/heads/${branch}`
+  ]
+  writeFileSync(file, `${initial}${lines.join('\n')}\n`)
 }
 
 /** Reads every file under `dir` (recursively, skipping `.git`) keyed by relative POSIX path. */
