@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo } from '../support/repo.js'
@@ -11,7 +12,8 @@ import { writeInputs } from './scenario.js'
 /*
  * Issue 26's headline case through `node dist/index.js`: the issue is a failing test
  * ("test_add fails: add(2, 3) returns -1, expected 5"), the plan's command is the real
- * `python3 -m unittest -v`, and the model's drafts are scripted.
+ * `python3 -m unittest -v`, and the model's drafts are scripted. Case (a) runs the bundle; the
+ * others run in-process (src/main.ts's run()), sparing a Node start and the bundle's load each.
  */
 
 const cleanups = cleanupAfterEach()
@@ -70,7 +72,7 @@ interface Run {
 
 async function runIssue(
   drafts: string[],
-  options: { legacy?: boolean; inputs?: Record<string, string> } = {}
+  options: { legacy?: boolean; inputs?: Record<string, string>; bundled?: boolean } = {}
 ): Promise<Run> {
   const repo = createRepo({
     files: {
@@ -101,7 +103,8 @@ async function runIssue(
       validation_commands: [COMMAND]
     }
   })
-  const run = await runAction({
+  const runner = options.bundled ? runAction : runActionInProcess
+  const run = await runner({
     workspace: repo.dir,
     inputs: {
       issue: paths['issue.json']!,
@@ -123,9 +126,10 @@ async function runIssue(
 
 const proofOf = (run: Run) => run.result.data?.[0]?.proof?.[0]
 
-describe('an issue that is a failing test (node dist/index.js, python3 -m unittest)', () => {
-  it('(a) a useless first draft gets a repair that says the target still fails, then the fix commits with proof', async () => {
-    const run = await runIssue([calc(BASE, BASE, true), calc(BASE, FIXED, true, true)])
+describe('an issue that is a failing test (python3 -m unittest)', () => {
+  it('(a, node dist/index.js) a useless first draft gets a repair that says the target still fails, then the fix commits with proof', async () => {
+    const drafts = [calc(BASE, BASE, true), calc(BASE, FIXED, true, true)]
+    const run = await runIssue(drafts, { bundled: true })
     expect(run.exitCode, run.summary).toBe(0)
     expect(run.result.metrics).toMatchObject({ attempts: 2, repairs: 1, stop_reason: 'validated' })
     expect(run.requests[1]).toContain('The draft did not fix it: still')
