@@ -1,12 +1,15 @@
 /**
  * commit-signing: github through node dist/index.js against the loopback GitHub API, whose Git
  * Data endpoints write the test's bare origin with real git plumbing and sign what they make.
+ * The first case's signed run goes through the bundle; the others run in-process (src/main.ts's
+ * run()), sparing a Node start and the bundle's load each.
  */
 import { chmodSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { pushError } from '../../src/git/index.js'
 import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import {
   requireSignedCommits,
   startGitHubServer,
@@ -45,7 +48,11 @@ async function world(prefix: string) {
   return { repo, github, gitData, model }
 }
 
-function run(w: { repo: TestRepo; github: GitHubServer; model: { url: string } }, settings = '') {
+function run(
+  w: { repo: TestRepo; github: GitHubServer; model: { url: string } },
+  settings = '',
+  runner = runActionInProcess
+) {
   const files = writeInputs(w.repo, {
     'issue.json': { number: 3, title: 'Greet the world', body: '' },
     'plan.json': {
@@ -59,7 +66,7 @@ function run(w: { repo: TestRepo; github: GitHubServer; model: { url: string } }
       validation_commands: ['grep -q world greet.txt']
     }
   })
-  return runAction({
+  return runner({
     workspace: w.repo.dir,
     env: { GITHUB_API_URL: w.github.url },
     inputs: {
@@ -94,7 +101,7 @@ describe('verified commits (commit-signing: github)', () => {
 
     const w = await world('signing-api')
     const base = w.repo.git('rev-parse', 'HEAD')
-    const action = await run(w, 'commit-signing: github')
+    const action = await run(w, 'commit-signing: github', runAction)
     expect(action.exitCode, action.stdout + action.stderr).toBe(0)
     const tip = w.repo.gitOrigin('rev-parse', BRANCH)
     expect(w.gitData.verified.has(tip)).toBe(true)
@@ -167,7 +174,7 @@ describe('verified commits (commit-signing: github)', () => {
 
   it('refuses commit-signing: github with push: false, before anything runs', async () => {
     const w = await world('signing-nopush')
-    const action = await runAction({
+    const action = await runActionInProcess({
       workspace: w.repo.dir,
       inputs: { push: 'false', settings: 'commit-signing: github' }
     })
@@ -187,7 +194,7 @@ describe('verified commits (commit-signing: github)', () => {
         validation_commands: ['grep -q world greet.txt']
       }
     })
-    const action = await runAction({
+    const action = await runActionInProcess({
       workspace: w.repo.dir,
       env: { GITHUB_API_URL: w.github.url },
       inputs: {
@@ -263,7 +270,7 @@ describe('verified commits (commit-signing: github)', () => {
         }
       ]
     })
-    const action = await runAction({
+    const action = await runActionInProcess({
       workspace: repo.dir,
       env: { GITHUB_API_URL: github.url },
       inputs: {
