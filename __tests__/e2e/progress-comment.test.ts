@@ -1,11 +1,14 @@
 /**
  * The progress comment through `node dist/index.js` against the loopback GitHub API: created
  * once when an issue starts the run, edited at each phase, ending with the outcome (success,
- * failure, cancelled); no request when it is off or in a dry run.
+ * failure, cancelled); no request when it is off or in a dry run. The success and the
+ * cancellation go through the bundle; the other runs are in-process (src/main.ts's run()), sparing
+ * a Node start and the bundle's load each.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runAction, type ActionRunOptions } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
 import { TYPO_EXAMPLE, typoRepo, typoReplies } from './scenario.js'
@@ -68,7 +71,7 @@ function options(
 const commentCalls = (github: GitHubServer) =>
   github.requests.filter((r) => /\/issues\/(\d+\/)?comments/.test(r.path))
 
-describe('progress comment (node dist/index.js)', () => {
+describe('progress comment', () => {
   it('is created once, edited at each phase, and ends with the outcome on success', async () => {
     const w = await world()
     const run = await runAction(options(w))
@@ -110,7 +113,7 @@ describe('progress comment (node dist/index.js)', () => {
   it('ends with the failure and the rerun hint, in the same comment, and still labels', async () => {
     const w = await world()
     w.work.git('push', '-q', 'origin', 'HEAD:refs/heads/docs/42-fix-typo-readme')
-    const run = await runAction(options(w, { push: 'true' }))
+    const run = await runActionInProcess(options(w, { push: 'true' }))
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error-code']).toBe('BRANCH_EXISTS')
     expect(commentCalls(w.github).filter((r) => r.method === 'POST')).toHaveLength(1)
@@ -148,7 +151,7 @@ describe('progress comment (node dist/index.js)', () => {
     ]
     for (const inputs of cases) {
       const w = await world()
-      const run = await runAction(options(w, inputs))
+      const run = await runActionInProcess(options(w, inputs))
       expect(run.exitCode, run.stdout + run.stderr).toBe(0)
       expect(w.github.requests).toEqual([])
     }
@@ -156,10 +159,10 @@ describe('progress comment (node dist/index.js)', () => {
 
   it('finds the first attempt’s comment on a rerun and edits it instead of posting another', async () => {
     const w = await world()
-    await runAction(options(w))
+    await runActionInProcess(options(w))
     const rerun = options(w)
     rerun.env = { ...rerun.env, GITHUB_RUN_ATTEMPT: '2' }
-    await runAction(rerun)
+    await runActionInProcess(rerun)
     expect(w.github.comments).toHaveLength(1)
     expect(commentCalls(w.github).filter((r) => r.method === 'POST')).toHaveLength(1)
     expect(commentCalls(w.github).filter((r) => r.method === 'GET')).toHaveLength(1)
