@@ -2,7 +2,8 @@
  * The result's pull request (issue 27 point 5): a committed run's result file carries the title
  * and the body (Fixes #N, the proof table, the run link under Actions), shaped once by the
  * engine and masked; the action writes its body file from it, the CLI prints it and writes it
- * with --pull-request-body FILE. A failed run has none.
+ * with --pull-request-body FILE. A failed run has none. The committed run goes through the
+ * bundle; the other action runs are in-process (src/main.ts's run()), sparing a Node start each.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,6 +11,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction, runCli, type ActionRunOptions } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { TYPO_EXAMPLE, typoCliArgs, typoRepo, typoReplies } from './scenario.js'
@@ -64,8 +66,8 @@ function actionOptions(w: World, inputs: Record<string, string> = {}): ActionRun
 const resultFile = (w: World) =>
   JSON.parse(readFileSync(`${w.work.root}/result.json`, 'utf8')) as CodeAgentOutput
 
-describe('the pull request in the result (node dist/index.js)', () => {
-  it('a committed run carries the title and body; the body file is that body', async () => {
+describe('the pull request in the result (the action)', () => {
+  it('a committed run carries the title and body; the body file is that body (node dist/index.js)', async () => {
     const w = await world()
     const run = await runAction(actionOptions(w))
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
@@ -88,7 +90,7 @@ describe('the pull request in the result (node dist/index.js)', () => {
   it('a failed run has none, and no body file', async () => {
     const w = await world()
     w.work.git('push', '-q', 'origin', `HEAD:refs/heads/${BRANCH}`)
-    const run = await runAction(actionOptions(w, { push: 'true' }))
+    const run = await runActionInProcess(actionOptions(w, { push: 'true' }))
     expect(run.exitCode).toBe(1)
     const result = resultFile(w)
     expect(result.error?.code).toBe('BRANCH_EXISTS')
@@ -100,7 +102,7 @@ describe('the pull request in the result (node dist/index.js)', () => {
 
   it("a secret in the model's commit message reaches neither the title nor the body", async () => {
     const w = await world(`docs(readme): correct typo, key ${API_KEY} inside`)
-    const run = await runAction(actionOptions(w))
+    const run = await runActionInProcess(actionOptions(w))
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     const raw = readFileSync(`${w.work.root}/result.json`, 'utf8')
     expect(raw).not.toContain(API_KEY)
