@@ -1,12 +1,15 @@
 /**
  * Cost: the `cost` output and metrics.cost from model-pricing and the usage each call reports
  * (cached prompt tokens at the cached price); max-cost stops a run as max-total-tokens does.
+ * The first action run goes through the bundle; the other two are in-process (src/main.ts's
+ * run()), sparing a Node start and the bundle's load each.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { FILES, threeFileRun } from '../../bench/lib/three-file-run.js'
 import { runAction, runCli, secretFlag } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { PROMPT_CACHE_OPENAI, sharedPrefix } from '../support/prompt-cache.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { expectUntouched, TYPO_EXAMPLE, typoCliArgs, typoRepo, typoReplies } from './scenario.js'
@@ -55,8 +58,8 @@ const typoInputs = (url: string, root: string) => ({
   push: 'false'
 })
 
-describe('cost (node dist/index.js)', () => {
-  it('sets the cost output from the model-pricing line and the usage the provider reported', async () => {
+describe('cost (the action)', () => {
+  it('sets the cost output from the model-pricing line and the usage the provider reported (node dist/index.js)', async () => {
     const work = repo()
     const model = await server()
     const run = await runAction({
@@ -91,7 +94,10 @@ describe('cost (node dist/index.js)', () => {
   it("leaves cost '' without model-pricing", async () => {
     const work = repo()
     const model = await server()
-    const run = await runAction({ workspace: work.dir, inputs: typoInputs(model.url, work.root) })
+    const run = await runActionInProcess({
+      workspace: work.dir,
+      inputs: typoInputs(model.url, work.root)
+    })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     expect(run.outputs).toHaveProperty('cost', '')
   })
@@ -100,7 +106,7 @@ describe('cost (node dist/index.js)', () => {
     const work = repo()
     const baseSha = work.git('rev-parse', 'HEAD')
     const model = await server()
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: work.dir,
       inputs: {
         ...typoInputs(model.url, work.root),
