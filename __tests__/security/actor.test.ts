@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
@@ -10,8 +11,16 @@ const cleanups = cleanupAfterEach()
 
 const ISSUE = { number: 42, title: 'Fix typo in README', body: "Line 15: 'teh' should be 'the'" }
 
-/** The typo run started by `sender`, whose permission the GitHub server answers with `role`. */
-async function startedBy(sender: { login: string; type: string }, role?: string, inputs = {}) {
+/**
+ * The typo run started by `sender`, whose permission the GitHub server answers with `role`:
+ * in-process (src/main.ts's run()), or through the bundle (`node dist/index.js`) when `bundled`.
+ */
+async function startedBy(
+  sender: { login: string; type: string },
+  role?: string,
+  inputs = {},
+  bundled = false
+) {
   const repo = typoRepo()
   cleanups.push(() => repo.cleanup())
   const model = await startModelServer(replyByMatch(typoReplies().replies))
@@ -25,7 +34,7 @@ async function startedBy(sender: { login: string; type: string }, role?: string,
       body: { permission: role === 'triage' ? 'read' : role, role_name: role }
     })
   }
-  const run = await runAction({
+  const run = await (bundled ? runAction : runActionInProcess)({
     workspace: repo.dir,
     env: { GITHUB_API_URL: github.url },
     event: { action: 'labeled', issue: ISSUE, sender },
@@ -47,7 +56,8 @@ describe('T62: who may start a run', () => {
   it.each(['read', 'triage', 'none'])(
     'refuses a sender with %s permission before any model call',
     async (role) => {
-      const { run, model, repo } = await startedBy({ login: 'stranger', type: 'User' }, role)
+      const stranger = { login: 'stranger', type: 'User' }
+      const { run, model, repo } = await startedBy(stranger, role, {}, role === 'read')
       expect(run.exitCode).toBe(1)
       expect(run.outputs['error-code']).toBe('SECURITY_VIOLATION')
       const result = JSON.parse(readFileSync(run.outputs['output-path']!, 'utf8'))
