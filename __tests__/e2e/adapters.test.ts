@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { commitResultSchema, type CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
-import { runActionInProcess } from '../support/in-process.js'
+import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -46,6 +46,7 @@ function codingModel(diff: string) {
     lastUserMessage(request).includes('Write a unified diff for src/math.js') ? diff : SUBJECT
 }
 
+// Each describe's first CLI run is the bundle's (node dist/cli.js); the others run cli() in-process.
 describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
   it('commits on agt/<id> with the License-Tag footer and prints a SUCCESS CommitResult (node dist/cli.js)', async () => {
     const repo = mathRepo()
@@ -154,7 +155,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
   it('refuses a task that does not validate as HARD_FAIL with the field named', async () => {
     const repo = mathRepo()
     const model = await server(() => 'unused')
-    const run = await runCli([
+    const run = await runCliInProcess([
       'run',
       '--repo',
       repo.dir,
@@ -279,7 +280,7 @@ describe('code-commit adapter: patchsmith commit', () => {
     if (what === 'query') rmSync(`${repo.dir}/agent-config/query.txt`)
     if (what === 'rollup') rmSync(`${repo.dir}/agent-config/codeRollup.txt`)
     const model = await server(() => 'unused')
-    const run = await runCli(
+    const run = await runCliInProcess(
       ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       {
         cwd: repo.dir
@@ -301,7 +302,7 @@ describe('code-commit adapter: patchsmith commit', () => {
     const repaired =
       "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-exports.greet = (name) => 'Hello ' + name\n+exports.greet = (name) => `Hello, ${name}!`\n"
     const model = await codeCommitModel(first, repaired)
-    const run = await runCli(
+    const run = await runCliInProcess(
       ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       { cwd: repo.dir }
     )
@@ -319,7 +320,7 @@ describe('code-commit adapter: patchsmith commit', () => {
     const model = await server(
       () => "^^^src/greet.js\nexports.greet = () => 'x'\n^^^end\n^^^build.sh\nexit 0\n^^^end\n"
     )
-    const run = await runCli(
+    const run = await runCliInProcess(
       ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       {
         cwd: repo.dir

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, type ActionRun, secretFlag } from '../support/action-runner.js'
-import { runActionInProcess } from '../support/in-process.js'
+import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { startGitHttpServer } from '../support/git-http-server.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
@@ -329,7 +329,8 @@ describe('the user’s own uncommitted work (node dist/cli.js)', () => {
     repo.git('branch', '-D', BRANCH)
     const afterFirst = mine()
     await server.close()
-    const failed = await runCli([...args, '--no-push', '--model-retries', '0'])
+    // In-process (src/cli's cli()): the run above is the bundled CLI's.
+    const failed = await runCliInProcess([...args, '--no-push', '--model-retries', '0'])
     expect(failed.exitCode).toBe(1)
     expect(mine()).toEqual(afterFirst)
     expect(repo.git('stash', 'list')).toBe('')

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
-import { runActionInProcess } from '../support/in-process.js'
+import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { lastUserMessage, startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -184,7 +184,7 @@ describe('plan-less issue mode', () => {
       status: 404,
       body: { message: 'Not Found' }
     })
-    const missing = await runCli(args('404'), { env })
+    const missing = await runCliInProcess(args('404'), { env })
     expect(missing.exitCode).toBe(1)
     expect(JSON.parse(missing.stdout).error).toMatchObject({
       code: 'INVALID_INPUT',
@@ -192,7 +192,7 @@ describe('plan-less issue mode', () => {
     })
     expect(server.requests).toHaveLength(0)
 
-    const found = await runCli(args('12'), { env })
+    const found = await runCliInProcess(args('12'), { env })
     expect(found.exitCode, found.stderr).toBe(0)
     const result = JSON.parse(found.stdout) as CodeAgentOutput
     expect(result.data![0]).toMatchObject({ issue_number: 12, files_changed: ['src/config.js'] })

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput, Commit } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
-import { runActionInProcess } from '../support/in-process.js'
+import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -273,7 +273,7 @@ describe('task files through the CLI', () => {
       '# Tasks\n\n- [ ] T001 Create src/a.js\n- [ ] T02 Create src/b.js\n'
     )
     const server = await modelServer(script(GOOD))
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         'run',
         '--repo',

@@ -250,7 +250,8 @@ function inputEnv(inputs: Record<string, string>): Record<string, string> {
 }
 
 /** The only variables inherited from the parent process. */
-function baseEnv(): Record<string, string> {
+/** What a child gets of this process's environment: PATH, HOME and TMPDIR. */
+export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {}
   for (const name of ['PATH', 'HOME', 'TMPDIR']) {
     const value = process.env[name]
