@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -109,6 +110,8 @@ describe('seed scenario 1: typo fix through node dist/index.js', () => {
   })
 })
 
+// Scenario 1 is the bundle's (node dist/index.js); 2 and 3 run in-process (src/main.ts's run()),
+// sparing a Node start and the bundle's load each.
 describe('seed scenario 2: validation failure', () => {
   it('exits 1 with VALIDATION_FAILED, rolls everything back and tells the issue once', async () => {
     const repo = track(
@@ -141,7 +144,7 @@ describe('seed scenario 2: validation failure', () => {
         validation_commands: ['node src/math.js']
       }
     })
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       env: { GITHUB_API_URL: github.url },
       inputs: {
@@ -217,7 +220,7 @@ describe('seed scenario 3: multi-file change', () => {
         validation_commands: ['node src/a.js', 'node -e "process.exit(0)"']
       }
     })
-    const run = await runAction({
+    const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
         issue: inputs['issue.json']!,
