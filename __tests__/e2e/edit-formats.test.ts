@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
+import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer, type RecordedRequest } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { writeInputs } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
-/** Each edit format end to end: the bundled action asks in that format and commits the edit. */
+/**
+ * Each edit format end to end: the action asks in that format and commits the edit. The udiff
+ * case and the syntax gate (its WASM beside the bundle) run `node dist/index.js`; the others run
+ * in-process (src/main.ts's run()): the bundle copies every registered format's template alike.
+ */
 
 const cleanups = cleanupAfterEach()
 
@@ -65,12 +70,12 @@ const PROMPT_MARK = {
 
 const draftText = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? [])
 
-/** The totals issue and plan, run through node dist/index.js in the given edit format. */
+/** The totals issue and plan in the given edit format, in-process or through the bundle. */
 function runTotal(
   repo: TestRepo,
   baseUrl: string,
   format: string,
-  { issue, validation }: { issue: number; validation: string }
+  { issue, validation, bundled }: { issue: number; validation: string; bundled: boolean }
 ) {
   const files = writeInputs(repo, {
     'issue.json': {
@@ -85,7 +90,7 @@ function runTotal(
       validation_commands: [validation]
     }
   })
-  return runAction({
+  return (bundled ? runAction : runActionInProcess)({
     workspace: repo.dir,
     inputs: {
       issue: files['issue.json']!,
@@ -98,7 +103,7 @@ function runTotal(
   })
 }
 
-describe('edit formats through node dist/index.js', () => {
+describe('edit formats end to end', () => {
   it.each(Object.keys(REPLIES) as (keyof typeof REPLIES)[])(
     'commits an edit written as %s',
     async (format) => {
@@ -113,7 +118,8 @@ describe('edit formats through node dist/index.js', () => {
       cleanups.push(() => server.close())
       const run = await runTotal(repo, server.url, format, {
         issue: 31,
-        validation: "grep -q 'item.price \\* item.quantity' src/total.js"
+        validation: "grep -q 'item.price \\* item.quantity' src/total.js",
+        bundled: format === 'udiff'
       })
       expect(run.exitCode, run.stdout + run.stderr).toBe(0)
       const draft = server.requests.find((request) =>
@@ -154,7 +160,8 @@ describe('the syntax gate through node dist/index.js', () => {
     cleanups.push(() => server.close())
     const run = await runTotal(repo, server.url, 'udiff', {
       issue: 32,
-      validation: 'node --check src/total.js'
+      validation: 'node --check src/total.js',
+      bundled: true
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     expect(drafts).toBe(2)
@@ -170,7 +177,7 @@ describe('the syntax gate through node dist/index.js', () => {
   })
 })
 
-describe('replies cut at the output limit (finish_reason: length), through node dist/index.js', () => {
+describe('replies cut at the output limit (finish_reason: length)', () => {
   it('keeps a diff cut in its trailing context, and refuses one cut among its added lines', async () => {
     // The bare diff, as a model that stopped at its limit leaves it: no closing fence.
     const whole = REPLIES.udiff.slice(
@@ -202,7 +209,8 @@ describe('replies cut at the output limit (finish_reason: length), through node 
       cleanups.push(() => server.close())
       const run = await runTotal(repo, server.url, 'udiff', {
         issue: 33,
-        validation: "grep -q 'item.price \\* item.quantity' src/total.js"
+        validation: "grep -q 'item.price \\* item.quantity' src/total.js",
+        bundled: false
       })
       expect(run.exitCode, `${name}: ${run.stdout}${run.stderr}`).toBe(0)
       expect(draftsSeen, name).toBe(drafts)
