@@ -5,6 +5,8 @@
  * on one with 100 000, interleaved in the same run, against a model that answers at once. Prints
  * the median seconds of each, their ratio, the git processes of one run, and a shell script
  * making the same change (checkout -b, sed, commit, push) on each repository for comparison.
+ * It says whether validation ran on an overlay of the work tree (as root, with util-linux):
+ * there nothing after validation scans the whole tree.
  *
  * BENCH_RUNS (default 3) runs each; BENCH_LARGE (default 100000) the large repository's files;
  * BENCH_TRACE=1 runs git through a shim that logs each call with its milliseconds (the times
@@ -34,6 +36,7 @@ const server = await startModelServer(
 )
 const repos: TestRepo[] = []
 const trace = process.env.BENCH_TRACE === '1' ? traceShim() : undefined
+let overlaid = false
 try {
   let started = Date.now()
   const small = sizedRepo(SMALL)
@@ -83,6 +86,9 @@ try {
   }
   console.log(
     `run ÷ shell: ${(s / median(shell.small)).toFixed(2)} (${SMALL}), ${(l / median(shell.large)).toFixed(2)} (${LARGE})\n`
+  )
+  console.log(
+    `validation ${overlaid ? 'ran on an overlay of the work tree (no scan after it)' : 'ran on the work tree itself (scanned after it): the overlay needs root and util-linux'}\n`
   )
   printFigure({
     name: `run time, ${LARGE} files ÷ ${SMALL} files`,
@@ -171,6 +177,7 @@ async function actionRun(repo: TestRepo, branch: string) {
     }
   })
   if (run.exitCode !== 0) throw new Error(`the run failed:\n${run.stdout}\n${run.stderr}`)
+  overlaid ||= run.stdout.includes('on an overlay of the work tree')
   if (repo.gitOrigin('rev-parse', `refs/heads/${branch}`).length !== 40)
     throw new Error('the run did not push')
   const metrics = JSON.parse(readFileSync(result, 'utf8')).metrics as Record<string, unknown>

@@ -108,6 +108,7 @@ export const RunConfigSchema = z.strictObject({
   commitSigning: z.enum(['git', 'github']).default('git'),
   sandbox: z.enum(SANDBOX_MODES).default('auto'),
   validationNetwork: z.enum(NETWORK_MODES).default('closed'),
+  validationOverlay: bool(true),
   validationEnv: list()
     .refine(
       (names) => names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)),
@@ -193,6 +194,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   commitSigning: 'text',
   sandbox: 'text',
   validationNetwork: 'text',
+  validationOverlay: 'boolean',
   validationEnv: 'list',
   githubToken: 'text',
   commentOnFailure: 'boolean',

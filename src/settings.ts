@@ -101,6 +101,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       "closed (default): validation, fix and hook commands run in a network namespace of their own with loopback only. open: they keep the runner's network (a warning in the log and the job summary); prefer setup-commands for installs."
   },
+  'validation-overlay': {
+    key: 'validationOverlay',
+    about:
+      'true (default): where the sandbox can (as root, with util-linux unshare and mount, the work tree on the same file system as the temp folder), each validation command runs on an overlay of the work tree and what it did is carried into the tree when it ends, so nothing after validation scans the whole work tree. A command there cannot rename a folder that was in the tree before it (tools copy instead). false: commands run on the work tree itself.'
+  },
   'output-path': {
     key: 'outputPath',
     about:

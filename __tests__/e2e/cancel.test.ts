@@ -9,7 +9,18 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { README_FIX, type HostileOptions, type HostileRun } from '../security/hostile-run.js'
 import { trackedHostileRuns } from '../security/tracked-runs.js'
-import { processesRunning, readmeModel, runOn, slowGit, until, userWork } from './interrupted.js'
+import {
+  processesRunning,
+  readmeModel,
+  runOn,
+  sleepMarker,
+  slowGit,
+  until,
+  userWork,
+  validationSleeping
+} from './interrupted.js'
+
+const SLEEP = sleepMarker()
 
 const tracked = trackedHostileRuns()
 
@@ -47,11 +58,12 @@ describe('a cancelled run', () => {
   })
 
   it('SIGINT then SIGTERM while validation sleeps: the command dies with the run, exit 130', async () => {
-    const marker = `sleep 3${process.pid % 1000}`
+    const sleep = sleepMarker()
+    const marker = `sleep ${sleep}`
     const hostile = await cancelled({
       inputs: { 'validation-commands': `mkdir -p dist; touch dist/started.flag; ${marker}` },
       signals: {
-        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        when: () => validationSleeping(sleep),
         send: ['SIGINT', 'SIGTERM'],
         gapMs: 100
       }
@@ -92,10 +104,9 @@ describe('a cancelled run', () => {
     [
       'while validation sleeps',
       () => ({
-        inputs: { 'validation-commands': 'mkdir -p dist; touch dist/started.flag; sleep 40' },
+        inputs: { 'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep ${SLEEP}` },
         signals: {
-          when: (repo) =>
-            until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+          when: () => validationSleeping(SLEEP),
           ...ACTIONS_SEQUENCE
         }
       })
@@ -118,7 +129,7 @@ describe('a cancelled run', () => {
   ])('the Actions sequence %s: rolled back on the SIGINT, exit 130', async (_when, options) => {
     const hostile = await cancelled(options())
     expectCancelled(hostile, 130)
-    expect(processesRunning('sleep 40')).toEqual([])
+    expect(processesRunning(`sleep ${SLEEP}`)).toEqual([])
   })
 
   it('leaves a repository on which the rerun succeeds', async () => {

@@ -4,8 +4,23 @@ import { join } from 'node:path'
 import { README_FIX } from '../security/hostile-run.js'
 import type { TestRepo } from '../support/repo.js'
 import { runAction } from '../support/action-runner.js'
-export { processesRunning } from '../support/processes.js'
+import { processesRunning } from '../support/processes.js'
+export { processesRunning }
 import { lastUserMessage, startModelServer } from '../support/model-server.js'
+
+/** A `sleep` argument no other test's command has: its process is found by it in /proc. */
+export function sleepMarker(): string {
+  return `3.${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`
+}
+
+/**
+ * The validation command is running (its `sleep <marker>` is on the host): what it writes is not
+ * seen in the work tree before it ends when it runs on an overlay of the tree.
+ */
+export function validationSleeping(marker: string): Promise<void> {
+  // The sleep itself (its arguments NUL-separated), not a wrapper whose script names it.
+  return until(() => processesRunning(`sleep\0${marker}\0`).length > 0, 'validation')
+}
 
 export async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 600; i++) {

@@ -11,8 +11,17 @@ import type { HostileOptions } from '../security/hostile-run.js'
 import { trackedHostileRuns } from '../security/tracked-runs.js'
 import { runAction } from '../support/action-runner.js'
 import { lastUserMessage } from '../support/model-server.js'
-import { processesRunning, readmeModel, until, userWork } from './interrupted.js'
+import {
+  processesRunning,
+  readmeModel,
+  sleepMarker,
+  until,
+  userWork,
+  validationSleeping
+} from './interrupted.js'
 import { skipWithout } from '../support/sandbox-needs.js'
+
+const SLEEP = sleepMarker()
 
 const tracked = trackedHostileRuns()
 // Without bubblewrap (or root for unshare) that case is left out; the run's last lines say why
@@ -41,10 +50,7 @@ describe('a run killed while validation sleeps', () => {
         },
         env: () => env,
         signals: {
-          when: async (repo) => {
-            await until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation')
-            await until(() => processesRunning(`sleep ${marker}`).length > 0, 'the sleep')
-          },
+          when: () => validationSleeping(marker),
           send: ['SIGKILL']
         }
       })
@@ -69,9 +75,9 @@ describe('resume after a SIGKILL', () => {
   it('validates the attempt the killed run kept before any draft call', async () => {
     const hostile = await tracked({
       setup: userWork,
-      inputs: { 'validation-commands': 'mkdir -p dist; touch dist/started.flag; sleep 20' },
+      inputs: { 'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep ${SLEEP}` },
       signals: {
-        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        when: () => validationSleeping(SLEEP),
         send: ['SIGKILL']
       }
     })

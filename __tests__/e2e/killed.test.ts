@@ -11,7 +11,18 @@ import { README_FIX, type HostileOptions, type HostileRun } from '../security/ho
 import { trackedHostileRuns } from '../security/tracked-runs.js'
 import { runCli } from '../support/action-runner.js'
 import type { TestRepo } from '../support/repo.js'
-import { processesRunning, readmeModel, runOn, slowGit, until, userWork } from './interrupted.js'
+import {
+  processesRunning,
+  readmeModel,
+  runOn,
+  sleepMarker,
+  slowGit,
+  until,
+  userWork,
+  validationSleeping
+} from './interrupted.js'
+
+const SLEEP = sleepMarker()
 
 const tracked = trackedHostileRuns()
 
@@ -51,10 +62,10 @@ const points: Array<[string, () => HostileOptions]> = [
     'while validation sleeps',
     () => ({
       inputs: {
-        'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep 3${process.pid % 1000}`
+        'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep ${SLEEP}`
       },
       signals: {
-        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        when: () => validationSleeping(SLEEP),
         send: ['SIGKILL']
       }
     })
@@ -80,7 +91,7 @@ describe('a run killed with SIGKILL', () => {
   it.each(points)('%s: the rerun restores the repository first, then succeeds', async (_, at) => {
     const first = await killed(at())
     const { repo } = first
-    expect(processesRunning(`sleep 3${process.pid % 1000}`)).toEqual([])
+    expect(processesRunning(`sleep ${SLEEP}`)).toEqual([])
     const model = await readmeModel()
     try {
       const rerun = await runOn(repo, model.url, 'rerun.json')
@@ -137,10 +148,10 @@ describe('a run killed with SIGKILL', () => {
       inputs: {
         'fix-plan': '',
         'task-file': '../tasks.md',
-        'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep 3${process.pid % 1000}`
+        'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep ${SLEEP}`
       },
       signals: {
-        when: (repo) => until(() => existsSync(join(repo.dir, 'dist/started.flag')), 'validation'),
+        when: () => validationSleeping(SLEEP),
         send: ['SIGKILL']
       }
     })

@@ -3,13 +3,14 @@
  * work tree): the user's own files must still survive, validation's leftovers must still go, and
  * no cached folder listing may hide a file.
  */
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { lastUserMessage, startModelServer } from '../support/model-server.js'
 import { FRUIT_BRANCH, fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 import { runOnPlan } from './scenario.js'
+import { skipWithout } from '../support/sandbox-needs.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -19,16 +20,27 @@ function repoWith(files: Record<string, string> = {}) {
   return repo
 }
 
-describe('the validation watch', () => {
+/** Each case on the work tree itself and on an overlay of it (where the sandbox has one). */
+const MODES = [
+  ['on the work tree', 'false'],
+  ['on an overlay of the work tree', 'true']
+] as const
+
+describe.each(MODES)('the validation watch, %s', (_mode, overlay) => {
+  const mode = { settings: `validation-overlay: ${overlay}` }
   it("keeps the user's untracked files and removes the ones validation made", async () => {
     const repo = repoWith({ 'notes/README.md': '# notes\n' })
     writeFileSync(join(repo.dir, 'mine.txt'), 'my own\n')
     writeFileSync(join(repo.dir, 'notes/draft.md'), 'my draft\n')
     const made = 'echo x > notes/made.txt && mkdir -p out/deep && echo y > out/deep/new.txt'
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      ...mode,
       'validation-commands': `${made} && node check.js`
     })
     expect(run.exitCode, run.stdout).toBe(0)
+    // As root (util-linux), the overlay is what runs: this case is not the other one twice.
+    const overlaid = run.stdout.includes('on an overlay of the work tree')
+    expect(overlaid).toBe(overlay === 'true' && !skipWithout('unshare'))
     expect(existsSync(join(repo.dir, 'mine.txt'))).toBe(true)
     expect(existsSync(join(repo.dir, 'notes/draft.md'))).toBe(true)
     expect(existsSync(join(repo.dir, 'notes/made.txt'))).toBe(false)
@@ -42,13 +54,14 @@ describe('the validation watch', () => {
   it("refuses validation that changes the user's own untracked file in a protected path, and leaves one it does not touch", async () => {
     const repo = repoWith({ '.github/workflows/ci.yml': 'on: push\n' })
     writeFileSync(join(repo.dir, '.github/workflows/mine.yml'), 'on: workflow_dispatch\n')
-    const untouched = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]))
+    const untouched = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), mode)
     expect(untouched.exitCode, untouched.stdout).toBe(0)
     expect(existsSync(join(repo.dir, '.github/workflows/mine.yml'))).toBe(true)
     repo.git('checkout', '-q', 'main')
     repo.git('branch', '-D', FRUIT_BRANCH)
     repo.gitOrigin('branch', '-D', FRUIT_BRANCH)
     const changed = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      ...mode,
       'validation-commands': "echo '  run: curl evil' >> .github/workflows/mine.yml; node check.js"
     })
     expect(changed.result.error?.code, changed.stdout).toBe('SECURITY_VIOLATION')
@@ -57,9 +70,26 @@ describe('the validation watch', () => {
     expect(repo.gitOrigin('branch', '--list', FRUIT_BRANCH)).toBe('')
   })
 
+  it("removes a thousand files validation made with long names, and leaves the user's protected file it did not touch", async () => {
+    const repo = repoWith({ '.github/workflows/ci.yml': 'on: push\n' })
+    writeFileSync(join(repo.dir, '.github/workflows/mine.yml'), 'on: workflow_dispatch\n')
+    // More paths than the watch names to git one by one, and more bytes than one command line
+    // holds (Linux: 2 MiB with the environment).
+    const name = `made-${'x'.repeat(220)}`
+    const made = `for i in $(seq 1 10000); do : > ${name}-$i; done`
+    const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      ...mode,
+      'validation-commands': `${made} && node check.js`
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(readdirSync(repo.dir).filter((entry) => entry.startsWith('made-'))).toEqual([])
+    expect(existsSync(join(repo.dir, '.github/workflows/mine.yml'))).toBe(true)
+  })
+
   it('keeps what setup commands wrote before validation, and still removes what validation wrote', async () => {
     const repo = repoWith()
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      ...mode,
       'setup-commands': 'echo built > setup-made.txt',
       'validation-commands': 'echo x > validation-made.txt && node check.js'
     })
@@ -76,6 +106,7 @@ describe('the validation watch', () => {
     repo.git('commit', '-q', '-m', 'ignore local.env')
     writeFileSync(join(repo.dir, 'local.env'), 'KEEP=me\n')
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      ...mode,
       'base-branch': 'main'
     })
     expect(run.exitCode, run.stdout).toBe(0)
@@ -112,6 +143,7 @@ describe('the validation watch', () => {
       ].join('\n')
     )
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      ...mode,
       'validation-commands': `python3 ../bin/plant.py && node check.js`,
       sandbox: 'off'
     })
@@ -138,6 +170,7 @@ describe('the validation watch', () => {
         validation_commands: []
       },
       inputs: {
+        ...mode,
         'base-url': server.url,
         'api-key': 'sk-test-ignore',
         'validation-commands': 'true',

@@ -10,9 +10,11 @@ import type { RepairContext, RunBudget } from '../model/index.js'
 import {
   assertExactChanges,
   guardEdits,
+  repoFolder,
   ValidationWatch,
   type PathPolicy
 } from '../policy/index.js'
+import type { TreeOverlay } from '../sandbox/index.js'
 import type { SecretMasker } from '../secrets/index.js'
 import {
   issueContext,
@@ -22,6 +24,7 @@ import {
   type CommandOutcome,
   type CommandVerdict
 } from '../validation/index.js'
+import { onOverlay } from './commands.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { resumedEdits, type AttemptProgress } from './last-attempt.js'
 import type { PhaseClock } from './phase-clock.js'
@@ -105,6 +108,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
   }
 
   for (let attempt = 1; attempt <= settings.maxRepairs + 1; attempt++) {
+    let overlay: TreeOverlay | undefined
     // model (issue 7): TIMEOUT / TOKEN_BUDGET_EXCEEDED when spent; a reason when max-attempts stops
     const refusal = settings.budget?.beforeAttempt(attempt, lastError?.code)
     if (refusal) return stop('repairs-exhausted', refusal)
@@ -122,17 +126,23 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))
       settings.progress?.applied(attempt, applied.diff, applied.edits)
       for (const edit of drafted.edits) current.set(edit.path, edit.after)
-      // Only validation runs repository code; with no commands there is nothing to watch.
+      // Only validation runs repository code; with no commands there is nothing to watch. On an
+      // overlay (where the sandbox has one) the watch learns what validation touched from it.
+      const cwd = settings.runner.cwd
+      const own = repoFolder(cwd, settings.log.dir)
+      if (settings.steps.length > 0) overlay = settings.runner.overlay?.(own ? [own] : [])
       const watch =
         settings.steps.length > 0
-          ? await ValidationWatch.start(settings.runner.cwd, settings.branch.git, settings.policy, {
+          ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
               untracked: settings.branch.untrackedAtStart,
-              ownFolder: settings.log.dir
+              ownFolder: settings.log.dir,
+              touched: overlay?.record
             })
           : undefined
+      const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
       const pipeline = await clock.time('validate', () =>
         validateRound(
-          { ...settings, issue: issueContext(settings.input) },
+          { ...settings, runner, issue: issueContext(settings.input) },
           () => applied!,
           baseChecks,
           async () => {
@@ -185,6 +195,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
             })
           : new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
+    } finally {
+      overlay?.dispose()
     }
   }
   return { ok: false, error: lastError ?? new InvalidDiffError('No attempt was made.'), stats }

@@ -1,4 +1,4 @@
-import type { NetworkMode } from '../sandbox/index.js'
+import type { NetworkMode, TreeOverlay } from '../sandbox/index.js'
 import { runCommand, type CommandOutcome, type CommandRunnerOptions } from '../validation/index.js'
 
 /**
@@ -12,8 +12,22 @@ export interface CommandRunner {
   readonly signal?: AbortSignal
   run(
     command: string,
-    options?: { network?: NetworkMode; extraEnv?: Record<string, string> }
+    options?: { network?: NetworkMode; extraEnv?: Record<string, string>; overlay?: TreeOverlay }
   ): Promise<CommandOutcome>
+  /**
+   * A fresh overlay of the work tree for one attempt's validation commands, where the sandbox
+   * proved one; `keep`: repository paths a merge never deletes.
+   */
+  overlay?(keep: readonly string[]): TreeOverlay | undefined
+}
+
+/** `runner` with every command on `overlay`. */
+export function onOverlay(runner: CommandRunner, overlay: TreeOverlay): CommandRunner {
+  return {
+    cwd: runner.cwd,
+    signal: runner.signal,
+    run: (command, options) => runner.run(command, { ...options, overlay })
+  }
 }
 
 /** The real runner: in the run's sandbox, masked, capped, never past the time limit. */
@@ -22,6 +36,7 @@ export function sandboxedCommands(options: CommandRunnerOptions): CommandRunner 
     cwd: options.cwd,
     signal: options.signal,
     // Spread per command: the time-out is read when each command starts.
-    run: (command, extra) => runCommand(command, { ...options, ...extra })
+    run: (command, extra) => runCommand(command, { ...options, ...extra }),
+    overlay: (keep) => options.sandbox?.overlay(keep)
   }
 }

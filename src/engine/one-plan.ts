@@ -54,7 +54,11 @@ export class OnePlan implements PlanRun {
       (loaded) => {
         this.input = loaded
       },
-      { loadInput: this.loadInput, model: () => ctx.model() }
+      {
+        loadInput: this.loadInput,
+        model: () => ctx.model(),
+        overlays: session.sandbox?.overlays ?? false
+      }
     )
     this.branch = prepared.branch
     const git = (session.git = prepared.git)

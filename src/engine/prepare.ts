@@ -42,7 +42,12 @@ export async function loadAndGuard(
   clock: PhaseClock,
   logger: Logger,
   onInput: (input: CodeAgentInput) => void,
-  sources: { loadInput?: RunMode['loadInput']; model: () => ModelClient }
+  sources: {
+    loadInput?: RunMode['loadInput']
+    model: () => ModelClient
+    /** Validation runs on an overlay of the work tree: no untracked list is needed before it. */
+    overlays?: boolean
+  }
 ): Promise<PreparedRun> {
   assertRepository(repoDir)
   const policy = new PathPolicy({
@@ -109,6 +114,7 @@ export async function loadAndGuard(
           push: config.push && !config.dryRun,
           auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
           plannedPaths: paths,
+          untracked: !sources.overlays,
           journal: RunJournal.for(repoDir),
           protectedBranches: defaultBranchOf(eventPath),
           publisher: signingPublisher(config, facts, logger)

@@ -118,9 +118,13 @@ export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<S
     journalKeyFolder()
   ])
   const backends = backendChoice(facts.vars.PATCHSMITH_SANDBOX_BACKENDS)
-  const sandbox = await Sandbox.open(layout, backends, { network: config.validationNetwork })
+  const sandbox = await Sandbox.open(layout, backends, {
+    network: config.validationNetwork,
+    overlay: config.validationOverlay
+  })
   if (sandbox.active) {
-    logger.info(`Validation runs in a sandbox (${sandbox.backend}).`)
+    const overlay = sandbox.overlays ? ', on an overlay of the work tree' : ''
+    logger.info(`Validation runs in a sandbox (${sandbox.backend}${overlay}).`)
     if (config.validationNetwork === 'open')
       logger.warn(
         "validation-network: open: validation, fix and hook commands (code the model wrote) can reach the network and the host's abstract unix sockets. Install dependencies with setup-commands and leave validation-network closed where you can."

@@ -25,6 +25,11 @@ export interface PreflightOptions {
   readLocal?: boolean
   /** Where the branch name comes from, for refusals: the field and how it is named. */
   source?: { field: string; name: string }
+  /**
+   * List the untracked files too (default): the validation watch starts from them. Not needed
+   * when validation runs on an overlay of the work tree (the watch then knows what it touched).
+   */
+  untracked?: boolean
 }
 
 /** What the preflight found; nothing was changed to find it. */
@@ -51,7 +56,7 @@ export async function preflight(git: Git, options: PreflightOptions): Promise<Pr
   assertBranchName(branch, source.field)
   const [read, remote, local, pushable] = await Promise.allSettled([
     // Untracked files too: the validation watch starts from this list (no second scan).
-    git.status({ untracked: true }),
+    git.status({ untracked: options.untracked ?? true }),
     push ? git.remoteHeads(REMOTE, branch, options.auth?.env) : undefined,
     push && !options.readLocal ? undefined : git.tryRevParse(`refs/heads/${branch}`),
     push ? git.pushDryRun(REMOTE, `HEAD:refs/heads/${branch}`, options.auth?.env) : undefined

@@ -36,6 +36,8 @@ export interface ChangeBranchOptions {
   auth?: PushAuth
   /** The plan's paths: uncommitted changes to them are refused, others are stashed. */
   plannedPaths?: readonly string[]
+  /** The preflight lists untracked files (default; see PreflightOptions). */
+  untracked?: boolean
   /** Branches the change must never go to (the repository's default branch). */
   protectedBranches?: readonly string[]
   /** Where each change to the repository is recorded first, for a run that dies (SIGKILL). */

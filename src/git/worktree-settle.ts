@@ -34,10 +34,27 @@ export async function restoreWorkTree(
   changed: readonly string[],
   created: readonly string[]
 ): Promise<void> {
-  if (changed.length > 0)
-    await git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...changed])
-  if (created.length > 0)
-    await git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...created])
+  for (const paths of batches(changed))
+    await git.exec(['--literal-pathspecs', 'checkout', '--quiet', '--', ...paths])
+  for (const paths of batches(created))
+    await git.exec(['--literal-pathspecs', 'clean', '-f', '-q', '--', ...paths])
+}
+
+/** Paths in runs that stay well under the system's limit on a command line's length. */
+function* batches(paths: readonly string[], maxBytes = 128 * 1024): Generator<string[]> {
+  let batch: string[] = []
+  let bytes = 0
+  for (const path of paths) {
+    const size = Buffer.byteLength(path) + 1
+    if (batch.length > 0 && bytes + size > maxBytes) {
+      yield batch
+      batch = []
+      bytes = 0
+    }
+    batch.push(path)
+    bytes += size
+  }
+  if (batch.length > 0) yield batch
 }
 
 export function nulFields(text: string): string[] {

@@ -25,7 +25,7 @@ export {
   assertExactChanges,
   assertNoSecretInChange
 } from './change-set.js'
-export { ValidationWatch } from './validation-watch.js'
+export { repoFolder, ValidationWatch, type TouchedPaths } from './validation-watch.js'
 export { DEFAULT_UNICODE_TEXT_GLOBS, unicodeTextMatcher } from './unicode-text.js'
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'

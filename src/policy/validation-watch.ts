@@ -17,6 +17,25 @@ import type { GitRunner } from './repo-paths.js'
 // Rules that make a file that validation left behind a problem, even though it is not staged.
 const WATCHED_RULES = new Set(['protected-path', 'blocked-path', 'git-directory'])
 
+/** More paths (or bytes of them) than this are asked about by a scan of the whole tree. */
+const MOST_PATHSPECS = 1000
+const MOST_PATHSPEC_BYTES = 64 * 1024
+
+/**
+ * What validation did to the work tree, when it ran on an overlay (the sandbox's
+ * OverlayRecord): the watch asks git about these paths only, and needs no list from before.
+ */
+export interface TouchedPaths {
+  /** Files or whole folders validation created, changed or deleted. */
+  readonly touched: ReadonlySet<string>
+  /** Files there before validation that it deleted. */
+  readonly removed: ReadonlySet<string>
+  /** Names validation left that are not UTF-8 (never merged). */
+  readonly unreadable: readonly string[]
+  /** The file was not there before validation. */
+  isCreated(path: string): boolean
+}
+
 /**
  * Wraps the one step that runs repository code: before it, `.git/config`, hooks and the git
  * config files are hashed and the work tree's status is noted; after it, any change to those is
@@ -42,6 +61,8 @@ export class ValidationWatch {
     before: readonly string[],
     /** Paths under this prefix are the run's own (see start). */
     private readonly own: string | undefined,
+    /** What validation touched, when it ran on an overlay: no scan of the whole work tree. */
+    private readonly touched: TouchedPaths | undefined,
     private readonly refs: ReadonlyMap<string, string>,
     private readonly git: GitRunner,
     private readonly policy: PathPolicy,
@@ -56,7 +77,12 @@ export class ValidationWatch {
 
   /** There before validation ran, or written by the run itself: never validation's doing. */
   private notNew(path: string): boolean {
-    return this.before.has(path) || (this.own !== undefined && path.startsWith(this.own))
+    if (this.ownPath(path)) return true
+    return this.touched ? !this.touched.isCreated(path) : this.before.has(path)
+  }
+
+  private ownPath(path: string): boolean {
+    return this.own !== undefined && path.startsWith(this.own)
   }
 
   /**
@@ -64,20 +90,25 @@ export class ValidationWatch {
    * preflight's status), when nothing but the approved edits changed the work tree since: the
    * watch then starts without a scan of its own. `before.ownFolder`: a folder of the work tree
    * the run writes to itself (its logs; the jail hides it from validation): never validation's.
+   * `before.touched`: validation runs on an overlay that records what it touched (no list from
+   * before is needed).
    */
   static async start(
     repoDir: string,
     git: GitRunner,
     policy: PathPolicy,
-    before: { untracked?: readonly string[]; ownFolder?: string } = {}
+    before: { untracked?: readonly string[]; ownFolder?: string; touched?: TouchedPaths } = {}
   ): Promise<ValidationWatch> {
     const integrity = await RepoIntegrity.snapshot(repoDir)
     const [paths, refs] = await Promise.all([
-      before.untracked ?? workTreeStatus(git).then((status) => status.map((e) => e.path)),
+      before.touched
+        ? []
+        : (before.untracked ?? workTreeStatus(git).then((status) => status.map((e) => e.path))),
       refState(git, repoDir)
     ])
-    const own = ownPrefix(repoDir, before.ownFolder)
-    return new ValidationWatch(integrity, paths, own, refs, git, policy, repoDir)
+    const folder = repoFolder(repoDir, before.ownFolder)
+    const own = folder === undefined ? undefined : `${folder}/`
+    return new ValidationWatch(integrity, paths, own, before.touched, refs, git, policy, repoDir)
   }
 
   /**
@@ -127,12 +158,18 @@ export class ValidationWatch {
     await this.assertRefsUnchanged()
     const approved = new Set(edits.map((edit) => edit.path))
     const problems: string[] = []
-    const status = await workTreeStatus(this.git)
-    for (const { path } of status) {
-      if (approved.has(path) || this.notNew(path)) continue
+    const status = await this.status()
+    // On an overlay every path listed was touched: a file of the user's among them was changed.
+    const skip = (path: string) =>
+      approved.has(path) || (this.touched ? this.ownPath(path) : this.notNew(path))
+    const changed = [...status.map((entry) => entry.path), ...(this.touched?.removed ?? [])]
+    for (const path of new Set(changed)) {
+      if (skip(path)) continue
       const rule = watchedRule(this.policy, path)
       if (rule) problems.push(`validation changed "${printable(path)}" (${rule})`)
     }
+    for (const name of this.touched?.unreadable ?? [])
+      problems.push(`validation left a name that is not UTF-8 ("${printable(name)}")`)
     for (const [path, { rule, stamp }] of this.guarded)
       if (fileStamp(this.repoDir, path) !== stamp)
         problems.push(`validation changed "${printable(path)}" (${rule})`)
@@ -140,6 +177,22 @@ export class ValidationWatch {
     const staged = await assertExactChanges(this.git, edits, 'validation')
     this.settled = status
     return staged
+  }
+
+  /**
+   * The whole work tree's status, or on an overlay that of the paths validation touched (many
+   * of them: the whole tree's, cut down to them, so a file it did not touch is never its own).
+   */
+  private async status(): Promise<StatusEntry[]> {
+    if (!this.touched) return workTreeStatus(this.git)
+    const touched = this.touched.touched
+    if (touched.size === 0) return []
+    const bytes = [...touched].reduce((sum, path) => sum + Buffer.byteLength(path) + 1, 0)
+    if (touched.size <= MOST_PATHSPECS && bytes <= MOST_PATHSPEC_BYTES)
+      return workTreeStatus(this.git, [...touched])
+    const under = (path: string) =>
+      path.split('/').some((_, i, parts) => touched.has(parts.slice(0, i + 1).join('/')))
+    return (await workTreeStatus(this.git)).filter((entry) => under(entry.path))
   }
 
   private async assertRefsUnchanged(): Promise<void> {
@@ -193,17 +246,22 @@ interface StatusEntry {
   path: string
 }
 
-/** What git status reports: tracked changes and untracked files (not ignored ones). */
-async function workTreeStatus(git: GitRunner): Promise<StatusEntry[]> {
+/**
+ * What git status reports: tracked changes and untracked files (not ignored ones); of `paths`
+ * alone when given (literally: a name is never a pattern).
+ */
+async function workTreeStatus(git: GitRunner, paths?: readonly string[]): Promise<StatusEntry[]> {
   const out = await git.exec([
     ...WORKTREE_SCAN,
+    ...(paths ? ['--literal-pathspecs'] : []),
     'status',
     '--porcelain=v1',
     '-z',
     '--untracked-files=all',
     '--no-renames',
     // A gitlink's folder may hold a repository validation made, with config of its own.
-    '--ignore-submodules=all'
+    '--ignore-submodules=all',
+    ...(paths ? ['--', ...paths] : [])
   ])
   return nulFields(out.stdout)
     .filter((field) => field.length > 3)
@@ -224,10 +282,10 @@ function fileStamp(repoDir: string, path: string): string {
     : 'missing'
 }
 
-/** `folder` as a repository path prefix ("logs/"), when it lies inside the work tree. */
-function ownPrefix(repoDir: string, folder: string | undefined): string | undefined {
+/** `folder` as a repository path ("logs"), when it lies inside the work tree. */
+export function repoFolder(repoDir: string, folder: string | undefined): string | undefined {
   if (!folder) return undefined
   const rel = relative(repoDir, folder)
   if (!rel || rel.startsWith('..') || isAbsolute(rel)) return undefined
-  return `${rel.split(sep).join('/')}/`
+  return rel.split(sep).join('/')
 }

@@ -19,6 +19,8 @@ export interface Programs {
   prlimit?: string
   mount?: string
   ip?: string
+  /** For the overlay's listing (overlay.ts). */
+  find?: string
   /** What this bubblewrap understands (`--size`, `--perms` came with later versions). */
   bwrapOptions?: { size: boolean; perms: boolean }
 }

@@ -25,3 +25,5 @@ export {
   type RunProcess
 } from './lifetime.js'
 export { stopLeftovers } from './leftovers.js'
+export { TreeOverlay } from './overlay.js'
+export type { OverlayRecord } from './overlay-merge.js'

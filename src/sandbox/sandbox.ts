@@ -16,6 +16,7 @@ import { bubblewrapSpec } from './bubblewrap.js'
 import { gitFileCovers, type GitFileCover } from './git-config.js'
 import { jailPlan, tasksOf } from './jail-plan.js'
 import type { SandboxLayout } from './layout.js'
+import { TreeOverlay } from './overlay.js'
 import { unshareSpec } from './unshare.js'
 
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
@@ -28,6 +29,8 @@ export interface SandboxOptions {
   network?: NetworkMode
   /** Most processes and threads a command may have at once. */
   maxTasks?: number
+  /** Validation may run on an overlay of the work tree where one works (default: true). */
+  overlay?: boolean
 }
 
 export interface SpawnOptions {
@@ -35,6 +38,8 @@ export interface SpawnOptions {
   gitWritable?: boolean
   /** This command's network, over the sandbox's (setup commands: open). */
   network?: NetworkMode
+  /** The work tree as this overlay (validation): the command writes into its upper folder. */
+  overlay?: TreeOverlay
 }
 
 // Proves the jail, not just the program: the work tree writable, .git not, a fresh PID space,
@@ -57,8 +62,12 @@ export class Sandbox {
     /** Why each backend was not used, for the log when none is. */
     readonly unavailable: readonly string[] = [],
     private readonly options: SandboxOptions = {},
-    private readonly gitFiles: readonly GitFileCover[] = []
+    private readonly gitFiles: readonly GitFileCover[] = [],
+    /** Whether the work tree can be an overlay for a command here (the probe proves it). */
+    private overlayProof: boolean | 'unproved' = 'unproved'
   ) {}
+
+  private overlayCount = 0
 
   static none(unavailable: readonly string[] = []): Sandbox {
     return new Sandbox('none', undefined, {}, undefined, unavailable)
@@ -81,7 +90,11 @@ export class Sandbox {
       const privateDir = privateFolder()
       const gitFiles = gitFileCovers(layout.gitDirs, join(privateDir, 'git'))
       const sandbox = new Sandbox(backend, layout, programs, privateDir, [], options, gitFiles)
-      const failure = await sandbox.probe()
+      // The probe in an overlay first: passing, it proves both; failing, the jail alone is tried.
+      const overlay = options.overlay === false ? undefined : sandbox.overlay()
+      sandbox.overlayProof = !!overlay && !(await sandbox.probe(overlay))
+      overlay?.dispose()
+      const failure = sandbox.overlayProof ? undefined : await sandbox.probe()
       if (!failure) return sandbox
       sandbox.dispose()
       reasons.push(`${backend}: ${failure}`)
@@ -96,6 +109,22 @@ export class Sandbox {
 
   get active(): boolean {
     return this.backend !== 'none'
+  }
+
+  /**
+   * A fresh overlay of the work tree for the validation commands of one attempt, where the
+   * probe proved one; `keep`: repository paths a merge never deletes (Patchsmith's own).
+   */
+  overlay(keep: readonly string[] = []): TreeOverlay | undefined {
+    if (!this.layout || !this.privateDir || this.backend === 'none' || !this.overlayProof)
+      return undefined
+    const folder = join(this.privateDir, `overlay-${++this.overlayCount}`)
+    return TreeOverlay.create(folder, this.layout.workTree, this.programs, keep)
+  }
+
+  /** Validation commands here run on an overlay of the work tree (the probe proved one). */
+  get overlays(): boolean {
+    return this.overlayProof === true
   }
 
   /** The network commands get unless told otherwise. */
@@ -122,7 +151,18 @@ export class Sandbox {
   ): SpawnSpec {
     if (this.backend === 'none' || !this.layout)
       return { file: '/bin/sh', args: ['-c', command], env }
-    const plan = jailPlan(this.layout, this.gitFiles, {
+    const spec = this.jailSpec(command, cwd, env, options)
+    return options.overlay ? options.overlay.wrap(spec) : spec
+  }
+
+  private jailSpec(
+    command: string,
+    cwd: string,
+    env: Record<string, string>,
+    options: SpawnOptions
+  ): SpawnSpec {
+    const layout = this.layout!
+    const plan = jailPlan(layout, this.gitFiles, {
       gitWritable: options.gitWritable,
       network: options.network ?? this.network,
       maxTasks: this.options.maxTasks
@@ -140,12 +180,18 @@ export class Sandbox {
     if (this.privateDir) rmSync(this.privateDir, { recursive: true, force: true })
   }
 
-  private probe(): Promise<string | undefined> {
+  private probe(overlay?: TreeOverlay): Promise<string | undefined> {
     const layout = this.layout!
     const gitDir = layout.gitDirs[0] ?? join(layout.workTree, '.git')
-    const spec = this.spawnSpec(`${PROBE.replace('"$1"', shellQuote(gitDir))}`, layout.workTree, {
-      PATH: '/usr/bin:/bin:/usr/sbin:/sbin'
-    })
+    const probe = `${PROBE.replace('"$1"', shellQuote(gitDir))}`
+    const spec = this.spawnSpec(
+      probe,
+      layout.workTree,
+      { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+      {
+        overlay
+      }
+    )
     return new Promise((resolve) => {
       execFile(
         spec.file,
@@ -163,9 +209,11 @@ export class Sandbox {
 
 async function findPrograms(): Promise<Programs> {
   const find = async (name: string) => (await which(name, false)) || undefined
-  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip']
-  const [bwrap, unshare, sudo, setpriv, prlimit, mount, ip] = await Promise.all(names.map(find))
-  const found = { bwrap, unshare, sudo, setpriv, prlimit, mount, ip }
+  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'find']
+  const [bwrap, unshare, sudo, setpriv, prlimit, mount, ip, findProgram] = await Promise.all(
+    names.map(find)
+  )
+  const found = { bwrap, unshare, sudo, setpriv, prlimit, mount, ip, find: findProgram }
   // sbin is not on every user's PATH.
   for (const name of ['mount', 'ip'] as const)
     found[name] ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin']

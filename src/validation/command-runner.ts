@@ -5,6 +5,7 @@ import {
   runProcesses,
   Sandbox,
   supervised,
+  type TreeOverlay,
   validationEnv,
   type NetworkMode
 } from '../sandbox/index.js'
@@ -28,6 +29,8 @@ export interface CommandRunnerOptions {
   network?: NetworkMode
   /** Set on top of the environment for this command (the base check's GIT_INDEX_FILE). */
   extraEnv?: Record<string, string>
+  /** The work tree as this overlay: what the command did is merged in once it has ended. */
+  overlay?: TreeOverlay
 }
 
 export interface CommandOutcome extends ValidationResult {
@@ -51,6 +54,9 @@ export async function runCommand(
   // Taken stock of before the command: only report files it writes count.
   const reports = await JUnitReportFiles.before(options.cwd, command)
   const outcome = await runProcess(command, options)
+  // Before its report files are read: they are in the work tree once merged. A cancelled
+  // command's overlay is dropped.
+  options.overlay?.settle(options.signal?.aborted)
   const read = await reports.read((text) => options.masker.mask(text))
   return read.files.length > 0 || read.refused.length > 0
     ? { ...outcome, reportFiles: read }
@@ -62,7 +68,10 @@ function runProcess(command: string, options: CommandRunnerOptions): Promise<Com
   return new Promise((resolve) => {
     const sandbox = options.sandbox ?? Sandbox.none()
     const env = { ...(options.env ?? validationEnv(process.env)), ...options.extraEnv }
-    const spec = sandbox.spawnSpec(command, options.cwd, env, { network: options.network })
+    const spec = sandbox.spawnSpec(command, options.cwd, env, {
+      network: options.network,
+      overlay: options.overlay
+    })
     // Its own process group, under the supervisor that ends it with the run (lifetime.ts).
     const program = supervised(spec, true)
     const child = spawn(program.file, program.args, {

@@ -1,0 +1,169 @@
+import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, type Stats } from 'node:fs'
+import { join } from 'node:path'
+
+/** The wrapper's listing: each folder of the upper and the entries the overlay showed in it. */
+export interface Listing {
+  folders: Map<string, Set<string>>
+  /** Names that are not UTF-8: nothing is merged when there is one. */
+  unreadable: string[]
+}
+
+/**
+ * What the commands of one attempt did to the work tree, merge by merge: the validation watch
+ * asks git about these paths only.
+ */
+export class OverlayRecord {
+  /** Repository paths (files or whole folders) a command created, changed or deleted. */
+  readonly touched = new Set<string>()
+  /** Where a command put something where nothing was before the attempt (a file or a folder). */
+  private readonly created = new Set<string>()
+  /** Files there before the attempt that a command deleted or replaced. */
+  readonly removed = new Set<string>()
+  /** Names a command left that are not UTF-8: never merged, reported. */
+  readonly unreadable: string[] = []
+
+  constructor(
+    /** Repository paths never deleted in the work tree: git's folder, Patchsmith's own. */
+    readonly keep: readonly string[]
+  ) {}
+
+  /** The file was not in the work tree before the attempt: a command made it. */
+  isCreated(path: string): boolean {
+    if (this.removed.has(path)) return false
+    return [...ancestors(path)].some((folder) => this.created.has(folder))
+  }
+
+  noteCreated(path: string): void {
+    this.touched.add(path)
+    this.created.add(path)
+  }
+
+  noteRemoved(path: string, files: readonly string[]): void {
+    this.touched.add(path)
+    for (const file of files) if (!this.isCreated(file)) this.removed.add(file)
+  }
+
+  kept(path: string): boolean {
+    return this.keep.some((folder) => path === folder || path.startsWith(`${folder}/`))
+  }
+}
+
+/**
+ * Carries what one command did in its overlay into the work tree, exactly: entries of the work
+ * tree the overlay no longer showed are deleted, entries of the upper are moved in (a folder
+ * the work tree also has is merged into, anything else replaces what was there). Renames only:
+ * the upper lies on the work tree's file system. Nothing is followed: every path is checked
+ * with lstat, and the work tree does not change meanwhile (the command's jail has ended).
+ */
+export function mergeOverlay(
+  upper: string,
+  workTree: string,
+  listing: Listing,
+  record: OverlayRecord
+): void {
+  // Checked before anything moves: a merge cut short leaves the tree half merged and unwatched.
+  const unreadable =
+    listing.unreadable.length > 0
+      ? listing.unreadable
+      : [...new Set(unnameable(upper, workTree, record))]
+  if (unreadable.length > 0) {
+    record.unreadable.push(...unreadable)
+    return
+  }
+  const merge = (folder: string) => {
+    const shown = listing.folders.get(folder)
+    // A folder of the upper the wrapper did not list: the listing is not this upper's.
+    if (!shown) throw new Error(`the overlay's listing lacks "${folder}"`)
+    const inTree = join(workTree, folder)
+    for (const name of readdirSync(inTree)) {
+      const path = child(folder, name)
+      if (!shown.has(name) && !record.kept(path)) remove(workTree, path, record)
+    }
+    for (const entry of readdirSync(join(upper, folder), { withFileTypes: true })) {
+      const path = child(folder, entry.name)
+      const from = lstatSync(join(upper, path))
+      if (isWhiteout(from) || record.kept(path)) continue
+      const there = lstatSync(join(workTree, path), { throwIfNoEntry: false })
+      if (from.isDirectory() && there?.isDirectory()) {
+        if ((from.mode & 0o7777) !== (there.mode & 0o7777)) {
+          chmodSync(join(workTree, path), from.mode & 0o7777)
+          record.touched.add(path)
+        }
+        merge(path)
+        continue
+      }
+      if (there) remove(workTree, path, record)
+      renameSync(join(upper, path), join(workTree, path))
+      // A folder where a file was, or a file where a folder was: every path under it is new
+      // (what was there is in `removed`), as a file the classic watch's list never held.
+      if (!there || from.isDirectory() !== there.isDirectory()) record.noteCreated(path)
+      else record.touched.add(path)
+    }
+  }
+  merge('')
+}
+
+/**
+ * Names that are not UTF-8 where the merge goes, which the listing cannot hold: a deleted
+ * entry's (a whiteout in the upper, or one in the tree under a folder made again).
+ */
+function unnameable(upper: string, workTree: string, record: OverlayRecord, folder = ''): string[] {
+  const names = (root: string) => readdirSync(join(root, folder), { encoding: 'buffer' })
+  const named = (name: Buffer) => child(folder, name.toString())
+  const found = names(workTree)
+    .filter((name) => utf8(name) === undefined)
+    .map(named)
+  for (const name of names(upper)) {
+    const text = utf8(name)
+    if (text === undefined) found.push(named(name))
+    const path = text === undefined ? undefined : child(folder, text)
+    if (path === undefined || record.kept(path)) continue
+    const there = lstatSync(join(workTree, path), { throwIfNoEntry: false })
+    if (lstatSync(join(upper, path)).isDirectory() && there?.isDirectory())
+      found.push(...unnameable(upper, workTree, record, path))
+  }
+  return found
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true })
+
+/** The name, unless it is not UTF-8 (Node's paths could not name it). */
+export function utf8(bytes: Buffer): string | undefined {
+  try {
+    return strict.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** Deletes `path` from the work tree (a whole folder without following a link in it). */
+function remove(workTree: string, path: string, record: OverlayRecord): void {
+  const full = join(workTree, path)
+  const files = lstatSync(full).isDirectory() ? filesUnder(workTree, path) : [path]
+  record.noteRemoved(path, files)
+  rmSync(full, { recursive: true, force: true })
+}
+
+function filesUnder(workTree: string, folder: string): string[] {
+  const files: string[] = []
+  for (const entry of readdirSync(join(workTree, folder), { withFileTypes: true })) {
+    const path = child(folder, entry.name)
+    if (entry.isDirectory()) files.push(...filesUnder(workTree, path))
+    else files.push(path)
+  }
+  return files
+}
+
+/** overlayfs marks a deletion with a character device 0:0. */
+function isWhiteout(stats: Stats): boolean {
+  return stats.isCharacterDevice() && stats.rdev === 0
+}
+
+function child(folder: string, name: string): string {
+  return folder ? `${folder}/${name}` : name
+}
+
+function* ancestors(path: string): Generator<string> {
+  const parts = path.split('/')
+  for (let i = 1; i <= parts.length; i++) yield parts.slice(0, i).join('/')
+}
