@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -105,5 +105,24 @@ describe('indexGitlinks', () => {
     wrong.writeUInt32BE(5, 4)
     writeFileSync(index(), wrong)
     expect(indexGitlinks(index())).toEqual(['<unreadable index>'])
+  })
+})
+
+describe('an index read again', () => {
+  it('is parsed anew when written in place, even with its size and mtime kept', () => {
+    const make = init()
+    make.gitlink('aaa')
+    make.file('bbb')
+    expect(indexGitlinks(index())).toEqual(['aaa'])
+    // The same bytes but the gitlink's mode and the file's swapped: same size, mtime set back.
+    const before = statSync(index())
+    const bytes = readFileSync(index())
+    const swapped = Buffer.from(bytes)
+    const modeAt = (name: string) => bytes.indexOf(name) - 62 + 24
+    swapped.writeUInt32BE(bytes.readUInt32BE(modeAt('bbb')), modeAt('aaa'))
+    swapped.writeUInt32BE(bytes.readUInt32BE(modeAt('aaa')), modeAt('bbb'))
+    writeFileSync(index(), swapped)
+    utimesSync(index(), before.atime, before.mtime)
+    expect(indexGitlinks(index())).toEqual(['bbb'])
   })
 })

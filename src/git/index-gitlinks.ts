@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { lstatSync, readFileSync } from 'node:fs'
 
 const GITLINK = 0o160000
 const TYPE_MASK = 0o170000
@@ -13,18 +13,30 @@ const NAME_MASK = 0x0fff
  * which differs from any list a readable index gives.
  */
 export function indexGitlinks(file: string, hashBytes = 20): string[] | undefined {
+  // An index of 100 000 entries takes milliseconds to read and parse, and each integrity
+  // snapshot and check reads it: an index whose stamp is unchanged is the same file (git renames
+  // a new index in; any other write moves its ctime, which cannot be set back).
+  const stats = lstatSync(file, { bigint: true, throwIfNoEntry: false })
+  if (!stats) return undefined
+  const key = `${file}|${hashBytes}|${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
+  if (last?.key === key) return [...last.links]
   let data: Buffer
   try {
     data = readFileSync(file)
   } catch {
     return undefined
   }
+  let links: string[]
   try {
-    return parse(data, hashBytes)
+    links = parse(data, hashBytes)
   } catch {
-    return ['<unreadable index>']
+    links = ['<unreadable index>']
   }
+  last = { key, links }
+  return [...links]
 }
+
+let last: { key: string; links: string[] } | undefined
 
 // Called at every integrity snapshot on indexes of 100 000 entries and more: nothing is allocated
 // per entry, and a path is decoded only for a gitlink.
