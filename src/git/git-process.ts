@@ -25,6 +25,7 @@ export async function gitProcess(
   const env = Object.fromEntries(
     Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)
   )
+  assertFits(file, args, env)
   if (options.long)
     return runSupervised(
       { file, args: [...args] },
@@ -38,6 +39,24 @@ export async function gitProcess(
     silent: true,
     ignoreReturnCode: true
   })
+}
+
+/** Linux's limits on one argument and on a command line with its environment (execve(2)). */
+const MOST_ARGUMENT_BYTES = 128 * 1024 - 1
+const MOST_COMMAND_LINE_BYTES = 2 * 1024 * 1024 - 64 * 1024
+
+/**
+ * Refuses a command line the kernel would: spawn throws E2BIG synchronously, and
+ * @actions/exec's promise then never settles (the run would wait for its time-limit).
+ */
+function assertFits(file: string, args: readonly string[], env: Record<string, string>): void {
+  const words = [file, ...args, ...Object.entries(env).map(([key, value]) => `${key}=${value}`)]
+  const sizes = words.map((word) => Buffer.byteLength(word) + 1)
+  const total = sizes.reduce((sum, size) => sum + size + 8, 0)
+  if (sizes.some((size) => size > MOST_ARGUMENT_BYTES) || total > MOST_COMMAND_LINE_BYTES)
+    throw new Error(
+      `git ${args.find((arg) => !arg.startsWith('-')) ?? ''}: its command line (${total} bytes) is longer than the system allows`
+    )
 }
 
 /**
