@@ -129,16 +129,16 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       // Only validation runs repository code; with no commands there is nothing to watch. On an
       // overlay (where the sandbox has one) the watch learns what validation touched from it.
       const cwd = settings.runner.cwd
+      const watched = settings.steps.length > 0
       const own = repoFolder(cwd, settings.log.dir)
-      if (settings.steps.length > 0) overlay = settings.runner.overlay?.(own ? [own] : [])
-      const watch =
-        settings.steps.length > 0
-          ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
-              untracked: settings.branch.untrackedAtStart,
-              ownFolder: settings.log.dir,
-              touched: overlay?.record
-            })
-          : undefined
+      if (watched) overlay = settings.runner.overlay?.(own ? [own] : [])
+      const watch = watched
+        ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
+            untracked: settings.branch.untrackedAtStart,
+            ownFolder: settings.log.dir,
+            touched: overlay?.record
+          })
+        : undefined
       const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
       const pipeline = await clock.time('validate', () =>
         validateRound(

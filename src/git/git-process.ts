@@ -53,10 +53,13 @@ function assertFits(file: string, args: readonly string[], env: Record<string, s
   const words = [file, ...args, ...Object.entries(env).map(([key, value]) => `${key}=${value}`)]
   const sizes = words.map((word) => Buffer.byteLength(word) + 1)
   const total = sizes.reduce((sum, size) => sum + size + 8, 0)
-  if (sizes.some((size) => size > MOST_ARGUMENT_BYTES) || total > MOST_COMMAND_LINE_BYTES)
+  if (sizes.some((size) => size > MOST_ARGUMENT_BYTES) || total > MOST_COMMAND_LINE_BYTES) {
+    // The subcommand: the first word that is neither an option nor a `-c` setting.
+    const name = args.find((arg, i) => !arg.startsWith('-') && args[i - 1] !== '-c') ?? ''
     throw new Error(
-      `git ${args.find((arg) => !arg.startsWith('-')) ?? ''}: its command line (${total} bytes) is longer than the system allows`
+      `git ${name}: its command line (${total} bytes) is longer than the system allows`
     )
+  }
 }
 
 /**

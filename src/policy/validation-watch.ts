@@ -28,7 +28,7 @@ const MOST_PATHSPEC_BYTES = 64 * 1024
 export interface TouchedPaths {
   /** Files or whole folders validation created, changed or deleted. */
   readonly touched: ReadonlySet<string>
-  /** Files there before validation that it deleted. */
+  /** Files there before validation that it deleted or replaced. */
   readonly removed: ReadonlySet<string>
   /** Names validation left that are not UTF-8 (never merged). */
   readonly unreadable: readonly string[]

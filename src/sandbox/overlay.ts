@@ -10,7 +10,8 @@ import { mergeOverlay, OverlayRecord, utf8, type Listing } from './overlay-merge
  * folder outside it), so nothing the command does reaches the work tree itself. The jail is
  * built inside that namespace as usual: its bind of the work tree binds the overlay. After the
  * jail has ended (its PID namespace with it), the wrapper lists the overlay's view of every
- * folder the upper holds (NUL-separated: `D<folder>` then `E<name>` for each entry), from which
+ * folder the upper holds (NUL-separated: `D<folder>` for each, then `E<folder>/<name>` for each
+ * entry the overlay shows there, then `Z`), from which
  * the merge tells what was deleted: overlayfs keeps deletions in xattrs Node cannot read.
  * `metacopy=off`: a chmod must copy the whole file up, never a data-less upper file.
  * `redirect_dir=off`: renaming a folder of the lower fails (EXDEV) and tools copy instead, so no

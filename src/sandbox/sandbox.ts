@@ -63,8 +63,8 @@ export class Sandbox {
     readonly unavailable: readonly string[] = [],
     private readonly options: SandboxOptions = {},
     private readonly gitFiles: readonly GitFileCover[] = [],
-    /** Whether the work tree can be an overlay for a command here (the probe proves it). */
-    private overlayProof: boolean | 'unproved' = 'unproved'
+    /** Whether the work tree can be an overlay for a command here (the probe proved it). */
+    private overlaysProved = false
   ) {}
 
   private overlayCount = 0
@@ -91,10 +91,13 @@ export class Sandbox {
       const gitFiles = gitFileCovers(layout.gitDirs, join(privateDir, 'git'))
       const sandbox = new Sandbox(backend, layout, programs, privateDir, [], options, gitFiles)
       // The probe in an overlay first: passing, it proves both; failing, the jail alone is tried.
-      const overlay = options.overlay === false ? undefined : sandbox.overlay()
-      sandbox.overlayProof = !!overlay && !(await sandbox.probe(overlay))
+      const overlay =
+        options.overlay === false
+          ? undefined
+          : TreeOverlay.create(join(privateDir, 'overlay-probe'), layout.workTree, programs)
+      sandbox.overlaysProved = !!overlay && !(await sandbox.probe(overlay))
       overlay?.dispose()
-      const failure = sandbox.overlayProof ? undefined : await sandbox.probe()
+      const failure = sandbox.overlaysProved ? undefined : await sandbox.probe()
       if (!failure) return sandbox
       sandbox.dispose()
       reasons.push(`${backend}: ${failure}`)
@@ -116,15 +119,14 @@ export class Sandbox {
    * probe proved one; `keep`: repository paths a merge never deletes (Patchsmith's own).
    */
   overlay(keep: readonly string[] = []): TreeOverlay | undefined {
-    if (!this.layout || !this.privateDir || this.backend === 'none' || !this.overlayProof)
-      return undefined
+    if (!this.layout || !this.privateDir || !this.overlaysProved) return undefined
     const folder = join(this.privateDir, `overlay-${++this.overlayCount}`)
     return TreeOverlay.create(folder, this.layout.workTree, this.programs, keep)
   }
 
   /** Validation commands here run on an overlay of the work tree (the probe proved one). */
   get overlays(): boolean {
-    return this.overlayProof === true
+    return this.overlaysProved
   }
 
   /** The network commands get unless told otherwise. */
@@ -183,7 +185,7 @@ export class Sandbox {
   private probe(overlay?: TreeOverlay): Promise<string | undefined> {
     const layout = this.layout!
     const gitDir = layout.gitDirs[0] ?? join(layout.workTree, '.git')
-    const probe = `${PROBE.replace('"$1"', shellQuote(gitDir))}`
+    const probe = PROBE.replace('"$1"', shellQuote(gitDir))
     const spec = this.spawnSpec(
       probe,
       layout.workTree,
