@@ -4,7 +4,7 @@
  * (support/sandbox-needs.ts) unless PATCHSMITH_REQUIRE_SANDBOX=1.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -251,4 +251,43 @@ describe('Sandbox.open', () => {
       repo.cleanup()
     }
   })
+})
+
+describe('Sandbox.open, the programs it runs as root outside the jail', () => {
+  it.skipIf(skipWithout('bubblewrap'))(
+    'takes none from a relative PATH entry (a folder of the work tree), where validation writes',
+    async () => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'sandbox-path' })
+      const saved = { path: process.env.PATH, cwd: process.cwd() }
+      try {
+        mkdirSync(join(repo.dir, 'bin'))
+        for (const name of ['bwrap', 'unshare', 'find', 'mount']) {
+          writeFileSync(join(repo.dir, 'bin', name), `#!/bin/sh\nexec /usr/bin/${name} "$@"\n`)
+          chmodSync(join(repo.dir, 'bin', name), 0o755)
+        }
+        process.chdir(repo.dir)
+        process.env.PATH = `bin:${saved.path}`
+        const sandbox = await Sandbox.open(
+          { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] },
+          ['bubblewrap']
+        )
+        try {
+          const overlay = sandbox.overlay()
+          const spec = sandbox.spawnSpec('true', repo.dir, {}, { overlay })
+          overlay?.dispose()
+          const programs = [spec.file, ...spec.args].filter((arg) =>
+            /(^|\/)(bwrap|unshare|find|mount)$/.test(arg)
+          )
+          expect(programs.length).toBeGreaterThan(0)
+          expect(programs.filter((program) => !program.startsWith('/'))).toEqual([])
+        } finally {
+          sandbox.dispose()
+        }
+      } finally {
+        process.env.PATH = saved.path
+        process.chdir(saved.cwd)
+        repo.cleanup()
+      }
+    }
+  )
 })

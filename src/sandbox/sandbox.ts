@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process'
 import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { which } from '@actions/io'
+import { isAbsolute, join } from 'node:path'
+import { findInPath } from '@actions/io'
 import {
   BACKENDS,
   shellQuote,
@@ -210,7 +210,9 @@ export class Sandbox {
 }
 
 async function findPrograms(): Promise<Programs> {
-  const find = async (name: string) => (await which(name, false)) || undefined
+  // Never through a relative PATH entry: it names a folder of the working directory (the work
+  // tree), and these run as root outside the jail, find in the upper validation wrote.
+  const find = async (name: string) => (await findInPath(name)).find((path) => isAbsolute(path))
   const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'find']
   const [bwrap, unshare, sudo, setpriv, prlimit, mount, ip, findProgram] = await Promise.all(
     names.map(find)
