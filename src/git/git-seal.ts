@@ -1,4 +1,5 @@
-import { which } from '@actions/io'
+import { isAbsolute } from 'node:path'
+import { findInPath } from '@actions/io'
 import { gitEnv } from './git-env.js'
 import { gitProcess } from './git-process.js'
 import { identityFallbackConfig } from './identity.js'
@@ -30,7 +31,13 @@ let program: Promise<string> | undefined
  * command searches PATH again.
  */
 export function gitProgram(): Promise<string> {
-  program ??= which('git', true)
+  // Never through a relative PATH entry: it names a folder of the work tree (the working
+  // directory of every git command), where validation writes.
+  program ??= findInPath('git').then((paths) => {
+    const found = paths.find((path) => isAbsolute(path))
+    if (!found) throw new Error('Unable to locate git in an absolute folder of PATH.')
+    return found
+  })
   return program
 }
 
