@@ -64,6 +64,9 @@ function qualified(where: string, name: string): string {
 }
 
 const PYTEST_SESSION = /^=+ test session starts =+$/m
+// `pytest -q` prints no session header: its section rules and closing count tell it.
+const PYTEST_QUIET =
+  /^=+ (FAILURES|ERRORS|short test summary info) =+$|^(\d+ (failed|passed|errors?|skipped|xfailed|xpassed|warnings?)(, )?)+ in [\d.]+s$/m
 // The id is one \S+ run checked afterwards: `\S+::\S+` backtracks quadratically on a long run.
 const PYTEST_VERBOSE = /^(\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/
 const PYTEST_SUMMARY = /^(FAILED|ERROR) (\S+)(?: - (.*))?$/
@@ -71,7 +74,7 @@ const PYTEST_ID = (id: string) => /.::./.test(id)
 
 /** pytest: every test with -v, the failures from the short summary always. */
 export function parsePytest(output: string): TestReport | undefined {
-  if (!PYTEST_SESSION.test(output)) return undefined
+  if (!PYTEST_SESSION.test(output) && !PYTEST_QUIET.test(output)) return undefined
   const tests = new Map<string, TestCase>()
   for (const line of output.split('\n')) {
     const verbose = PYTEST_VERBOSE.exec(line)
