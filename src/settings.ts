@@ -96,6 +96,21 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       'When only failures unrelated to the issue remain (each fails the same way on the untouched base and the issue or plan does not name it): fail at once, without a repair call, or commit (recorded as preexisting and in the proof). Failures the issue names are always repaired.'
   },
+  reproduction: {
+    key: 'reproduction',
+    about:
+      'When a validation command runs a test framework and the issue reports behaviour, the model first writes a test that must fail on the base by an assertion; the fix must make it pass. commit (default): the test is committed with the fix. evidence: it runs and is shown in the proof but is not committed. off: no reproduction.'
+  },
+  'reproduction-attempts': {
+    key: 'reproductionAttempts',
+    about:
+      'Model requests for a reproduction (1–5, default 2): a test that passes on the base, or fails by an import, syntax, collection or missing-name error, is sent back with its output.'
+  },
+  'require-reproduction': {
+    key: 'requireReproduction',
+    about:
+      'true: a run that finds no reproduction (and no failing test the issue names) stops with VALIDATION_FAILED before drafting, nothing committed. false (default): it may commit, marked Unverified with the reason.'
+  },
   'validation-network': {
     key: 'validationNetwork',
     about:

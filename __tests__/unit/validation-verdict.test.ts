@@ -7,6 +7,7 @@ import {
   repairNote,
   rootCause,
   settle,
+  verificationOf,
   type CommandRun
 } from '../../src/validation/verdict/index.js'
 
@@ -193,6 +194,14 @@ describe('the proof of a change', () => {
     ]
     expect(proofFields(verdicts, input({ root_cause: 'add subtracts' }))).toEqual({
       verification_passed: true,
+      verification: {
+        status: 'fixed-failing-test',
+        reason: `${ADD}, node check.js failed on the base and pass with the change`,
+        tests: [
+          { id: ADD, base: 'failed', after: 'passed' },
+          { id: 'node check.js', base: 'failed', after: 'passed' }
+        ]
+      },
       root_cause: 'add subtracts',
       proof: [
         {
@@ -221,5 +230,49 @@ describe('the proof of a change', () => {
       issueContext(input({}))
     )
     expect(proofFields([useless], input({})).verification_passed).toBe(false)
+  })
+})
+
+describe('verificationOf: verified only when a test went from failing to passing', () => {
+  const passing = judgeCommand('npm test', run('ok', 0), run('ok', 0), { text: '' })
+  it('passes → passes is unverified, with the reason in plain words', () => {
+    expect(verificationOf([passing], undefined)).toEqual({
+      status: 'unverified',
+      reason:
+        'no test failed on the base and passes after the change: the validation commands pass before and after',
+      tests: []
+    })
+    expect(verificationOf([passing], { kind: 'none', reason: 'reproduction is off' }).reason).toBe(
+      'reproduction is off'
+    )
+  })
+
+  it('a reproduction whose command passes after is reproduced-and-fixed, even when a quiet runner names no test', () => {
+    const quiet = judgeCommand('python3 -m unittest -q', run('FAILED', 1), run('OK', 0), {
+      text: ''
+    })
+    const proven = {
+      kind: 'reproduced' as const,
+      path: 'test_issue_7.py',
+      command: 'python3 -m unittest -q',
+      tests: ['test_issue_7.T.test_add'],
+      committed: true,
+      content: 'def test_add(): ...'
+    }
+    const verification = verificationOf([quiet], proven)
+    expect(verification).toMatchObject({
+      status: 'reproduced-and-fixed',
+      tests: [{ id: 'test_issue_7.T.test_add', base: 'failed', after: 'passed' }],
+      reproduction: { path: 'test_issue_7.py', committed: true }
+    })
+    const stillFailing = judgeCommand(
+      'python3 -m unittest -q',
+      run('FAILED', 1),
+      run('FAILED x', 1),
+      {
+        text: 'test_issue_7'
+      }
+    )
+    expect(verificationOf([stillFailing], proven).status).toBe('unverified')
   })
 })

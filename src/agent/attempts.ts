@@ -1,6 +1,7 @@
 import {
   InvalidDiffError,
   ValidationFailedError,
+  type FileChange,
   type LastAttempt,
   type ValidationResult
 } from '../contract/index.js'
@@ -21,10 +22,12 @@ import {
   noRepairReason,
   unrelatedOnly,
   type BaseCheck,
+  type ProvenBy,
   type CommandOutcome,
   type CommandVerdict
 } from '../validation/index.js'
 import { onOverlay } from './commands.js'
+import { reproduce, type Reproduction, type ReproductionSettings } from './reproduction.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { resumedEdits, type AttemptProgress } from './last-attempt.js'
 import type { PhaseClock } from './phase-clock.js'
@@ -51,6 +54,8 @@ export interface AttemptSettings extends DraftContext, RoundSettings {
   resume?: LastAttempt
   /** Files whose text is content, beside the defaults (`unicode-text-paths`). */
   unicodeTextPaths?: readonly string[]
+  /** A test that reproduces the issue first (`reproduction`); unset: none is asked for. */
+  reproduction?: ReproductionSettings
 }
 
 export interface AttemptStats {
@@ -70,6 +75,8 @@ export interface GreenChange {
   placements: Record<string, Placement[]>
   /** Each validation command held against the base: the commit's proof. */
   verdicts: CommandVerdict[]
+  /** What the fix was proven with: a reproduction, tests the issue names, or why neither. */
+  proven: ProvenBy
 }
 
 /**
@@ -106,6 +113,16 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
     stats.stop_reason = reason
     return { ok: false, error: stopped(lastError, reason, why), stats }
   }
+  const reproduction = await clock.time('reproduce', () => reproduce(settings, baseChecks))
+  if (reproduction.kind === 'none' && settings.reproduction?.required) {
+    throw new ValidationFailedError(
+      `No reproduction: ${reproduction.reason}. require-reproduction is set, so nothing was drafted or committed.`,
+      { rule: 'reproduction-required', reason: reproduction.reason }
+    )
+  }
+  const drafting = withReproduction(settings, reproduction)
+  const issue = issueContext(settings.input)
+  if (reproduction.kind === 'reproduced') issue.text += `\n${reproduction.tests.join('\n')}`
 
   for (let attempt = 1; attempt <= settings.maxRepairs + 1; attempt++) {
     let overlay: TreeOverlay | undefined
@@ -120,7 +137,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
     try {
       const drafted =
         (attempt === 1 && resumed(settings)) ||
-        (await clock.time('draft', () => draftEdits(settings, attempt, current, repair)))
+        (await clock.time('draft', () => draftEdits(drafting, attempt, current, repair)))
       if (attempt > 1 && drafted.edits.every((edit) => edit.after === current.get(edit.path)))
         return stop('no-change', 'the repair changed nothing')
       applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))
@@ -142,7 +159,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
       const pipeline = await clock.time('validate', () =>
         validateRound(
-          { ...settings, runner, issue: issueContext(settings.input) },
+          { ...settings, runner, issue },
           () => applied!,
           baseChecks,
           async () => {
@@ -158,6 +175,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
         await watch?.settleWorkTree()
+        if (reproduction.kind === 'reproduced' && !reproduction.committed)
+          applied = await withoutTest(settings, applied, reproduction.edit.path)
         // Checked after the last command (assertClean, or applyEdits without commands).
         settings.branch.noteIndexChecked()
         stats.stop_reason = 'validated'
@@ -165,7 +184,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
           ...applied,
           results: pipeline.results,
           attempts: attempt,
-          verdicts: pipeline.verdicts
+          verdicts: pipeline.verdicts,
+          proven: provenBy(reproduction)
         }
         return { ok: true, change: { ...change, placements: drafted.placements }, stats }
       }
@@ -297,4 +317,54 @@ function countRuns(stats: AttemptStats, results: ValidationResult[]): void {
 function logged(outcome: CommandOutcome) {
   const { command, exit_code, duration_ms, full } = outcome
   return { command, exit_code, duration_ms, stdout: full.stdout, stderr: full.stderr }
+}
+
+/**
+ * The attempts' view of a reproduction: its file planned as a CREATE (the policy and the
+ * commit see it as any planned file) and given to every draft as written, never drafted.
+ */
+function withReproduction(settings: AttemptSettings, reproduction: Reproduction): AttemptSettings {
+  if (reproduction.kind !== 'reproduced') return settings
+  const { edit, failure } = reproduction
+  const plan = settings.input.fix_plan
+  const change: FileChange = {
+    path: edit.path,
+    operation: 'CREATE',
+    description: 'The test that reproduces the issue, written before the fix'
+  }
+  if (!plan.file_changes.some((c) => c.path === edit.path)) plan.file_changes.push(change)
+  return { ...settings, reproduction: undefined, written: { edit, failure } }
+}
+
+/** `reproduction: evidence`: the validated change without its test, applied and checked again. */
+async function withoutTest(
+  settings: AttemptSettings,
+  applied: Applied,
+  path: string
+): Promise<Applied> {
+  const plan = settings.input.fix_plan
+  plan.file_changes = plan.file_changes.filter((change) => change.path !== path)
+  const edits = applied.edits.filter((edit) => edit.path !== path)
+  const diff = renderDiff(edits)
+  await settings.branch.reset()
+  const result = await settings.branch.apply(
+    diff,
+    edits.map((edit) => edit.path)
+  )
+  if (result.exitCode !== 0)
+    throw new Error(`Could not apply the fix without its test: ${result.stderr}`)
+  return { edits, diff, staged: await assertExactChanges(settings.branch.git, edits, 'apply') }
+}
+
+function provenBy(reproduction: Reproduction): ProvenBy {
+  if (reproduction.kind !== 'reproduced') return reproduction
+  const { edit, command, tests, committed } = reproduction
+  return {
+    kind: 'reproduced',
+    path: edit.path,
+    command,
+    tests,
+    committed,
+    content: edit.after ?? ''
+  }
 }

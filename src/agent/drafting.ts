@@ -38,6 +38,11 @@ export interface DraftContext {
   drafter?: Drafter
   /** Planned files a first draft may leave unchanged (RunHooks.mayStayUnchanged). */
   mayStayUnchanged?: (path: string) => boolean
+  /**
+   * The reproduction test, written before the fix: every draft is shown it and its failure on
+   * the base, and it joins each attempt's edits as written (its planned CREATE is never drafted).
+   */
+  written?: { edit: FileEdit; failure: string }
 }
 
 export type Drafter = (
@@ -65,8 +70,9 @@ export async function draftEdits(
   current: ReadonlyMap<string, string | null>,
   repair: RepairContext | undefined
 ): Promise<Drafted> {
-  if (ctx.drafter) return ctx.drafter(ctx, attempt, current, repair)
-  const changes = ctx.input.fix_plan.file_changes
+  if (ctx.drafter) return withWritten(ctx, await ctx.drafter(ctx, attempt, current, repair))
+  const written = ctx.written?.edit.path
+  const changes = ctx.input.fix_plan.file_changes.filter((change) => change.path !== written)
   const asked = changes.filter((change) => change.operation !== 'DELETE')
   // Chosen on the file as the run found it, so a file keeps its format through the repairs.
   const formatOf = (path: string) => ctx.formatFor?.(ctx.base.get(path) ?? null) ?? ctx.format
@@ -135,7 +141,13 @@ export async function draftEdits(
       after: drafted.edit.after
     })
   }
-  return { edits, placements }
+  return withWritten(ctx, { edits, placements })
+}
+
+function withWritten(ctx: DraftContext, drafted: Drafted): Drafted {
+  const written = ctx.written?.edit
+  if (!written || drafted.edits.some((edit) => edit.path === written.path)) return drafted
+  return { ...drafted, edits: [...drafted.edits, written] }
 }
 
 async function messagesFor(
@@ -151,7 +163,12 @@ async function messagesFor(
     change,
     planSteps: ctx.input.fix_plan.plan_steps,
     content: current.get(change.path) ?? null,
-    repair: repair && { ...repair, otherFiles: changedElsewhere(ctx.base, current, change.path) }
+    repair: repair && { ...repair, otherFiles: changedElsewhere(ctx.base, current, change.path) },
+    reproduction: ctx.written && {
+      path: ctx.written.edit.path,
+      test: ctx.written.edit.after ?? '',
+      failure: ctx.written.failure
+    }
   }
   // model (issue 7): without `style`, the prompter reads the file's style from .editorconfig
   return ctx.prompter

@@ -83,7 +83,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     sha: made.sha ?? '',
     branch: plan.branch_name,
     patch_id: made.patchId ?? '',
-    ...proofFields(green.verdicts, input),
+    ...proofFields(green.verdicts, input, green.proven),
     base_sha: branch.baseCommit
   })
   if (config.dryRun) {

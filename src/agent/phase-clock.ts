@@ -1,4 +1,4 @@
-export type Phase = 'load' | 'draft' | 'apply' | 'validate' | 'commit' | 'push'
+export type Phase = 'load' | 'reproduce' | 'draft' | 'apply' | 'validate' | 'commit' | 'push'
 
 /** Told when each phase begins (the progress comment); it must not throw or wait. */
 export interface RunListener {

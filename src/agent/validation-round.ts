@@ -75,7 +75,16 @@ async function checkOnBase(
     outcome.full.stdout,
     outcome.full.stderr
   )
-  if (known) return known
+  // Known from an earlier attempt or the runs before the first draft: the same failure is
+  // judged against this attempt's output.
+  if (known)
+    return {
+      ...known,
+      sameFailure:
+        known.failsOnBase &&
+        known.run !== undefined &&
+        failureFingerprint(known.run.exit_code, known.run.stdout, known.run.stderr) === fingerprint
+    }
   await settings.branch.unapply()
   const index = settings.branch.baseIndexFile
   const onBase = await settings.runner.run(

@@ -48,6 +48,8 @@ export const REFUSAL_RULES = {
   'command-not-allowed': 'the plan asks to run a command that is not a trusted validation command',
   'sandbox-unavailable': 'no sandbox works and the settings require one',
   'setup-failed': 'a setup command failed on the base commit',
+  'reproduction-required':
+    'no test reproduced the issue on the base and `require-reproduction` is set',
   'unexpected-changes': 'validation left changes outside the approved content',
   'repo-tampered': "validation changed git's refs, config, hooks or HEAD",
   'hook-tampered': 'a commit hook changed more than the one approved commit',

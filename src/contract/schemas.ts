@@ -167,6 +167,37 @@ export const commandProofSchema = lazySchema(() =>
 )
 export type CommandProof = z.infer<ReturnType<typeof commandProofSchema>>
 
+/** How a commit proves it fixed the issue (issue 35): only the first two statuses verify it. */
+export const VERIFICATION_STATUSES = [
+  'reproduced-and-fixed',
+  'fixed-failing-test',
+  'unverified'
+] as const
+
+export const verificationSchema = lazySchema(() =>
+  z.object({
+    status: z.enum(VERIFICATION_STATUSES),
+    /** In plain words: what was shown, or why nothing was. */
+    reason: z.string(),
+    /** The tests that flipped, the reproduction's first. */
+    tests: z.array(
+      z.object({ id: z.string(), base: commandOutcomeSchema(), after: commandOutcomeSchema() })
+    ),
+    /** The reproduction test Patchsmith had written, when there is one. */
+    reproduction: z
+      .object({
+        path: z.string(),
+        command: z.string(),
+        /** `reproduction: commit`: part of the commit; `evidence`: run, shown, not committed. */
+        committed: z.boolean(),
+        /** The test file as written (cut for very long ones). */
+        content: z.string()
+      })
+      .optional()
+  })
+)
+export type Verification = z.infer<ReturnType<typeof verificationSchema>>
+
 export const COMMIT_SUBJECT = /^(fix|feat|docs|chore|refactor)\([a-z-]+\): .{10,100}$/
 
 export const commitSchema = lazySchema(() =>
@@ -183,8 +214,12 @@ export const commitSchema = lazySchema(() =>
     sha: z.string().regex(/^([0-9a-f]{40})?$/),
     branch: z.string(),
     patch_id: z.string(),
-    /** Seed Maverick's FixResult: every validation command passes, or fails only as on the base and unrelated. */
+    /**
+     * Seed Maverick's FixResult: true only when a test was shown failing on the base and passing
+     * after (a reproduction, or a failing test the issue names) and nothing the change broke remains.
+     */
     verification_passed: z.boolean().optional(),
+    verification: verificationSchema().optional(),
     /** The root cause the triage or the plan gave (seed Maverick). */
     root_cause: z.string().optional(),
     /** Per validation command: on the base, after the change, the tests that flipped. */

@@ -34,7 +34,11 @@ export async function runEngine(
     await reportFailureOnIssue(config, env, plans.input, response, masker, logger)
   }
   const { own, after } = plans.metrics(response)
-  const names = { ...plans.names(), issueTitle: plans.input?.issue.title }
+  const names = {
+    ...plans.names(),
+    issueTitle: plans.input?.issue.title,
+    planSteps: plans.input?.fix_plan.plan_steps
+  }
   return ctx.session.finish(response, own, after, names, mode)
 }
 

@@ -107,6 +107,11 @@ export class RunContext {
       steps: pipelineSteps(config, commands),
       retryFlaky: config.retryFlaky,
       keepPreexisting: config.onPreexistingFailure === 'commit',
+      reproduction: {
+        mode: config.reproduction,
+        attempts: config.reproductionAttempts,
+        required: config.requireReproduction
+      },
       maxRepairs: config.maxRepairs,
       unicodeTextPaths: config.unicodeTextPaths,
       // Made when the attempts start: the sandbox is open by then.

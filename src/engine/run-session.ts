@@ -46,6 +46,8 @@ export interface RunNames {
   issueNumber?: number
   /** The issue's title: the pull request's "why" when the plan gives no other. */
   issueTitle?: string
+  /** The plan's steps, for the pull-request body. */
+  planSteps?: readonly unknown[]
 }
 
 /**
@@ -156,7 +158,7 @@ export class RunSession {
     response: CodeAgentOutput,
     own: Record<string, unknown>,
     after: Record<string, unknown>,
-    { issueTitle, ...names }: RunNames,
+    { issueTitle, planSteps, ...names }: RunNames,
     mode: ResultSeams
   ): Promise<AgentRun> {
     const { clock, outputPath, logDir } = this.setup
@@ -184,7 +186,8 @@ export class RunSession {
       this.sandbox?.dispose()
       this.lock?.release()
     }
-    if (mode.pullRequest !== false) masked = this.withPullRequest(masked, names, issueTitle)
+    if (mode.pullRequest !== false)
+      masked = this.withPullRequest(masked, names, { issueTitle, planSteps })
     const result = mode.result ? this.masked(mode.result(masked)) : masked
     writeResultFile(outputPath, result)
     return { response: masked, result, mask: this.mask, outputPath, logDir, ...names, branch }
@@ -197,14 +200,14 @@ export class RunSession {
   private withPullRequest(
     response: CodeAgentOutput,
     names: { issueNumber?: number },
-    issueTitle: string | undefined
+    about: { issueTitle?: string; planSteps?: readonly unknown[] }
   ): CodeAgentOutput {
     const commits = response.data ?? []
     if (!response.success || commits.length === 0) return response
     const issueNumber = names.issueNumber ?? commits[0]?.issue_number
     const text = pullRequestText(commits, response.metrics, {
       issueNumber,
-      issueTitle,
+      ...about,
       runUrl: runUrl(this.env)
     })
     return { ...response, pull_request: this.masked(text) }

@@ -17,6 +17,8 @@ export interface DraftRequest {
   repair?: RepairContext
   /** The repository's instructions for this file, fenced and capped (instructionsBlock). */
   repoInstructions?: string
+  /** The reproduction test written first, and its failure on the base: the fix must flip it. */
+  reproduction?: { path: string; test: string; failure: string }
 }
 
 export interface RepairContext {
@@ -74,6 +76,18 @@ export function draftMessages(request: DraftRequest, shape: PromptShape = {}): C
     { role: 'system', content: renderTemplate('system', values) },
     { role: 'user', content: renderTemplate(formatNamed(request.format).template, values) }
   ]
+  if (request.reproduction) {
+    const { path, test, failure } = request.reproduction
+    messages.push({
+      role: 'user',
+      content: renderTemplate('reproduction-context', {
+        path,
+        test: fence(test.slice(0, 6_000)),
+        failure: fence(tail(failure, shape.failureChars ?? 3_000)),
+        planned: change.path
+      })
+    })
+  }
   if (repair) {
     const others = Object.entries(repair.otherFiles).map(([path, text]) =>
       text === null

@@ -31,6 +31,8 @@ export type {
   PromptRecord,
   PromptRequest
 } from './draft-prompter.js'
+export { noReproductionReason, reproductionMessages } from './reproduction-prompt.js'
+export type { ReproductionRequest } from './reproduction-prompt.js'
 export { commitMessages } from './commit-prompt.js'
 export type { CommitPromptInput } from './commit-prompt.js'
 export { modelMetrics } from './metrics.js'

@@ -1,6 +1,6 @@
 import type { CodeAgentOutput, Commit } from '../contract/index.js'
 import { formatUsd } from '../model/index.js'
-import { cell, code, table } from './markdown.js'
+import { cell, code, fence, table } from './markdown.js'
 import { renderProofTable } from './proof-table.js'
 
 /** Base vs after per validation command: see renderProofTable. */
@@ -40,7 +40,12 @@ export interface PullRequestContext {
   /** The plan's root cause and summary, when it gave them. */
   rootCause?: string
   why?: string
+  /** The plan's steps: listed, as text, for the reviewer. */
+  planSteps?: readonly unknown[]
 }
+
+const TEST_LINES = 60
+const PLAN_STEPS = 20
 
 /** The pull request's title and body for a green run: what, why, proof, cost, run, Fixes #N. */
 export function pullRequestText(
@@ -62,6 +67,34 @@ export function pullRequestText(
   const rootCause = context.rootCause || last?.root_cause
   if (rootCause) parts.push('### Root cause', cell(rootCause))
   parts.push('### Proof', proofTable(last))
+  const reproduction = last?.verification?.reproduction
+  if (reproduction) {
+    const lines = reproduction.content.split('\n')
+    const shown = lines.slice(0, TEST_LINES).join('\n')
+    const cut = lines.length > TEST_LINES ? `\n\n_[… ${lines.length - TEST_LINES} more lines]_` : ''
+    parts.push(
+      '### Reproduction',
+      `${code(reproduction.path)}, written before the fix and run on the base by ${code(reproduction.command)}` +
+        (reproduction.committed
+          ? ' (committed with the fix):'
+          : ' (kept out of the commit, `reproduction: evidence`):'),
+      `${fence(shown, languageOf(reproduction.path))}${cut}`
+    )
+  }
+  const steps = (context.planSteps ?? []).slice(0, PLAN_STEPS)
+  if (steps.length > 0)
+    parts.push(
+      '### Plan',
+      steps
+        .map(
+          (step, i) => `${i + 1}. ${cell(typeof step === 'string' ? step : JSON.stringify(step))}`
+        )
+        .join('\n')
+    )
+  parts.push(
+    '### Asking for changes',
+    'Request changes in a review (or comment `/patchsmith` on a review thread): where the repository runs Patchsmith on reviews, each open thread becomes a follow-up commit on this branch. Otherwise push to the branch yourself.'
+  )
   parts.push(
     table(
       ['', ''],
@@ -78,4 +111,20 @@ export function pullRequestText(
     body = `${body.slice(0, BODY_CHARS - 1 - fixes.length - CUT.length)}${CUT}`
   }
   return { title, body: `${body}${fixes}\n` }
+}
+
+function languageOf(path: string): string {
+  const ext = /\.(\w+)$/.exec(path)?.[1] ?? ''
+  const known: Record<string, string> = {
+    py: 'python',
+    js: 'js',
+    mjs: 'js',
+    cjs: 'js',
+    ts: 'ts',
+    go: 'go',
+    rs: 'rust',
+    java: 'java',
+    kt: 'kotlin'
+  }
+  return known[ext] ?? 'text'
 }

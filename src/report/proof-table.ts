@@ -1,4 +1,4 @@
-import type { CommandProof, Commit, ValidationResult } from '../contract/index.js'
+import type { CommandProof, Commit, ValidationResult, Verification } from '../contract/index.js'
 import { cell, code, table } from './markdown.js'
 
 const LISTED = 5
@@ -11,9 +11,50 @@ const ID_CHARS = 200
  * task run) falls back to what validation_results tell.
  */
 export function renderProofTable(
-  commit: Pick<Commit, 'validation_results' | 'proof' | 'verification_passed'> | undefined
+  commit:
+    | Pick<Commit, 'validation_results' | 'proof' | 'verification_passed' | 'verification'>
+    | undefined
 ): string {
   const results = commit?.validation_results ?? []
+  const verified = commit?.verification ? verificationText(commit.verification) : ''
+  const commands = commandTable(commit, results)
+  return verified ? `${verified}\n\n${commands}` : commands
+}
+
+/**
+ * The verification in plain words, then the tests that flipped (the reproduction first): what
+ * a reviewer reads before the commands. Ids come from test output: inline code, never Markdown.
+ */
+export function verificationText(verification: Verification): string {
+  const reason = cell(capitalised(verification.reason, verification.status))
+  const line =
+    verification.status === 'reproduced-and-fixed'
+      ? `**Verified: reproduced and fixed.** ${reason}.`
+      : verification.status === 'fixed-failing-test'
+        ? `**Verified: a failing test now passes.** ${reason}.`
+        : `**Unverified: ${reason}.**`
+  if (verification.tests.length === 0) return line
+  const rows = verification.tests.slice(0, LISTED * 4).map((test) => {
+    const own = verification.reproduction && test === verification.tests[0] ? ' (reproduction)' : ''
+    return [`${code(short(test.id))}${own}`, outcome(test.base), outcome(test.after)]
+  })
+  const more =
+    verification.tests.length > rows.length
+      ? `\n\n_and ${verification.tests.length - rows.length} more_`
+      : ''
+  return `${line}\n\n${table(['Test', 'Base', 'After'], rows)}${more}`
+}
+
+function capitalised(reason: string, status: Verification['status']): string {
+  // "Unverified: the triage …" reads on; "Verified … The new test …" starts a sentence.
+  const text = reason.replace(/\.$/, '')
+  return status === 'unverified' ? text : `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`
+}
+
+function commandTable(
+  commit: Pick<Commit, 'validation_results' | 'proof' | 'verification_passed'> | undefined,
+  results: readonly ValidationResult[]
+): string {
   if (!commit?.proof || commit.proof.length === 0) return resultsOnly(results)
   const rows = commit.proof.map((proof) => {
     const result = results.find((r) => r.command === proof.command)
@@ -25,14 +66,14 @@ export function renderProofTable(
       tests(proof.broken)
     ]
   })
-  const verdict =
-    commit.verification_passed === false
-      ? '**Verification failed**: a failure the change was to fix remains.'
-      : '**Verification passed**: every target passes; what still fails failed the same way on the base and is not part of the issue.'
   const unrelated = commit.proof.some((p) => p.unrelated.length > 0)
+  const left = commit.proof.some((p) => p.after === 'failed' && p.unrelated.length === 0)
+  const verdict = left
+    ? '**A failure the change was to fix remains.**'
+    : 'What still fails failed the same way on the base and is not part of the issue.'
   return [
     table(['Command', 'Base', 'After', 'Fixed (fail → pass)', 'Broken (pass → fail)'], rows),
-    ...(unrelated || commit.verification_passed === false ? [verdict] : [])
+    ...(unrelated || left ? [verdict] : [])
   ].join('\n\n')
 }
 
@@ -56,9 +97,12 @@ function tests(ids: readonly string[]): string {
 
 function list(ids: readonly string[]): string {
   // Ids come from what the tests printed (a JUnit name can be a megabyte): each is shortened.
-  const short = (id: string) => (id.length > ID_CHARS ? `${id.slice(0, ID_CHARS)}…` : id)
   const shown = ids.slice(0, LISTED).map(short).join(', ')
   return ids.length > LISTED ? `${shown} and ${ids.length - LISTED} more` : shown
+}
+
+function short(id: string): string {
+  return id.length > ID_CHARS ? `${id.slice(0, ID_CHARS)}…` : id
 }
 
 function resultsOnly(results: readonly ValidationResult[]): string {

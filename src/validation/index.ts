@@ -9,6 +9,8 @@ export { truncateMiddle } from './capped-output.js'
 export {
   issueContext,
   judgeCommand,
+  namedBy,
+  verificationOf,
   proofFields,
   repairNote,
   rootCause,
@@ -20,8 +22,18 @@ export type {
   Failure,
   IssueContext,
   Outcome,
+  ProvenBy,
   Settled
 } from './verdict/index.js'
 export { parseTestReport, normaliseOutput } from './test-report/index.js'
 export { JUnitReportFiles, REPORT_FILE_LIMITS } from './test-report/index.js'
 export type { ReportFileLimits, ReportFilesRead, TestReport } from './test-report/index.js'
+export {
+  FRAMEWORK_NAMES,
+  isTestFile,
+  judgeReproduction,
+  packageScripts,
+  reproductionLocation,
+  testFramework
+} from './reproduction/index.js'
+export type { TestFramework, TestLocation, ReproductionJudgement } from './reproduction/index.js'

@@ -2,7 +2,8 @@ export { judgeCommand } from './judge.js'
 export { namedBy } from './tied.js'
 export { repairNote, settle } from './settle.js'
 export type { CommandFailure, Settled } from './settle.js'
-export { commandProof, issueContext, proofFields, rootCause } from './proof.js'
+export { commandProof, issueContext, proofFields, rootCause, verificationOf } from './proof.js'
+export type { ProvenBy } from './proof.js'
 export type {
   CommandRun,
   CommandVerdict,
