@@ -6,6 +6,8 @@ const FENCE = /^(```|~~~)/
 // A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
 // an indented "<div>" is content, not a wrapper.
 const TAG_LINE = /^<\/?[A-Za-z_][\w:-]*(\s[^>]*)?>\s*$/
+// A line that can belong to a diff: a hunk's line or a header.
+const DIFF_LINE = /^([ +\-\\]|@@|diff |index )/
 const HEADER = /^(@@|diff --git |--- |\+\+\+ |index |new file mode |deleted file mode )/
 export const SEND_UDIFF =
   'Reply with the raw unified diff only: "--- a/<path>" and "+++ b/<path>" headers, then "@@ -<line>,<count> +<line>,<count> @@" hunks, ' +
@@ -101,7 +103,7 @@ function fencedDiff(body: readonly string[], starts: readonly boolean[]): DiffRe
   const blocks: { from: number; to: number }[] = []
   let open = -1
   body.forEach((line, i) => {
-    if (!FENCE.test(line)) return
+    if (!FENCE.test(line) && !(open >= 0 && closesIndented(body, open, i))) return
     if (open < 0) open = i
     else {
       blocks.push({ from: open + 1, to: i })
@@ -126,6 +128,22 @@ function fencedDiff(body: readonly string[], starts: readonly boolean[]): DiffRe
     diff: checked(lines),
     cutOff: holding[holding.length - 1]!.to === body.length && open >= 0
   }
+}
+
+/**
+ * Whether line `i` closes the fence opened at `open` though indented: by one to three spaces, of
+ * the opening fence's kind and at least its length, nothing after it (CommonMark's closing
+ * fence). It is the file's own line (a context line " ```" of a README) when the diff goes on
+ * after it or a fence follows it (the one that closes), so it closes only before prose or the
+ * end of the reply.
+ */
+function closesIndented(body: readonly string[], open: number, i: number): boolean {
+  const opening = /^(`{3,}|~{3,})/.exec(body[open]!)?.[1]
+  const closing = /^ {1,3}(`{3,}|~{3,})[ \t]*$/.exec(body[i]!)?.[1]
+  if (!opening || !closing || closing[0] !== opening[0] || closing.length < opening.length)
+    return false
+  const next = body.slice(i + 1).find((line) => line.trim() !== '')
+  return next === undefined || (!DIFF_LINE.test(next) && !FENCE.test(next))
 }
 
 /** Refuses fences and tags inside the diff; returns it with one final newline. */
