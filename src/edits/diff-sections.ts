@@ -2,23 +2,43 @@ import { InvalidDiffError } from '../contract/index.js'
 import { patchError } from './patch-error.js'
 import type { FilePatch, Hunk } from './types.js'
 
-// What a reply says when a later diff takes the place of one it gave before.
-const REPLACES =
-  /\b(correct(ed|ion)|revised|updated (diff|patch|version)|replaces?|instead of the (previous|first|above)|ignore (the|my) (previous|first|earlier|above)|(previous|first|earlier|above) (diff|patch|one|version) (was|is|had)|apolog(y|ies|ize)|my mistake|oops)\b/i
+// What a reply says before a diff that takes the place of one it gave before: that this one is
+// final, corrected, revised or updated, that it replaces the earlier one or that the earlier one
+// was wrong, or a sentence that takes back what came before ("Actually, …"). An instruction
+// ("then replace the return …") or an alternative ("another way to write it") is not one.
+const REPLACES: readonly RegExp[] = [
+  /\b(final|corrected|revised|updated|fixed|complete|full) (version|diff|patch|fix|solution|code|one)\b/i,
+  /\b(correction|revised)\b/i,
+  /^\W*(actually|wait|oops|sorry)\b/i,
+  /\b(apolog(y|ies|ise|ize)|my mistake|i made (a|an) (mistake|error))\b/i,
+  /\b(replaces?|supersedes?|instead of|ignore) (the|my) (previous|earlier|first|above|original|last)\b/i,
+  /\b(previous|earlier|first|above|last) (diff|patch|one|version|fix) (was|is|had|has) (wrong|incorrect|broken|incomplete|buggy|a mistake|an error|missing)\b/i
+]
+
+/** Whether the prose before a diff block says that block replaces one the reply gave before. */
+export function saysItReplaces(prose: readonly string[]): boolean {
+  return prose.some((line) => REPLACES.some((words) => words.test(line)))
+}
 
 /**
- * Whether the reply says that a diff it gives replaces one it gave before: words to that effect
- * in the prose between its first and its last diff (never in the diff lines themselves).
+ * Marks the sections a later block replaces: a block whose prose says it replaces what came
+ * before supersedes each earlier block all of whose files it gives again. A block that gives
+ * only some of an earlier block's files supersedes nothing (the reply did not say which of the
+ * earlier block's diffs still stand).
  */
-export function saysItReplaces(reply: string): boolean {
-  const lines = reply.replace(/\r\n/g, '\n').split('\n')
-  const starts = lines.flatMap((line, i) =>
-    line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ') ? [i] : []
-  )
-  if (starts.length < 2) return false
-  return lines
-    .slice(starts[0]!, starts[starts.length - 1]!)
-    .some((line) => !/^([-+ @\\]|diff |index )/.test(line) && REPLACES.test(line))
+export function markSuperseded(patches: FilePatch[], replacing: readonly boolean[]): void {
+  const named = (patch: FilePatch) => patch.newPath ?? patch.oldPath
+  const filesOf = (block: number) =>
+    new Set(patches.filter((patch) => patch.block === block).map(named))
+  replacing.forEach((replaces, later) => {
+    if (!replaces) return
+    const given = filesOf(later)
+    for (let earlier = 0; earlier < later; earlier++) {
+      const files = filesOf(earlier)
+      if (files.size === 0 || ![...files].every((file) => given.has(file))) continue
+      for (const patch of patches) if (patch.block === earlier) patch.superseded = true
+    }
+  })
 }
 
 const sameHunk = (a: Hunk, b: Hunk) =>
@@ -26,22 +46,18 @@ const sameHunk = (a: Hunk, b: Hunk) =>
   a.lines.every((line, k) => line.kind === b.lines[k]!.kind && line.text === b.lines[k]!.text)
 
 /**
- * The diff sections of one file that are to be applied. A hunk the reply repeats (the same diff
- * given twice) counts once. When the reply gives the file in several sections and says a later
- * one replaces what came before, only the last complete section counts.
+ * The diff sections of one file that are to be applied: a hunk the reply repeats (the same diff
+ * given twice) counts once.
  */
-export function sectionsToApply(sections: readonly FilePatch[], replaces: boolean): FilePatch[] {
+export function sectionsToApply(sections: readonly FilePatch[]): FilePatch[] {
   const seen: Hunk[] = []
-  const distinct = sections
+  return sections
     .map((section) => {
       const hunks = section.hunks.filter((hunk) => !seen.some((other) => sameHunk(hunk, other)))
       seen.push(...hunks)
       return { ...section, hunks }
     })
     .filter((section, i) => section.hunks.length > 0 || sections[i]!.hunks.length === 0)
-  if (!replaces || distinct.length < 2) return distinct
-  const complete = distinct.filter((section) => section.cutOff !== 'in-hunk')
-  return complete.length > 0 ? [complete[complete.length - 1]!] : distinct
 }
 
 /**

@@ -75,7 +75,7 @@ export function editsFromReply(
  * format that read the reply applies each file's part (see FormatStrategy.apply).
  */
 export function editsFromRead(
-  { format, instructions, claims, refusal, replaces }: ReadReply,
+  { format, instructions, claims, refusal }: ReadReply,
   files: readonly PlannedFile[],
   options: ReplyOptions = {}
 ): DraftedEdit[] {
@@ -96,7 +96,6 @@ export function editsFromRead(
       eol: options.style?.end_of_line === 'crlf' ? '\r\n' : '\n',
       finalNewline: options.style?.insert_final_newline ?? true
     },
-    replaces: replaces === true,
     reply,
     indexOf
   } satisfies ApplyContext

@@ -1,5 +1,4 @@
 import { InvalidDiffError } from '../contract/index.js'
-import { saysItReplaces } from './diff-sections.js'
 import {
   parseAs,
   writtenIn,
@@ -18,8 +17,6 @@ export interface ReadReply {
   claims: ReplyClaims
   /** Why it cannot be applied, found while reading; thrown when it is applied. */
   refusal?: InvalidDiffError
-  /** The reply says a later diff of a file replaces the one it gave before. */
-  replaces?: boolean
 }
 
 /**
@@ -52,8 +49,7 @@ export function readReply(
     format: read.format,
     instructions,
     claims: { ...headers, paths },
-    ...(refusal ? { refusal } : {}),
-    ...(saysItReplaces(reply) ? { replaces: true } : {})
+    ...(refusal ? { refusal } : {})
   }
 }
 

@@ -55,6 +55,13 @@ export interface FilePatch {
    * way (a bare diff's last line may still be half of a line of the file).
    */
   cutOff?: 'in-hunk' | 'after-hunk' | 'maybe'
+  /** 0-based: which of the reply's diff blocks (fenced, or set apart by prose) it stands in. */
+  block?: number
+  /**
+   * A later block of the reply says it replaces this one (final, corrected, …) and gives every
+   * file this one's block gives: used only when the reply's diffs of the file cannot all be placed.
+   */
+  superseded?: boolean
   hunks: Hunk[]
 }
 

@@ -46,8 +46,6 @@ export interface ParseHints {
 export interface ApplyContext {
   /** Line ending and final newline for lines of a file that is empty or new. */
   fresh: { eol: '\n' | '\r\n'; finalNewline: boolean }
-  /** The reply says a later diff of a file replaces the one it gave before. */
-  replaces: boolean
   /** The path the reply named for this file, when it is not the planned one. */
   claimed?: string
   /** Every planned file of the reply with its instructions: one file's may judge another's. */

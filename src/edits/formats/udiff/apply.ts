@@ -7,8 +7,8 @@ import { repairedHunks } from './repair.js'
 
 /**
  * A file's diff sections applied: all their hunks are placed in the original together, even from
- * several sections (a section the reply says it replaces left out). Shared by every format whose
- * replies may hold a diff.
+ * several sections (a section a later block replaces left out when they cannot be). Shared by
+ * every format whose replies may hold a diff.
  */
 export function applyHunkInstructions(
   file: PlannedFile,
@@ -18,22 +18,21 @@ export function applyHunkInstructions(
   const sections = instructions.flatMap((i) => (i.kind === 'hunks' ? [i.patch] : []))
   const content = file.content ?? ''
   if (sections.length === 0) return { content, located: [] }
-  const all = sectionsToApply(sections, false)
+  const all = sectionsToApply(sections)
   try {
     return placeSections(file, content, all, context)
   } catch (error) {
-    // The reply said a later diff replaces an earlier one: the last is taken alone only when all
-    // of them cannot be placed together (they change the same lines, an earlier one does not
-    // fit). Diffs that all fit are all meant, whatever the prose between them says ("then
-    // replace the return", "oops, one more thing").
-    if (!context.replaces || all.length < 2) {
+    // A diff a later block of the reply says it replaces is left out only when all of them
+    // cannot be placed together (they change the same lines, an earlier one does not fit).
+    // Diffs that all fit are all meant, whatever the prose between them says.
+    const standing = sectionsToApply(sections.filter((section) => section.superseded !== true))
+    if (!sections.some((section) => section.superseded) || standing.length === 0) {
       throw revisionRefusal(file.path, all.length, error)
     }
-    const last = sectionsToApply(sections, true)
     try {
-      return placeSections(file, content, last, context)
+      return placeSections(file, content, standing, context)
     } catch (lastError) {
-      throw revisionRefusal(file.path, last.length, lastError)
+      throw revisionRefusal(file.path, standing.length, lastError)
     }
   }
 }

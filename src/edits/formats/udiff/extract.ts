@@ -1,5 +1,6 @@
 import { clip, patchError } from '../../patch-error.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
+import { unfencedBlocks, type DiffBlock } from './blocks.js'
 import { isAskingHeader, strayInHunk } from './parse.js'
 
 const FENCE = /^(```|~~~)/
@@ -25,6 +26,8 @@ export interface DiffReply {
    * last line may be half-written and its last hunk unfinished.
    */
   cutOff: boolean
+  /** Where each of the reply's diff blocks starts in `diff`, with the prose before it. */
+  blocks: DiffBlock[]
 }
 
 /** The diff alone; see `readDiffReply`. */
@@ -67,7 +70,11 @@ export function readDiffReply(reply: string): DiffReply {
   const fenced = fencedDiff(body, starts)
   if (fenced !== undefined) return fenced
   const end = lastDiffLine(body, first, starts.lastIndexOf(true))
-  return { diff: checked(body.slice(first, end + 1)), cutOff: unclosedTag(body, first, end) }
+  return {
+    diff: checked(body.slice(first, end + 1)),
+    cutOff: unclosedTag(body, first, end),
+    blocks: unfencedBlocks(body, first, end, starts)
+  }
 }
 
 /** `<patch>` (or `<diff>`) before the diff and no closing tag after it: the reply stopped early. */
@@ -119,14 +126,19 @@ function fencedDiff(body: readonly string[], starts: readonly boolean[]): DiffRe
     const fence = body.findIndex((line, i) => FENCE.test(line) && i > holding[0]!.from)
     throw contaminated(body, fence >= 0 ? fence : stray)
   }
-  const lines = holding.flatMap((block) => {
-    const part = body.slice(block.from, block.to)
-    const first = part.findIndex((_, k) => starts[block.from + k])
-    return part.slice(first)
-  })
+  const diffBlocks: DiffBlock[] = []
+  const lines: string[] = []
+  let proseFrom = 0
+  for (const block of holding) {
+    const first = body.slice(block.from, block.to).findIndex((_, k) => starts[block.from + k])
+    diffBlocks.push({ line: lines.length, prose: body.slice(proseFrom, block.from + first) })
+    lines.push(...body.slice(block.from + first, block.to))
+    proseFrom = block.to + 1
+  }
   return {
     diff: checked(lines),
-    cutOff: holding[holding.length - 1]!.to === body.length && open >= 0
+    cutOff: holding[holding.length - 1]!.to === body.length && open >= 0,
+    blocks: diffBlocks
   }
 }
 

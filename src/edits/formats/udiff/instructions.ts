@@ -1,17 +1,26 @@
+import { markSuperseded, saysItReplaces } from '../../diff-sections.js'
 import type { FileInstruction, HeaderLog } from '../../types.js'
 import type { ParseHints } from '../format.js'
 import { readDiffReply } from './extract.js'
 import { parseUnifiedDiff } from './parse.js'
 
-/** A reply's diff read as per-file hunk instructions (a section to /dev/null deletes its file). */
+/**
+ * A reply's diff read as per-file hunk instructions (a section to /dev/null deletes its file),
+ * each section marked when a later block of the reply replaces it.
+ */
 export function instructionsOfDiff(reply: string, hints: ParseHints = {}): FileInstruction[] {
   let patches
   try {
-    const { diff, cutOff } = readDiffReply(reply)
+    const { diff, cutOff, blocks } = readDiffReply(reply)
     patches = parseUnifiedDiff(diff, {
       cutOff: cutOff || hints.cutOff === true,
+      blockStarts: blocks.map((block) => block.line),
       ...(hints.headers ? { headers: hints.headers } : {})
     })
+    markSuperseded(
+      patches,
+      blocks.map((block) => saysItReplaces(block.prose))
+    )
   } catch (error) {
     if (hints.headers) readHeadersAlone(reply, hints.headers)
     throw error

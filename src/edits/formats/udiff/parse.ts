@@ -12,10 +12,13 @@ export const isAskingHeader = (line: string): boolean =>
   REFUSED_HEADERS.some(([pattern]) => pattern.test(line))
 const FILE_MODE = /^(new|deleted) file mode (\d+)\s*$/
 const INDEX = /^index [0-9a-f]+\.\.[0-9a-f]+( (\d+))?\s*$/i
+const GLUED = /^((?:---|\+\+\+) .*?)\s*(@@ -\d.*)$/
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/
 
 interface Section extends FilePatch {
   gitNames?: { old: string; new: string }
+  /** 0-based line of the diff where the section starts. */
+  at: number
   names: HeaderNames
 }
 
@@ -26,10 +29,15 @@ interface Section extends FilePatch {
  */
 export function parseUnifiedDiff(
   diff: string,
-  options: { cutOff?: boolean; headers?: HeaderLog } = {}
+  options: { cutOff?: boolean; headers?: HeaderLog; blockStarts?: readonly number[] } = {}
 ): FilePatch[] {
   const headers: HeaderLog = options.headers ?? { sections: [], asks: [] }
-  const lines = unglued(diff.replace(/\r\n/g, '\n').split('\n'))
+  const raw = diff.replace(/\r\n/g, '\n').split('\n')
+  const lines = unglued(raw)
+  // Where the reply's blocks start, counted in the lines as unglued.
+  const blockStarts = options.blockStarts?.map(
+    (start) => start + raw.slice(0, start).filter((line) => GLUED.test(line)).length
+  )
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop()
   // A reply cut off in the middle of a hunk header ("@@ -13"): the header goes, and the hunk
   // before it was written to its end.
@@ -41,8 +49,9 @@ export function parseUnifiedDiff(
   const sections: Section[] = []
   let section: Section | undefined
   let hunk: (Hunk & { looseBlanks: number }) | undefined
-  const startSection = (): Section => {
+  const startSection = (at: number): Section => {
     section = {
+      at,
       oldPath: null,
       newPath: null,
       prefixed: false,
@@ -120,13 +129,13 @@ export function parseUnifiedDiff(
     }
     if (line.startsWith('index ')) checkIndex(line, at, ask)
     if (line.startsWith('diff ')) {
-      const target = startSection()
+      const target = startSection(i)
       const names = gitNames(line, at, ask)
       if (names) target.gitNames = names
       target.names.git = names && { old: `a/${names.old}`, new: `b/${names.new}` }
     } else if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
       const target =
-        section && section.hunks.length === 0 && !section.headed ? section : startSection()
+        section && section.hunks.length === 0 && !section.headed ? section : startSection(i)
       const oldName = headerName(lines[i]!.slice(4), at, ask)
       const newName = headerName(lines[i + 1]!.slice(4), at + 1, ask)
       target.headed = true
@@ -138,7 +147,7 @@ export function parseUnifiedDiff(
       checkNames(target, at, ask)
       i++
     } else if (line.startsWith('@@')) {
-      const target = section ?? startSection()
+      const target = section ?? startSection(i)
       const numbers = HUNK_HEADER.exec(line)
       hunk = {
         oldStart: numbers ? Number(numbers[1]) : null,
@@ -176,8 +185,10 @@ export function parseUnifiedDiff(
       { kind: 'no-hunks' }
     )
   }
+  const blockOf = (at: number) => (blockStarts ?? []).filter((start) => start <= at).length - 1
   return patches.map(
     ({
+      at,
       oldPath,
       newPath,
       prefixed,
@@ -194,6 +205,7 @@ export function parseUnifiedDiff(
       created,
       ...(disagree ? { namesDisagree: true } : {}),
       ...(cut ? { cutOff: cut } : {}),
+      ...(blockStarts ? { block: Math.max(0, blockOf(at)) } : {}),
       hunks: hunks.map(({ oldStart, oldCount, lines: body }) => ({
         oldStart,
         oldCount,
@@ -211,7 +223,7 @@ function unglued(lines: readonly string[]): string[] {
   const out: string[] = []
   let held: string | undefined
   for (const line of lines) {
-    const glued = /^((?:---|\+\+\+) .*?)\s*(@@ -\d.*)$/.exec(line)
+    const glued = GLUED.exec(line)
     if (glued) {
       out.push(glued[1]!)
       if (line.startsWith('---')) held = glued[2]!
