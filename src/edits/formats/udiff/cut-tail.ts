@@ -11,8 +11,10 @@ import type { FilePatch, Hunk } from '../../types.js'
  *   half-written; the lines before it still have to place the hunk);
  * - a last hunk left with no change (the cut came before its first "+" or "-", or the reply
  *   stopped in the next hunk's header) is dropped when its lines are really together in the file;
- * - a cut in the middle of added or removed lines is refused: nobody knows what the rest of the
- *   change was, and a half-written line must never be written.
+ * - a last hunk cut in the middle of its added or removed lines is dropped, and the hunks before
+ *   it, which the reply finished (another hunk's header followed each), are what lands;
+ * - a cut in the middle of the added or removed lines of the file's only hunk is refused: nobody
+ *   knows what the rest of the change was, and a half-written line must never be written.
  */
 export function settleCutTail(path: string, patch: FilePatch, file: FileIndex): Hunk[] {
   if (!patch.cutOff || patch.hunks.length === 0) return patch.hunks
@@ -23,7 +25,9 @@ export function settleCutTail(path: string, patch: FilePatch, file: FileIndex): 
   const fileLoose = file.loose
   const tail = lines[lines.length - 1]
   if (patch.cutOff === 'in-hunk') {
-    if (tail && tail.kind !== ' ') throw cutInChange(path, number)
+    if (tail && tail.kind !== ' ' && !hunks.slice(0, -1).some(changes))
+      throw cutInChange(path, number)
+    if (tail && tail.kind !== ' ') return hunks.slice(0, -1)
     if (tail && isStartOfFileLine(looseKey(tail.text), fileLoose)) lines.pop()
   } else if (patch.cutOff === 'maybe' && tail?.kind === ' ') {
     const loose = looseKey(tail.text)

@@ -173,6 +173,18 @@ export function parseUnifiedDiff(
   const patches = sections.filter(
     (patch) => patch.hunks.length > 0 || patch.headed || patch.created
   )
+  // A reply cut off as it wrote the next file's headers: that file was never begun, and the
+  // hunk before them was written to its end.
+  const unbegun = patches[patches.length - 1]
+  if (
+    cutOff === 'in-hunk' &&
+    patches.length > 1 &&
+    unbegun?.hunks.length === 0 &&
+    !unbegun.created
+  ) {
+    patches.pop()
+    cutOff = 'after-hunk'
+  }
   // What follows the last hunk line is only what the cut left: the last file ends in a hunk.
   const last = patches[patches.length - 1]
   const lastHunk = last?.hunks[last.hunks.length - 1]

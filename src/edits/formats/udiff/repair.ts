@@ -12,8 +12,9 @@ import { refitHunk } from './refit.js'
  */
 export function repairedHunks(path: string, patch: FilePatch, file: FileIndex): Hunk[] {
   const settled = settleCutTail(path, patch, file)
-  // The reply stopped inside its last hunk: that hunk's last line may be half of a made-up one.
-  const mayBeCut = patch.cutOff === 'in-hunk'
+  // The reply stopped inside its last hunk: that hunk's last line may be half of a made-up one
+  // (unless the hunk was dropped, cut among its changes).
+  const mayBeCut = patch.cutOff === 'in-hunk' && settled.length === patch.hunks.length
   const lastHunk = settled[settled.length - 1]
   const changing = changingHunks(path, settled, file)
   return withoutMadeChanges(changing, file).map((hunk) =>
