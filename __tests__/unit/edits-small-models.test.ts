@@ -90,3 +90,60 @@ describe('a reply cut off after its last complete hunk', () => {
     expect(rule(() => editsFromReply('udiff', reply, files))).toBe('cut-off-reply')
   })
 })
+
+describe('a context line written from memory', () => {
+  const TAX = text(
+    'def total(items, rate):',
+    '    subtotal = sum(item.price for item in items)',
+    '    tax = subtotal * rate',
+    '    if tax > 100:',
+    '        tax = 100',
+    '    return subtotal + tax'
+  )
+  const taxFile = { path: 'tax.py', operation: 'MODIFY' as const }
+  const applyTax = (reply: string, content = TAX) =>
+    editFromReply('udiff', reply, taxFile, content).edit.after
+  const hunk = (taxLine: string, ifLine = '     if tax > 100:') =>
+    head('tax.py') +
+    '@@ -2,5 +2,5 @@\n' +
+    '-    subtotal = sum(item.price for item in items)\n' +
+    '+    subtotal = sum(item.price * item.qty for item in items)\n' +
+    `${taxLine}\n${ifLine}\n` +
+    '-        tax = 100\n+        tax = 100.0\n' +
+    '     return subtotal + tax\n'
+  const FIXED = TAX.replace('item.price for', 'item.price * item.qty for').replace(
+    '= 100\n',
+    '= 100.0\n'
+  )
+
+  it("is placed when only its spacing differs, and the file's line is kept", () => {
+    expect(applyTax(hunk('     tax=subtotal*rate'))).toBe(FIXED)
+  })
+
+  it('is placed when one word differs (a renamed identifier), landing as the reply wrote it', () => {
+    expect(applyTax(hunk('     tax = subtotal * vat'))).toBe(
+      FIXED.replace('subtotal * rate', 'subtotal * vat')
+    )
+  })
+
+  it('is placed when one literal differs', () => {
+    const after = applyTax(hunk('     tax = subtotal * rate', '     if tax > 2500:'))
+    expect(after).toBe(FIXED.replace('tax > 100:', 'tax > 2500:'))
+  })
+
+  it('is refused where the hunk fits two places, whatever its line number says', () => {
+    const twice = TAX + '\n\n' + TAX.replace('def total', 'def total_again')
+    expect(rule(() => applyTax(hunk('     tax = subtotal * vat'), twice))).toMatch(
+      /ambiguous-hunk|hunk-not-found/
+    )
+  })
+
+  it('is refused when two lines differ', () => {
+    const reply = hunk('     tax = subtotal * vat', '     if tax > 2500:')
+    expect(rule(() => applyTax(reply))).toBe('hunk-not-found')
+  })
+
+  it("is refused when the reply's line is one the file has elsewhere", () => {
+    expect(rule(() => applyTax(hunk('     return subtotal + tax')))).toBe('hunk-not-found')
+  })
+})

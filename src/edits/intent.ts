@@ -18,7 +18,7 @@ export function vocabularyOf(...texts: readonly (readonly string[])[]): Vocabula
 
 /**
  * How a line the reply gives as unchanged compares with the file's line in its place:
- * - `same`: equal, whitespace aside;
+ * - `same`: equal, whitespace (inside the line too) aside;
  * - `slip`: a copy slip, which changes nothing the model meant: one or two characters off,
  *   making words that neither the file nor the rest of the reply uses (`debug` copied as `debux`)
  *   or single letters (`8.1.3` as `8.x.3`), which are no evidence of a meaning either way, or a
@@ -35,7 +35,8 @@ export function compareContext(
 ): 'same' | 'slip' | 'changed' {
   const theirs = looseKey(fileLine)
   const mine = looseKey(replyLine)
-  if (theirs === mine) return 'same'
+  // Spacing inside the line (`a=b` as `a = b`) is how the model remembered it, not a change.
+  if (theirs.replace(/\s/g, '') === mine.replace(/\s/g, '')) return 'same'
   if (!isTypo(theirs, mine)) return 'changed'
   if (runsCollapsed(theirs) === runsCollapsed(mine)) return 'slip'
   const added = newWords(wordsOf(theirs), wordsOf(mine))

@@ -16,6 +16,23 @@ export function fitLine(
 }
 
 /**
+ * A context line written from memory: the file's line with its spacing inside the line changed
+ * (`a=b` as `a = b`), or with one word (an identifier, a number, the words of a string) written
+ * otherwise, every other word and sign the same and in order (`count(list)` as `count(items)`).
+ * An operator or a sign written otherwise is a different line (`>` as `>=`).
+ */
+export function isMisremembered(fileLoose: string, replyLoose: string): boolean {
+  if (fileLoose.replace(/\s/g, '') === replyLoose.replace(/\s/g, '')) return true
+  const tokens = (text: string) => text.match(/[\p{L}\p{N}_]+|\S/gu) ?? []
+  const a = tokens(fileLoose)
+  const b = tokens(replyLoose)
+  if (a.length !== b.length || a.length < 3) return false
+  const differing = a.flatMap((token, k) => (token === b[k] ? [] : [k]))
+  const word = /^[\p{L}\p{N}_]+$/u
+  return differing.length === 1 && word.test(a[differing[0]!]!) && word.test(b[differing[0]!]!)
+}
+
+/**
  * A copy slip in a context line: one or two characters changed, added or dropped in a line long
  * enough that such a slip cannot turn it into a different short line (`},` into `],`).
  */

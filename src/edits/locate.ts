@@ -1,6 +1,6 @@
 import { changedContextRefusal } from './changed-context.js'
 import type { FileIndex } from './file-index.js'
-import { fitLine, looseKey } from './line-match.js'
+import { fitLine, isMisremembered, looseKey } from './line-match.js'
 import { nearbyLines, patchError, quote, type FoundNearby } from './patch-error.js'
 import type { Placement } from './types.js'
 
@@ -55,7 +55,11 @@ export interface Location {
 
 interface Fit {
   at: number
-  tier: 0 | 1 | 2
+  tier: 0 | 1 | 2 | 3
+  /** Context lines written from memory (tier 3); non-blank old lines, and context lines, that fit. */
+  remembered: number
+  fitting: number
+  fittingContext: number
   whitespace: number
   trailing: number
   typos: number
@@ -63,13 +67,14 @@ interface Fit {
   contextWhitespace: number
 }
 
-const TIER_NAMES: Placement[] = ['exact', 'whitespace', 'fuzzy']
+const TIER_NAMES: Placement[] = ['exact', 'whitespace', 'fuzzy', 'fuzzy']
 
 /**
  * Finds the one place a block of old lines belongs. The model's line number is only a hint:
  * the lines are searched for in the whole file, exactly first, then with whitespace drift, then
- * with small copy slips in context lines. Lines to remove must exist (whitespace aside). When the
- * best kind of match occurs more than once, the hint may settle it only if it points clearly at
+ * with small copy slips in context lines, then with one context line written from memory (see
+ * `isMisremembered`). Lines to remove must exist (whitespace aside). When the best kind of match
+ * occurs more than once, the hint may settle it only if it points clearly at
  * one place; otherwise the block is refused, as is one with more damage than its evidence bears.
  */
 export function locate(file: FileIndex, request: LocateRequest): Location {
@@ -87,8 +92,13 @@ export function locate(file: FileIndex, request: LocateRequest): Location {
   const weak = request.weakNeedsHint === true && isWeak(request.old)
   // Blank lines and brackets could be anywhere: even a single match needs the line number.
   const hintAllowed = trust === 'verified' || (trust === 'unverified' && nonBlank > 0)
+  // A line written from memory is placed only where the hunk fits one place: never by its number.
   const chosen =
-    best.length === 1 && !weak ? best[0]! : hintAllowed ? byHint(best, request) : undefined
+    best.length === 1 && !weak
+      ? best[0]!
+      : hintAllowed && bestTier < 3
+        ? byHint(best, request)
+        : undefined
   if (!chosen) throw best.length > 1 ? ambiguous(file, request, best) : weakContext(request)
   const settled = best.length > 1 || weak
   return {
@@ -135,28 +145,59 @@ function measure(
   let trailing = 0
   let typos = 0
   let contextWhitespace = 0
+  let remembered = 0
+  let fitting = 0
+  let fittingContext = 0
   for (let k = 0; k < old.length; k++) {
     const line = old[k]!
     const fit = fitLine(file.lines[at + k]!, line.text, file.loose[at + k]!, line.loose)
+    if (fit !== 'typo' && fit !== 'none' && line.loose !== '') {
+      fitting++
+      if (!line.removed) fittingContext++
+    }
     if (fit === 'exact') continue
     if (fit === 'trailing') trailing++
     else if (fit === 'whitespace') {
       whitespace++
       if (!line.removed) contextWhitespace++
     } else if (fit === 'typo' && allowTypos && !line.removed) typos++
+    else if (allowTypos && !line.removed && remembers(file, at + k, line.loose)) remembered++
     else return undefined
   }
-  const tier = typos > 0 ? 2 : whitespace + trailing > 0 ? 1 : 0
-  return { at, tier, whitespace, trailing, typos, contextWhitespace }
+  const tier = remembered > 0 ? 3 : typos > 0 ? 2 : whitespace + trailing > 0 ? 1 : 0
+  return {
+    at,
+    tier,
+    remembered,
+    fitting,
+    fittingContext,
+    whitespace,
+    trailing,
+    typos,
+    contextWhitespace
+  }
 }
 
 /**
- * How much damage a match may carry. With a line number to corroborate it, whitespace drift is
+ * Whether the reply's context line is the file's line there written from memory, and no line the
+ * file has elsewhere (`def send(self):` where the file reads `def close(self):` but has a
+ * `def send(self):` too is context copied from another place: the hunk is not about this one).
+ */
+const remembers = (file: FileIndex, at: number, replyLoose: string) =>
+  !file.byLoose.has(replyLoose) && isMisremembered(file.loose[at]!, replyLoose)
+
+/**
+ * How much damage a match may carry. A line written from memory needs the rest of the hunk to
+ * fit (no slip; three non-blank lines at least, two of them context: most of the context; every
+ * line to remove as in the file). With a line number to corroborate it, whitespace drift is
  * free and about one context line in four may carry a slip. Without one, the lines are the only
  * evidence: re-indented context lines count half, slipped ones count whole, and together they
  * may not exceed a fifth of the non-blank lines. (Lines to remove must exist in any case.)
  */
 function withinBudget(fit: Fit, nonBlank: number, hinted: boolean): boolean {
+  // One line written from memory, beside no slip, three lines that fit, two of them context.
+  if (fit.remembered > 0)
+    return fit.remembered === 1 && fit.typos === 0 && fit.fitting >= 3 && fit.fittingContext >= 2
   if (hinted) return fit.typos <= Math.max(1, Math.floor(nonBlank / 4))
   return fit.contextWhitespace * 0.5 + fit.typos <= nonBlank * 0.2
 }
