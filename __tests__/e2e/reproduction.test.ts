@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runAction, runCli } from '../support/action-runner.js'
+import { PROJECT_ROOT, runAction, runCli } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startModelServer, type RecordedRequest } from '../support/model-server.js'
@@ -291,5 +291,43 @@ describe('proof by reproduction (issue 35)', () => {
     expect(repo.git('branch', '--list', BRANCH)).toBe('')
     expect(repo.gitOrigin('branch', '--list', BRANCH)).toBe('')
     expect(repo.git('status', '--porcelain')).toBe('')
+  })
+})
+
+describe('proof by reproduction with Vitest (issue 35)', () => {
+  it('a Vitest repository: the reproduction fails on the base by expect().toBe and passes after', async () => {
+    const files = {
+      'calc.js': JS_CALC,
+      'package.json':
+        '{ "name": "calc", "type": "module", "scripts": { "test": "vitest run --reporter=verbose" } }\n',
+      '.gitignore': 'node_modules/\n',
+      'src/calc.test.js': `import { expect, test } from 'vitest'\nimport { mul } from '../calc.js'\n\ntest('multiplies', () => {\n  expect(mul(2, 3)).toBe(6)\n})\n`
+    }
+    const test = `import { expect, test } from 'vitest'\nimport { add } from '../calc.js'\n\ntest('adds two numbers (issue 7)', () => {\n  expect(add(2, 3)).toBe(5)\n})\n`
+    const { repo, server, paths } = await setUp(
+      { files, command: 'npm test', plan: [{ path: 'calc.js', operation: 'MODIFY' }] },
+      { tests: [newFile('src/issue-7.test.js', test)], drafts: [JS_FIX] }
+    )
+    // Vitest itself, from this project's own install: hard links, ignored by the repository.
+    execFileSync('cp', ['-al', join(PROJECT_ROOT, 'node_modules'), join(repo.dir, 'node_modules')])
+    const run = await runActionInProcess({
+      workspace: repo.dir,
+      inputs: {
+        issue: paths['issue.json']!,
+        'triage-result': paths['triage.json']!,
+        'fix-plan': paths['plan.json']!,
+        'base-url': server.url,
+        'api-key': 'sk-test-repro',
+        'output-path': `${repo.root}/result.json`,
+        'validation-commands': 'npm test'
+      }
+    })
+    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+    expect(run.exitCode, run.summary).toBe(0)
+    expect(result.data![0]!.verification).toMatchObject({
+      status: 'reproduced-and-fixed',
+      reproduction: { path: 'src/issue-7.test.js' }
+    })
+    expect(result.data![0]!.verification!.tests[0]!.id).toMatch(/adds two numbers \(issue 7\)/)
   })
 })
