@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runAction, runCli, type ActionRunOptions } from '../support/action-runner.js'
-import { runActionInProcess } from '../support/in-process.js'
+import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { TYPO_EXAMPLE, typoCliArgs, typoRepo, typoReplies } from './scenario.js'
@@ -138,6 +138,18 @@ describe('the pull request in the result (node dist/cli.js)', () => {
     expect(pr.body).not.toContain('| Run |')
     expect(readFileSync(path, 'utf8')).toBe(pr.body)
     expect(run.stderr).toContain(`Pull-request body written to ${path}`)
+  })
+
+  it('a dry run writes no body file: nothing was committed, no pull request to open', async () => {
+    const w = await world()
+    const path = bodyPath()
+    const run = await runCliInProcess(
+      [...typoCliArgs(w.work.dir, w.model.url), '--dry-run', '--pull-request-body', path],
+      { env: { OPENAI_API_KEY: API_KEY } }
+    )
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(existsSync(path)).toBe(false)
+    expect(run.stderr).toContain(`Dry run: no pull request to open, ${path} not written`)
   })
 
   it('a failed run prints none and writes no body file', async () => {

@@ -59,7 +59,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
     const run = await runMode(command, config, env)
     if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
     else process.stdout.write(`${JSON.stringify(run.result, null, 2)}\n`)
-    if (bodyPath) writePullRequestBody(run.response, bodyPath)
+    if (bodyPath) writePullRequestBody(run.response, bodyPath, config.dryRun)
     return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
   } catch (thrown) {
     // What failed before a run could write its result (GitHub down while a follow-up reads the
@@ -76,7 +76,12 @@ export async function cli(argv: readonly string[]): Promise<number> {
 }
 
 /** `--pull-request-body FILE`: the result's pull-request body, when the run committed. */
-function writePullRequestBody(response: CodeAgentOutput, path: string): void {
+function writePullRequestBody(response: CodeAgentOutput, path: string, dryRun: boolean): void {
+  // A dry run's result says what the pull request would be; with no commit there is none to open.
+  if (dryRun && response.success) {
+    stderrLogger.info(`Dry run: no pull request to open, ${path} not written`)
+    return
+  }
   if (!response.pull_request) {
     stderrLogger.info(`No pull request to open: ${path} not written`)
     return
