@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
-import { runCli, runProgram, secretFlag } from '../support/action-runner.js'
+import { PROJECT_ROOT, runCli, runProgram, secretFlag } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startProxyServer } from '../support/proxy-server.js'
 import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
@@ -114,17 +114,44 @@ describe('patchsmith run (node dist/cli.js)', () => {
   })
 
   it.each([
-    [['run', '--no-such-flag']],
-    [['run', '--max-repairs']],
-    [['launch']],
-    [[]],
-    [['run', '--max-repairs', 'many']],
-    [['run', '--push=perhaps']]
-  ])('exits 2 on bad usage %j', async (args) => {
-    const run = await runCli(args)
-    expect(run.exitCode).toBe(2)
-    expect(run.stderr).toContain('Usage: patchsmith run')
-    expect(run.stdout).toBe('')
+    [['run', '--no-such-flag'], 'Unknown flag "--no-such-flag"'],
+    [['run', '--max-repairs'], '--max-repairs'],
+    [['launch'], 'Unknown command "launch"'],
+    [[], 'No command given'],
+    [['run', '--max-repairs', 'many'], 'Setting "max-repairs"'],
+    [['run', '--push=perhaps'], 'Setting "push"']
+  ])(
+    'exits 2 on bad usage %j: one line naming the problem, not the list',
+    async (args, problem) => {
+      const run = await runCli(args)
+      expect(run.exitCode).toBe(2)
+      expect(run.stderr).toMatch(/^patchsmith: [^\n]+; see patchsmith --help\n$/)
+      expect(run.stderr).toContain(problem)
+      expect(run.stdout).toBe('')
+    }
+  )
+
+  it('--help groups the flags, one line each, the refused ones apart with why', async () => {
+    const run = await runCli(['--help'])
+    expect(run.exitCode, run.stderr).toBe(0)
+    const lines = run.stdout.split('\n')
+    for (const group of ['Input:', 'Model:', 'Validation:', 'Git:', 'Output:', 'Refused:'])
+      expect(lines).toContain(group)
+    expect(run.stdout).toMatch(/^ {2}--max-repairs N {2,}repairs after a failed apply/m)
+    expect(run.stdout).toMatch(/^ {2}--\[no-\]push {2,}push the plan's branch/m)
+    const refused = lines.slice(lines.indexOf('Refused:')).join('\n')
+    expect(lines.slice(0, lines.indexOf('Refused:')).join('\n')).not.toMatch(/--api-key(?!-file)/)
+    expect(refused).toContain('--api-key, --github-token')
+    expect(refused).toContain('set OPENAI_API_KEY and GITHUB_TOKEN')
+  })
+
+  it('--version prints the package version', async () => {
+    const run = await runCli(['--version'])
+    expect(run.exitCode, run.stderr).toBe(0)
+    const { version } = JSON.parse(readFileSync(`${PROJECT_ROOT}/package.json`, 'utf8')) as {
+      version: string
+    }
+    expect(run.stdout).toBe(`${version}\n`)
   })
 })
 

@@ -308,8 +308,32 @@ describe('action.yml and the settings', () => {
     }
   })
 
-  it('lists every flag in the usage text', () => {
-    const text = usage()
-    for (const key of SETTING_KEYS) expect(text).toContain(`--${settingName(key)}`)
+  it('describes every flag on a line of its own in --help; the secret ones as refused', () => {
+    const lines = usage().split('\n')
+    const usable = lines.slice(0, lines.indexOf('Refused:'))
+    const refused = lines.slice(lines.indexOf('Refused:')).join('\n')
+    for (const key of SETTING_KEYS) {
+      const name = settingName(key)
+      const flag = new RegExp(`^ {2}--(\\[no-\\])?${name}(?![\\w-]).* {2,}\\w`)
+      const described = usable.filter((line) => flag.test(line))
+      if (key === 'apiKey' || key === 'githubToken') {
+        expect(described, name).toEqual([])
+        expect(refused, name).toMatch(new RegExp(`--${name}(?![\\w-]).*`))
+      } else expect(described, name).toHaveLength(1)
+    }
+  })
+
+  it("gives each flag's default in --help as the schema has it", () => {
+    const defaults = parseRunConfig({}) as Record<string, unknown>
+    let checked = 0
+    for (const line of usage().split('\n')) {
+      const flag = /^ {2}--(?:\[no-\])?([a-z-]+)\b.* \((\S+)\)$/.exec(line)
+      if (!flag) continue
+      const key = names.get(flag[1]!)!
+      const shown = defaults[key] === true ? 'on' : defaults[key] === false ? 'off' : defaults[key]
+      expect(flag[2], line).toBe(String(shown))
+      checked++
+    }
+    expect(checked).toBeGreaterThan(25)
   })
 })

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { usage as helpText } from './help.js'
 import { parseArgs } from 'node:util'
 import {
   SETTING_KEYS,
@@ -41,14 +42,19 @@ export interface CliInvocation {
   command: string
   settings: RunConfigInput
   help: boolean
+  version: boolean
   /** `--pull-request-body FILE`: where a green run's pull-request body is written. */
   pullRequestBody?: string
 }
+
+/** The command line's own flags, not settings: read from parseArgs's values. */
+const CLI_ONLY = new Set(['help', 'version', 'pull-request-body'])
 
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
 
 const OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
   'pull-request-body': { type: 'string' },
   ...Object.fromEntries(
     [...FLAGS].map(([name, key]) => {
@@ -91,17 +97,12 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
   } catch (error) {
     const message = (error as Error).message
     const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1]
-    throw new UsageError(
-      unknown
-        ? `Unknown flag "${unknown}". Run "patchsmith --help" for the list.`
-        : message.split('\n')[0]!
-    )
+    throw new UsageError(unknown ? `Unknown flag "${unknown}".` : message.split('\n')[0]!)
   }
   const positionals = parsed.positionals
   if (positionals.length > 1) throw new UsageError(`Unexpected argument "${positionals[1]}".`)
   for (const token of parsed.tokens) {
-    if (token.kind !== 'option' || token.name === 'help' || token.name === 'pull-request-body')
-      continue
+    if (token.kind !== 'option' || CLI_ONLY.has(token.name)) continue
     const { name, rawName, value } = token
     const secret = SECRET_FLAGS[name]
     if (secret)
@@ -124,6 +125,7 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
     command: positionals[0] ?? '',
     settings: settings as RunConfigInput,
     help: parsed.values.help === true,
+    version: parsed.values.version === true,
     ...(typeof parsed.values['pull-request-body'] === 'string'
       ? { pullRequestBody: parsed.values['pull-request-body'] }
       : {})
@@ -146,36 +148,9 @@ function splitFlag(arg: string): [string, string | undefined] {
   return eq < 0 ? [arg.slice(2), undefined] : [arg.slice(2, eq), arg.slice(eq + 1)]
 }
 
+/** `--help`: every flag by group, one line each (help.ts). */
 export function usage(): string {
-  const flags = SETTING_KEYS.map((key) => {
-    const kind = SETTING_KINDS[key]
-    const name = settingName(key)
-    return kind === 'boolean'
-      ? `  --${name} / --no-${name}`
-      : `  --${name} ${kind === 'list' ? 'VALUE (repeatable)' : 'VALUE'}`
-  })
-  return [
-    'Usage: patchsmith run --repo DIR --issue FILE --plan FILE [options]',
-    '       patchsmith run --repo DIR --issue FILE | --issue-number N   (no plan: Patchsmith plans)',
-    '       patchsmith run --repo DIR --coding-task FILE                (prints a CommitResult)',
-    '       patchsmith commit [--repo DIR]   (seed code-commit: agent-config/query.txt, build.sh)',
-    "       patchsmith follow-up --repo DIR --pr N   (answer the review of Patchsmith's own PR)",
-    '       patchsmith recover [--repo DIR]  (undo what a killed run left, clear a stale lock; a run does it first)',
-    '',
-    'Turns an issue and a fix plan into a validated commit. The JSON result goes to stdout,',
-    'or to --output FILE; progress goes to stderr. Exit codes: 0 committed, 1 refused or',
-    'failed, 2 bad usage. Secrets never go on the command line: the API key comes from',
-    'OPENAI_API_KEY or --api-key-file FILE, the GitHub token from GITHUB_TOKEN or',
-    '--github-token-file FILE.',
-    '',
-    "  --pull-request-body FILE   a committed run's pull-request body (the result's",
-    '                             pull_request.body, ending with Fixes #N) written to FILE',
-    '',
-    'Aliases: --plan (--fix-plan), --triage (--triage-result), --tasks (--task-file),',
-    '         --output (--output-path), --validation-command (--validation-commands),',
-    '         --pr (--follow-up)',
-    '',
-    'Options (each action input has the flag of the same name):',
-    ...flags
-  ].join('\n')
+  return helpText(
+    Object.fromEntries(Object.entries(ALIASES).map(([alias, key]) => [alias, settingName(key)]))
+  )
 }

@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig } from '../config.js'
 import { toAgentError, type CodeAgentOutput } from '../contract/index.js'
+import packageJson from '../../package.json' with { type: 'json' }
 
 const stderrLogger: Logger = {
   info: (message) => process.stderr.write(`patchsmith: ${message}\n`),
@@ -28,6 +29,10 @@ export async function cli(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${usage()}\n`)
       return 0
     }
+    if (parsed.version) {
+      process.stdout.write(`${packageJson.version}\n`)
+      return 0
+    }
     if (command === 'recover') {
       const repo = resolve(parsed.settings.repo ?? '.')
       const token = process.env.GITHUB_TOKEN || parsed.settings.githubToken
@@ -45,7 +50,8 @@ export async function cli(argv: readonly string[]): Promise<number> {
     config = parseRunConfig(modeSettings(command, settings))
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error
-    process.stderr.write(`patchsmith: ${error.message}\n\n${usage()}\n`)
+    // One line naming the problem: the whole list would bury it.
+    process.stderr.write(`patchsmith: ${error.message.replace(/\.$/, '')}; see patchsmith --help\n`)
     return 2
   }
   const cancellation = cancelOnSignals()
