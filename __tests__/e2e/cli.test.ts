@@ -6,6 +6,7 @@ import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startProxyServer } from '../support/proxy-server.js'
 import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { runCliInProcess } from '../support/in-process.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -32,6 +33,26 @@ describe('patchsmith run (node dist/cli.js)', () => {
     expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
     expect(run.stderr).toMatch(/patchsmith: Committed [0-9a-f]{40}/)
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-1234')
+  })
+
+  it("--no-push commits on the plan's branch and leaves the user's branch where it was", async () => {
+    const { repo, args } = await typoSetup()
+    writeFileSync(`${repo.dir}/NOTES.md`, 'my notes\n')
+    const main = repo.git('rev-parse', 'main')
+    const run = await runCliInProcess([...args, '--no-push'], {
+      env: { OPENAI_API_KEY: 'sk-from-env-1234' }
+    })
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(repo.git('rev-parse', 'main')).toBe(main)
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
+    expect(repo.git('rev-parse', 'docs/42-fix-typo-readme^')).toBe(main)
+    expect(repo.git('show', 'docs/42-fix-typo-readme:README.md')).toContain('Run the following')
+    expect(repo.read('README.md')).toContain('Run teh following')
+    expect(repo.git('status', '--porcelain')).toBe('?? NOTES.md')
+    expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
+    expect(run.stderr).toContain(
+      'Not pushed: the commit is on docs/42-fix-typo-readme; main is as it was'
+    )
   })
 
   it("rolls back on SIGINT while the model drafts: CANCELLED, exit 130, the user's edit in place", async () => {

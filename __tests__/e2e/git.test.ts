@@ -322,10 +322,11 @@ describe('the user’s own uncommitted work (node dist/cli.js)', () => {
     const committed = (JSON.parse(ok.stdout) as CodeAgentOutput).data![0]!.sha
     expect(repo.git('show', '--name-only', '--format=', committed)).toBe('README.md')
 
+    // The commit is on the plan's branch; main and the user's changes are as they were.
+    expect(repo.git('rev-parse', BRANCH)).toBe(committed)
+    expect(repo.git('rev-parse', 'HEAD')).toBe(repo.git('rev-parse', `${committed}^`))
+
     // A failing run (the model is gone) rolls back around the user's changes.
-    repo.git('reset', '-q', '--soft', 'HEAD~1')
-    repo.git('restore', '--staged', 'README.md')
-    repo.git('checkout', '--', 'README.md')
     repo.git('branch', '-D', BRANCH)
     const afterFirst = mine()
     await server.close()

@@ -265,6 +265,41 @@ describe('task files through the CLI', () => {
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
   })
 
+  it("--no-push stacks the tasks' commits on their branch and leaves main where it was", async () => {
+    const repo = tasksRepo()
+    const base = repo.git('rev-parse', 'main')
+    const server = await modelServer(script(GOOD))
+    const run = await runCliInProcess(
+      [
+        'run',
+        '--repo',
+        repo.dir,
+        '--tasks',
+        'tasks.md',
+        '--issue',
+        'issue.json',
+        '--base-url',
+        server.url,
+        ...secretFlag('--api-key-file', 'sk-test-tasks'),
+        '--edit-format',
+        'whole-file',
+        '--validation-command',
+        'node check.js',
+        '--no-push'
+      ],
+      { cwd: repo.root }
+    )
+    expect(run.exitCode, run.stderr).toBe(0)
+    const commits = (JSON.parse(run.stdout) as CodeAgentOutput).data as Commit[]
+    expect(repo.git('rev-list', '--reverse', `${base}..${BRANCH}`).split('\n')).toEqual(
+      commits.map((c) => c.sha)
+    )
+    expect(repo.git('rev-parse', 'main')).toBe(base)
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.gitOrigin('branch', '--list', BRANCH)).toBe('')
+  })
+
   it('refuses a malformed task line with its line number before anything is asked or written', async () => {
     const repo = tasksRepo()
     const base = repo.git('rev-parse', 'HEAD')

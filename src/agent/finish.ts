@@ -127,7 +127,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     })
     if (!ctx.task) {
       logger.info(
-        `Committed ${shas(made)} on ${branch.push ? plan.branch_name : `${branch.base} (and ${plan.branch_name})`}`
+        `Committed ${shas(made)} on ${branch.commitsOnBase ? `${branch.base} (and ${plan.branch_name})` : plan.branch_name}`
       )
     }
     // With hooks, what was committed may differ from what was validated: report git's patch.
@@ -151,10 +151,12 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     // A push already under way finishes; the rollback then deletes the branch it published.
     ctx.budget?.assertNotCancelled('during the push')
     logger.info(`Pushed ${plan.branch_name} to origin`)
-  } else if (!branch.push && !ctx.task) {
+  } else if (branch.commitsOnBase && !ctx.task) {
     logger.info(
       `Not pushed: the commit is on ${branch.base} for a pull-request step (branch: ${plan.branch_name})`
     )
+  } else if (!branch.push && !ctx.task) {
+    logger.info(`Not pushed: the commit is on ${plan.branch_name}; ${branch.base} is as it was`)
   }
   // commit-signing: github: the branch holds the API's verified commits, same trees.
   const published = branch.published

@@ -94,7 +94,7 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
   [
     'Git',
     [
-      ['push', '', "push the plan's branch to origin (on)"],
+      ['push', '', "push the plan's branch to origin (on); --no-push: only commit on it"],
       ['base-branch', 'NAME', 'the branch to start from (default: the one checked out)'],
       ['dry-run', '', 'draft, apply and validate, then roll back: no commit'],
       ['signoff', '', 'a Signed-off-by trailer on the commit (on)'],

@@ -60,7 +60,9 @@ export async function cli(argv: readonly string[]): Promise<number> {
     const env = {
       ...runnerFacts({ ...process.env, GITHUB_EVENT_PATH: undefined }),
       logger: stderrLogger,
-      cancel: cancellation.signal
+      cancel: cancellation.signal,
+      // --no-push never moves the branch a person has checked out (`commit`: the seed's contract).
+      unpushedOnOwnBranch: command === 'run'
     }
     const run = await runMode(command, config, env)
     if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)

@@ -21,6 +21,7 @@ import {
 } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
 import type { ModeInput, RunMode } from './run-mode.js'
+import type { AgentEnvironment } from './session.js'
 import { signingPublisher, type Logger, type PhaseClock, type RunnerFacts } from '../agent/index.js'
 
 export interface PreparedRun {
@@ -38,7 +39,7 @@ export interface PreparedRun {
 export async function loadAndGuard(
   config: RunConfig,
   repoDir: string,
-  facts: RunnerFacts,
+  facts: RunnerFacts & Pick<AgentEnvironment, 'unpushedOnOwnBranch'>,
   clock: PhaseClock,
   logger: Logger,
   onInput: (input: CodeAgentInput) => void,
@@ -112,6 +113,7 @@ export async function loadAndGuard(
           branch: plan.branch_name,
           baseBranch,
           push: config.push && !config.dryRun,
+          keepStart: facts.unpushedOnOwnBranch === true && !config.dryRun,
           auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
           plannedPaths: paths,
           untracked: !sources.overlays,

@@ -19,6 +19,12 @@ export interface AgentEnvironment extends RunnerFacts {
   /** Told of each phase, and tells the outcome on the issue (the progress comment). */
   progress?: RunListener
   /**
+   * push: false leaves the checked-out branch as it was (the CLI, where it is a person's own):
+   * the commit goes on the plan's branch. Without it (the action) push: false commits on the
+   * checked-out base for a pull-request step to pick up.
+   */
+  unpushedOnOwnBranch?: boolean
+  /**
    * The run's one masker (runMasker), when the entry needs it before the run starts (the
    * progress comment is posted first); made by the run otherwise.
    */

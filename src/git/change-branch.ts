@@ -32,6 +32,12 @@ export interface ChangeBranchOptions {
    * base branch, unpushed, where a pull-request step (create-pull-request) picks it up.
    */
   push?: boolean
+  /**
+   * With push: false, the commit goes on the plan's branch all the same and the branch the run
+   * started on is checked out again at the end, as it was (the CLI, where it is a person's own
+   * branch); without it push: false commits on the base for a pull-request step.
+   */
+  keepStart?: boolean
   /** Credentials for the commands that talk to origin. */
   auth?: PushAuth
   /** The plan's paths: uncommitted changes to them are refused, others are stashed. */
@@ -117,6 +123,11 @@ export class ChangeBranch {
     return this.options.push ?? true
   }
 
+  /** push: false for a pull-request step: the commit goes on the base branch itself. */
+  get commitsOnBase(): boolean {
+    return !this.push && !this.options.keepStart
+  }
+
   /** Credentials for remote commands, registered as a secret by the caller. */
   get authSecret(): string | undefined {
     return this.options.auth?.secret
@@ -151,7 +162,7 @@ export class ChangeBranch {
       state.baseSha = await git.revParse('HEAD')
     }
     let localTip: string | undefined
-    if (this.push) {
+    if (!this.commitsOnBase) {
       state.save({ createdLocal: true })
       const created = state.leftStart
         ? await git.tryCreateBranch(this.branch, state.baseSha)
@@ -262,11 +273,11 @@ export class ChangeBranch {
     if (!existing) return undefined
     this.dropSwap()
     assertSameChange(existing, this.branch, await git.writeTree())
-    if (this.push) {
+    if (!this.commitsOnBase) {
       if (state.onBranch) await git.resetSoft(existing.tip)
       else await git.exec(['symbolic-ref', 'HEAD', `refs/heads/${this.branch}`])
       state.onBranch = true
-      if (!existing.remote) await this.pushHead()
+      if (this.push && !existing.remote) await this.pushHead()
     } else {
       // The index already holds the branch's tree, so the base fast-forwards onto it.
       await git.resetSoft(existing.tip)
@@ -283,9 +294,9 @@ export class ChangeBranch {
    */
   async commit(requests: readonly CommitRequest[], options: CommitOptions): Promise<MadeCommit[]> {
     this.dropSwap()
-    this.state.save({ baseMoved: this.state.baseMoved || !this.push })
+    this.state.save({ baseMoved: this.state.baseMoved || this.commitsOnBase })
     const made = await commitChange(this.git, this.state, requests, options, this.checkedIndex)
-    if (!this.push) {
+    if (this.commitsOnBase) {
       this.state.baseMoved = true
       await this.git.createBranchRef(this.branch, made[made.length - 1]!.sha)
       this.state.createdLocal = true
@@ -331,6 +342,8 @@ export class ChangeBranch {
    * changes put back. Call last: after the push, or after the rollback.
    */
   async restoreUserChanges(): Promise<string[]> {
+    // Not pushed, on a branch of its own: the run leaves the branch it started on checked out.
+    if (this.options.keepStart && !this.push && this.state.onBranch) this.state.leftStart = true
     const problems = await restoreStart(this.git, this.state)
     // After a commit the journal would undo it: a stash that could not be applied is said in
     // `problems` (kept in the stash list), and nothing is left to recover.

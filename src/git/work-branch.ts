@@ -12,6 +12,8 @@ export interface WorkBranchOptions {
   baseBranch?: string
   /** true: commits go on `branch`, pushed after each task. false: on the base, for a PR step. */
   push: boolean
+  /** With push: false, the commits go on `branch` all the same (see ChangeBranchOptions). */
+  keepStart?: boolean
   dryRun: boolean
   auth?: PushAuth
   /**
@@ -56,6 +58,8 @@ export class WorkBranch {
     if (found.localTip && !options.dryRun) throw exists('locally', found.localTip)
     if (found.remoteTip) throw exists('on origin', found.remoteTip)
     const baseSha = await git.revParse(base === status.branch ? 'HEAD' : `refs/heads/${base}`)
+    // The commits go on the work branch itself unless, not pushed, they go on the base for a PR step.
+    const own = options.push || (options.keepStart === true && !options.dryRun)
     const record: JournalRecord = {
       pid: process.pid,
       started: new Date().toISOString(),
@@ -65,7 +69,7 @@ export class WorkBranch {
       baseSha,
       branch,
       leftStart: status.branch !== base,
-      createdLocal: options.push,
+      createdLocal: own,
       // Read above: a recovery deletes the work branch only when it was not there before.
       localBefore: found.localTip ?? null,
       // From here on the tasks' edits may be in the work tree, on the planned paths only.
@@ -83,12 +87,12 @@ export class WorkBranch {
     const work = new WorkBranch(
       git,
       branch,
-      options.push ? branch : base,
+      own ? branch : base,
       status.branch ?? status.head,
       stash,
       options
     )
-    if (options.push) {
+    if (own) {
       const out = await git.tryCreateBranch(branch, await git.revParse('HEAD'))
       if (out.exitCode !== 0) throw new GitCommandError(['checkout', '-b', branch], out)
       work.created = true
@@ -126,7 +130,7 @@ export class WorkBranch {
     if (this.created && !committed) {
       await attempt(problems, 'delete branch', () => git.deleteLocalBranch(this.branch))
     }
-    if (!this.options.push && !this.options.dryRun && committed) {
+    if (this.head !== this.branch && !this.options.dryRun && committed) {
       await attempt(problems, 'create branch', () => git.createBranchRef(this.branch, tip))
     }
     if (this.stash) {

@@ -63,7 +63,8 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
   }
   let followUp: FollowUpReport | undefined
   // The commit goes on the pull request's branch, checked out; this mode pushes it.
-  return runEngine({ ...config, push: false, commentOnFailure: false }, env, {
+  const onPullRequest = { ...env, unpushedOnOwnBranch: false }
+  return runEngine({ ...config, push: false, commentOnFailure: false }, onPullRequest, {
     loadInput: async ({ repoDir, policy, logger }) => {
       const review = (state.review = await PullRequestReview.open(
         config.githubToken,

@@ -68,6 +68,7 @@ export class TaskFilePlans implements PlanRun {
       branch: branchName,
       baseBranch: config.baseBranch,
       push: config.push && !config.dryRun,
+      keepStart: env.unpushedOnOwnBranch,
       dryRun: config.dryRun,
       auth: pushAuth(config.githubToken, env.serverUrl, env.vars),
       journal: RunJournal.for(repoDir),
