@@ -58,7 +58,8 @@ try {
       '--model',
       model,
       '--validation-command',
-      'npm run lint'
+      'npm run lint',
+      '--json'
     ],
     {
       cwd: repo.dir,

@@ -68,6 +68,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
       })
     )
     const run = await runCli([
+      '--json',
       'run',
       '--repo',
       repo.dir,
@@ -156,6 +157,7 @@ describe('Coding-Agent adapter: CodingTask in, CommitResult out', () => {
     const repo = mathRepo()
     const model = await server(() => 'unused')
     const run = await runCliInProcess([
+      '--json',
       'run',
       '--repo',
       repo.dir,
@@ -215,7 +217,13 @@ describe('code-commit adapter: patchsmith commit', () => {
     const repaired = '^^^src/greet.js\nexports.greet = (name) => `Hello, ${name}!`\n^^^end\n'
     const model = await codeCommitModel(first, repaired)
     const run = await runCli(
-      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'sk-cc-secret-1234')],
+      [
+        '--json',
+        'commit',
+        '--base-url',
+        model.url,
+        ...secretFlag('--api-key-file', 'sk-cc-secret-1234')
+      ],
       {
         cwd: repo.dir
       }
@@ -281,7 +289,7 @@ describe('code-commit adapter: patchsmith commit', () => {
     if (what === 'rollup') rmSync(`${repo.dir}/agent-config/codeRollup.txt`)
     const model = await server(() => 'unused')
     const run = await runCliInProcess(
-      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
+      ['--json', 'commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       {
         cwd: repo.dir
       }
@@ -303,7 +311,7 @@ describe('code-commit adapter: patchsmith commit', () => {
       "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-exports.greet = (name) => 'Hello ' + name\n+exports.greet = (name) => `Hello, ${name}!`\n"
     const model = await codeCommitModel(first, repaired)
     const run = await runCliInProcess(
-      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
+      ['--json', 'commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       { cwd: repo.dir }
     )
     expect(run.exitCode).toBe(1)
@@ -321,7 +329,7 @@ describe('code-commit adapter: patchsmith commit', () => {
       () => "^^^src/greet.js\nexports.greet = () => 'x'\n^^^end\n^^^build.sh\nexit 0\n^^^end\n"
     )
     const run = await runCliInProcess(
-      ['commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
+      ['--json', 'commit', '--base-url', model.url, ...secretFlag('--api-key-file', 'k-1234')],
       {
         cwd: repo.dir
       }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
@@ -22,7 +23,7 @@ async function typoSetup() {
 describe('patchsmith run (node dist/cli.js)', () => {
   it('commits without pushing, prints the JSON result on stdout and progress on stderr', async () => {
     const { repo, server, args } = await typoSetup()
-    const run = await runCli([...args, '--no-push'], {
+    const run = await runCli(['--json', ...args, '--no-push'], {
       env: { OPENAI_API_KEY: 'sk-from-env-1234' }
     })
     expect(run.exitCode, run.stderr).toBe(0)
@@ -31,8 +32,56 @@ describe('patchsmith run (node dist/cli.js)', () => {
     const [commit] = result.data!
     expect(repo.git('rev-parse', 'refs/heads/docs/42-fix-typo-readme')).toBe(commit!.sha)
     expect(repo.gitOrigin('branch', '--list', 'docs/42-fix-typo-readme')).toBe('')
-    expect(run.stderr).toMatch(/patchsmith: Committed [0-9a-f]{40}/)
+    expect(run.stderr).toMatch(/^patchsmith \[\d+ s\] Committed [0-9a-f]{40}/m)
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-1234')
+  })
+
+  it('ends with a short summary on stderr; the result JSON only in its file, stdout empty', async () => {
+    const { repo, args } = await typoSetup()
+    const output = `${repo.root}/result.json`
+    const run = await runCli([...args, '--no-push', '--output', output], {
+      env: { OPENAI_API_KEY: 'sk-from-env-1234' }
+    })
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.stdout).toBe('')
+    const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
+    const sha = result.data![0]!.sha
+    const summary = run.stderr.slice(run.stderr.indexOf('\nCommitted on ') + 1)
+    expect(summary).toMatch(/^Committed on docs\/42-fix-typo-readme, not pushed in \d+ s\n/)
+    expect(summary).toContain(`\n  ${sha.slice(0, 12)} docs(readme): correct typo`)
+    expect(summary).toContain('\n  files: README.md\n')
+    expect(summary).toContain('\n  verified: `npm run lint` failed on the base, passed after\n')
+    expect(summary).toMatch(new RegExp(`\\n  result: ${output} \\(--json prints it\\)\\n$`))
+    expect(run.stderr).not.toContain('"success"')
+    expect(run.stderr).toMatch(/^patchsmith \[\d+ s\] Running `npm run lint`$/m)
+  })
+
+  it('says what a long validation command is doing while it runs, a line per interval', async () => {
+    const { repo, args } = await typoSetup()
+    const fifo = `${repo.root}/go`
+    execFileSync('mkfifo', [fifo])
+    // Blocks until the test writes to the FIFO; the base check then finds `done` and goes on.
+    const command = `test -e ${repo.root}/done || cat ${fifo}`
+    let released = false
+    const run = await runCli(
+      [...args, '--no-push', '--sandbox', 'off', '--validation-command', command],
+      {
+        env: { OPENAI_API_KEY: 'sk-from-env-1234', PATCHSMITH_PROGRESS_SECONDS: '0.05' },
+        onStderr: (stderr) => {
+          if (released || (stderr.match(/still running `test -e/g) ?? []).length < 2) return
+          released = true
+          writeFileSync(`${repo.root}/done`, '')
+          writeFileSync(fifo, 'go\n')
+        }
+      }
+    )
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(released).toBe(true)
+    const still = run.stderr.split('\n').filter((line) => line.includes('still running `test -e'))
+    expect(still[0]).toMatch(
+      new RegExp(`^patchsmith \\[\\d+ s\\] still running \`${escape(command)}\` \\(\\d+ s\\)$`)
+    )
+    expect(run.stderr).toMatch(new RegExp(`\`${escape(command)}\` exited 0 after \\d+ s`))
   })
 
   it("--no-push commits on the plan's branch and leaves the user's branch where it was", async () => {
@@ -61,7 +110,7 @@ describe('patchsmith run (node dist/cli.js)', () => {
     const server = await startModelServer(() => ({ content: 'never in time', delayMs: 30_000 }))
     cleanups.push(() => server.close())
     writeFileSync(`${repo.dir}/NOTES.md`, 'my notes\n')
-    const run = await runCli(typoCliArgs(repo.dir, server.url), {
+    const run = await runCli(['--json', ...typoCliArgs(repo.dir, server.url)], {
       env: { OPENAI_API_KEY: 'sk-from-env-1234' },
       signals: {
         when: (async () => {
@@ -108,7 +157,7 @@ describe('patchsmith run (node dist/cli.js)', () => {
 
   it('refuses sandbox: required on a machine without one, before any model call', async () => {
     const { repo, server, args } = await typoSetup()
-    const run = await runCli([...args, '--sandbox', 'required'], {
+    const run = await runCli(['--json', ...args, '--sandbox', 'required'], {
       env: { OPENAI_API_KEY: 'sk-from-env-1234', PATCHSMITH_SANDBOX_BACKENDS: 'none' }
     })
     expect(run.exitCode).toBe(1)
@@ -124,7 +173,7 @@ describe('patchsmith run (node dist/cli.js)', () => {
   it('exits 1 with the JSON result when the run is refused', async () => {
     const { repo, args } = await typoSetup()
     const key = secretFlag('--api-key-file', 'k-1234')
-    const run = await runCli([...args, ...key, '--blocked-paths', 'README.md'])
+    const run = await runCli(['--json', ...args, ...key, '--blocked-paths', 'README.md'])
     expect(run.exitCode).toBe(1)
     const result = JSON.parse(run.stdout) as CodeAgentOutput
     expect(result.error).toMatchObject({
@@ -191,7 +240,7 @@ describe('patchsmith run behind a proxy', () => {
 
   it('reaches a model named by an unresolvable host through HTTP_PROXY', async () => {
     const { server, proxy, args } = await proxied()
-    const run = await runCli([...args, '--no-push'], {
+    const run = await runCli(['--json', ...args, '--no-push'], {
       env: { OPENAI_API_KEY: 'sk-from-env-1234', HTTP_PROXY: proxy.url }
     })
     expect(run.exitCode, run.stderr).toBe(0)
@@ -204,7 +253,7 @@ describe('patchsmith run behind a proxy', () => {
 
   it('goes direct for a host in NO_PROXY (here: and fails to resolve it)', async () => {
     const { server, proxy, args } = await proxied()
-    const run = await runCli([...args, '--no-push', '--model-retries', '0'], {
+    const run = await runCli(['--json', ...args, '--no-push', '--model-retries', '0'], {
       env: {
         OPENAI_API_KEY: 'sk-from-env-1234',
         http_proxy: proxy.url,
@@ -230,3 +279,7 @@ describe('npm run demo', () => {
     expect(run.stdout).toContain('docs/42-fix-typo-readme')
   }, 120_000)
 })
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

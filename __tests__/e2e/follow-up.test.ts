@@ -513,6 +513,7 @@ describe('follow-up on review threads', () => {
     })
     const cli = await runCli(
       [
+        '--json',
         'follow-up',
         '--repo',
         repo.dir,

@@ -316,7 +316,7 @@ describe('the user’s own uncommitted work (node dist/cli.js)', () => {
     expect(before.status).toContain(' M package.json')
     expect(before.status).toContain('M  .gitignore')
     const args = [...typoCliArgs(repo.dir, server.url), ...secretFlag('--api-key-file', 'k-cli')]
-    const ok = await runCli([...args, '--no-push'])
+    const ok = await runCli(['--json', ...args, '--no-push'])
     expect(ok.exitCode, ok.stderr).toBe(0)
     expect(mine()).toEqual(before)
     const committed = (JSON.parse(ok.stdout) as CodeAgentOutput).data![0]!.sha

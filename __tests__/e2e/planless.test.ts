@@ -132,6 +132,7 @@ describe('plan-less issue mode', () => {
     cleanups.push(() => server.close())
     const inputs = writeInputs(repo, { 'issue.json': ISSUE })
     const run = await runCli([
+      '--json',
       'run',
       '--repo',
       repo.dir,
@@ -164,6 +165,7 @@ describe('plan-less issue mode', () => {
     )
     github.route({ method: 'GET', path: '/repos/acme/widgets/issues/12', body: ISSUE })
     const args = (number: string) => [
+      '--json',
       'run',
       '--repo',
       repo.dir,

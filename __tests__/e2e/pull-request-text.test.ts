@@ -126,7 +126,7 @@ describe('the pull request in the result (node dist/cli.js)', () => {
     const w = await world()
     const path = bodyPath()
     const run = await runCli(
-      [...typoCliArgs(w.work.dir, w.model.url), '--no-push', '--pull-request-body', path],
+      ['--json', ...typoCliArgs(w.work.dir, w.model.url), '--no-push', '--pull-request-body', path],
       { env: { OPENAI_API_KEY: API_KEY } }
     )
     expect(run.exitCode, run.stderr).toBe(0)
@@ -157,7 +157,7 @@ describe('the pull request in the result (node dist/cli.js)', () => {
     w.work.git('push', '-q', 'origin', `HEAD:refs/heads/${BRANCH}`)
     const path = bodyPath()
     const run = await runCli(
-      [...typoCliArgs(w.work.dir, w.model.url), '--push', '--pull-request-body', path],
+      ['--json', ...typoCliArgs(w.work.dir, w.model.url), '--push', '--pull-request-body', path],
       { env: { OPENAI_API_KEY: API_KEY } }
     )
     expect(run.exitCode, run.stderr).toBe(1)

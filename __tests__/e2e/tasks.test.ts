@@ -207,6 +207,7 @@ describe('task files through the CLI', () => {
     )
     const run = await runCli(
       [
+        '--json',
         'run',
         '--repo',
         repo.dir,
@@ -271,6 +272,7 @@ describe('task files through the CLI', () => {
     const server = await modelServer(script(GOOD))
     const run = await runCliInProcess(
       [
+        '--json',
         'run',
         '--repo',
         repo.dir,
@@ -310,6 +312,7 @@ describe('task files through the CLI', () => {
     const server = await modelServer(script(GOOD))
     const run = await runCliInProcess(
       [
+        '--json',
         'run',
         '--repo',
         repo.dir,

@@ -84,6 +84,7 @@ describe("GitHub's faults", () => {
     const env = { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/notes' }
     const cli = await runCli(
       [
+        '--json',
         'follow-up',
         '--pr',
         '12',

@@ -159,6 +159,8 @@ export function runCli(
     env?: Record<string, string>
     timeoutMs?: number
     signals?: SignalPlan
+    /** Called with all of stderr so far, as each piece arrives: to act on a line of progress. */
+    onStderr?: (stderr: string) => void
   } = {}
 ): Promise<CliRun> {
   return runProgram([process.execPath, entry('cli.js'), ...args], options)
@@ -172,13 +174,15 @@ export function runProgram(
     env?: Record<string, string>
     timeoutMs?: number
     signals?: SignalPlan
+    onStderr?: (stderr: string) => void
   } = {}
 ): Promise<CliRun> {
   return runNode(argv, {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { ...baseEnv(), ...options.env },
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    signals: options.signals
+    signals: options.signals,
+    onStderr: options.onStderr
   })
 }
 
@@ -299,7 +303,13 @@ function newestUnder(dir: string): { path: string; mtimeMs: number } {
 
 function runNode(
   argv: string[],
-  options: { cwd: string; env: Record<string, string>; timeoutMs: number; signals?: SignalPlan }
+  options: {
+    cwd: string
+    env: Record<string, string>
+    timeoutMs: number
+    signals?: SignalPlan
+    onStderr?: (stderr: string) => void
+  }
 ): Promise<CliRun> {
   const started = Date.now()
   return new Promise((resolvePromise, reject) => {
@@ -313,7 +323,10 @@ function runNode(
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+      options.onStderr?.(stderr)
+    })
     void options.signals?.when.then(async () => {
       for (const [i, name] of options.signals!.send.entries()) {
         if (i > 0) await new Promise((r) => setTimeout(r, options.signals!.gapMs ?? 0))

@@ -137,7 +137,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
     try {
       const drafted =
         (attempt === 1 && resumed(settings)) ||
-        (await clock.time('draft', () => draftEdits(drafting, attempt, current, repair)))
+        (await clock.time('draft', () => draftEdits(drafting, attempt, current, repair), attempt))
       if (attempt > 1 && drafted.edits.every((edit) => edit.after === current.get(edit.path)))
         return stop('no-change', 'the repair changed nothing')
       applied = await clock.time('apply', () => applyEdits(settings, drafted.edits))

@@ -12,7 +12,12 @@ export interface CommandRunner {
   readonly signal?: AbortSignal
   run(
     command: string,
-    options?: { network?: NetworkMode; extraEnv?: Record<string, string>; overlay?: TreeOverlay }
+    options?: {
+      network?: NetworkMode
+      extraEnv?: Record<string, string>
+      overlay?: TreeOverlay
+      about?: string
+    }
   ): Promise<CommandOutcome>
   /**
    * A fresh overlay of the work tree for one attempt's validation commands, where the sandbox

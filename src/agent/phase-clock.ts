@@ -2,7 +2,10 @@ export type Phase = 'load' | 'reproduce' | 'draft' | 'apply' | 'validate' | 'com
 
 /** Told when each phase begins (the progress comment); it must not throw or wait. */
 export interface RunListener {
-  phase(phase: Phase): void
+  /** `attempt`: the draft round (1: the first draft, 2: the first repair). */
+  phase(phase: Phase, attempt?: number): void
+  /** A repository command starts (setup, validation, a fix, the base check); the returned function is called as it ends. */
+  command?(command: string, about?: string): (exitCode?: number) => void
   /** The listener tells the outcome on the issue: no second failure comment. */
   readonly ownsIssueComment: boolean
 }
@@ -14,8 +17,8 @@ export class PhaseClock {
 
   constructor(private readonly listener?: RunListener) {}
 
-  async time<T>(phase: Phase, work: () => Promise<T> | T): Promise<T> {
-    this.listener?.phase(phase)
+  async time<T>(phase: Phase, work: () => Promise<T> | T, attempt?: number): Promise<T> {
+    this.listener?.phase(phase, attempt)
     const start = Date.now()
     try {
       return await work()

@@ -16,7 +16,7 @@ export async function runSetupCommands(
 ): Promise<void> {
   for (const command of config.setupCommands) {
     logger.info(`Setup: ${command}`)
-    const outcome = await runCommand(command, { ...runner, network: 'open' })
+    const outcome = await runCommand(command, { ...runner, network: 'open', about: 'setup' })
     if (outcome.exit_code === 0) continue
     const output = (outcome.stderr.trim() || outcome.stdout.trim()).split('\n').slice(-5)
     throw new PatchsmithError(

@@ -87,9 +87,10 @@ async function checkOnBase(
     }
   await settings.branch.unapply()
   const index = settings.branch.baseIndexFile
+  const about = 'on the untouched base, for the proof'
   const onBase = await settings.runner.run(
     step.command,
-    index ? { extraEnv: { GIT_INDEX_FILE: index } } : {}
+    index ? { extraEnv: { GIT_INDEX_FILE: index }, about } : { about }
   )
   const reapplied = await settings.branch.reapply(
     applied.diff,

@@ -43,18 +43,21 @@ export interface CliInvocation {
   settings: RunConfigInput
   help: boolean
   version: boolean
+  /** `--json`: the whole result JSON on stdout too. */
+  json: boolean
   /** `--pull-request-body FILE`: where a green run's pull-request body is written. */
   pullRequestBody?: string
 }
 
 /** The command line's own flags, not settings: read from parseArgs's values. */
-const CLI_ONLY = new Set(['help', 'version', 'pull-request-body'])
+const CLI_ONLY = new Set(['help', 'version', 'json', 'pull-request-body'])
 
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
 
 const OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
+  json: { type: 'boolean' },
   'pull-request-body': { type: 'string' },
   ...Object.fromEntries(
     [...FLAGS].map(([name, key]) => {
@@ -126,6 +129,7 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
     settings: settings as RunConfigInput,
     help: parsed.values.help === true,
     version: parsed.values.version === true,
+    json: parsed.values.json === true,
     ...(typeof parsed.values['pull-request-body'] === 'string'
       ? { pullRequestBody: parsed.values['pull-request-body'] }
       : {})

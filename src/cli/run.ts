@@ -7,7 +7,10 @@ import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig } from '../config.js'
 import { toAgentError, type CodeAgentOutput } from '../contract/index.js'
 import packageJson from '../../package.json' with { type: 'json' }
+import { CliProgress, DEFAULT_PROGRESS_INTERVAL_MS } from './progress.js'
+import { cliSummary } from './summary.js'
 
+/** `recover`'s lines; a run's go through its CliProgress. */
 const stderrLogger: Logger = {
   info: (message) => process.stderr.write(`patchsmith: ${message}\n`),
   warn: (message) => process.stderr.write(`patchsmith: warning: ${message}\n`),
@@ -21,10 +24,12 @@ export async function cli(argv: readonly string[]): Promise<number> {
   let config
   let command
   let bodyPath: string | undefined
+  let json = false
   try {
     const parsed = parseCliArgs(argv)
     command = parsed.command
     bodyPath = parsed.pullRequestBody && resolve(parsed.pullRequestBody)
+    json = parsed.json
     if (parsed.help || command === 'help') {
       process.stdout.write(`${usage()}\n`)
       return 0
@@ -54,46 +59,81 @@ export async function cli(argv: readonly string[]): Promise<number> {
     process.stderr.write(`patchsmith: ${error.message.replace(/\.$/, '')}; see patchsmith --help\n`)
     return 2
   }
+  const progress = new CliProgress((text) => process.stderr.write(text), {
+    intervalMs: progressInterval(process.env.PATCHSMITH_PROGRESS_SECONDS),
+    maxRepairs: config.maxRepairs,
+    debug: Boolean(process.env.PATCHSMITH_DEBUG)
+  })
+  const started = Date.now()
   const cancellation = cancelOnSignals()
   try {
     // The CLI has no event to read: an issue comes from --issue or --issue-number.
     const env = {
       ...runnerFacts({ ...process.env, GITHUB_EVENT_PATH: undefined }),
-      logger: stderrLogger,
+      logger: progress.logger,
+      progress,
       cancel: cancellation.signal,
       // --no-push never moves the branch a person has checked out (`commit`: the seed's contract).
       unpushedOnOwnBranch: command === 'run'
     }
     const run = await runMode(command, config, env)
-    if (config.outputPath) stderrLogger.info(`Result written to ${run.outputPath}`)
-    else process.stdout.write(`${JSON.stringify(run.result, null, 2)}\n`)
-    if (bodyPath) writePullRequestBody(run.response, bodyPath, config.dryRun)
+    if (bodyPath) writePullRequestBody(run.response, bodyPath, config.dryRun, progress.logger)
+    progress.stop()
+    process.stderr.write(
+      cliSummary({
+        response: run.response,
+        branch: run.branch,
+        dryRun: config.dryRun,
+        push: config.push,
+        elapsedMs: Date.now() - started,
+        resultFile: run.outputPath,
+        json
+      })
+    )
+    if (json) process.stdout.write(`${JSON.stringify(run.result, null, 2)}\n`)
     return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
   } catch (thrown) {
     // What failed before a run could write its result (GitHub down while a follow-up reads the
     // pull request, say): the same JSON shape, the error named, no stack unless it is our bug.
     const error = toAgentError(thrown)
-    stderrLogger.warn(`${error.code}: ${error.message}`)
     if (error.code === 'INTERNAL_ERROR' && thrown instanceof Error && thrown.stack)
-      stderrLogger.warn(thrown.stack)
-    process.stdout.write(`${JSON.stringify({ success: false, error }, null, 2)}\n`)
+      progress.logger.warn(thrown.stack)
+    progress.stop()
+    const response = { success: false, error }
+    const elapsedMs = Date.now() - started
+    process.stderr.write(cliSummary({ ...RAN_NOTHING, response, elapsedMs, json }))
+    if (json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`)
     return cancellation.exitCode() ?? 1
   } finally {
+    progress.stop()
     cancellation.dispose()
   }
 }
 
+const RAN_NOTHING = { branch: '', dryRun: false, push: false }
+
+/** PATCHSMITH_PROGRESS_SECONDS: how often a long step says it is still going (default 15 s). */
+function progressInterval(value: string | undefined): number {
+  const seconds = Number(value)
+  return value && seconds > 0 ? seconds * 1000 : DEFAULT_PROGRESS_INTERVAL_MS
+}
+
 /** `--pull-request-body FILE`: the result's pull-request body, when the run committed. */
-function writePullRequestBody(response: CodeAgentOutput, path: string, dryRun: boolean): void {
+function writePullRequestBody(
+  response: CodeAgentOutput,
+  path: string,
+  dryRun: boolean,
+  logger: Logger
+): void {
   // A dry run's result says what the pull request would be; with no commit there is none to open.
   if (dryRun && response.success) {
-    stderrLogger.info(`Dry run: no pull request to open, ${path} not written`)
+    logger.info(`Dry run: no pull request to open, ${path} not written`)
     return
   }
   if (!response.pull_request) {
-    stderrLogger.info(`No pull request to open: ${path} not written`)
+    logger.info(`No pull request to open: ${path} not written`)
     return
   }
   writeFileSync(path, response.pull_request.body)
-  stderrLogger.info(`Pull-request body written to ${path}`)
+  logger.info(`Pull-request body written to ${path}`)
 }

@@ -133,7 +133,8 @@ export class RunSession {
       masker: this.setup.masker,
       env: validationEnv(this.env.vars, config.validationEnv),
       sandbox: this.sandbox,
-      signal: budget.signal
+      signal: budget.signal,
+      onStart: this.env.progress?.command?.bind(this.env.progress)
     }
   }
 

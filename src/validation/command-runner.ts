@@ -31,6 +31,10 @@ export interface CommandRunnerOptions {
   extraEnv?: Record<string, string>
   /** The work tree as this overlay: what the command did is merged in once it has ended. */
   overlay?: TreeOverlay
+  /** Told as each command starts (its text, masked); what it returns is called as it ends. */
+  onStart?: (command: string, about?: string) => (exitCode?: number) => void
+  /** What this run of the command is for, when not the change's validation (the base check). */
+  about?: string
 }
 
 export interface CommandOutcome extends ValidationResult {
@@ -53,7 +57,13 @@ export async function runCommand(
 ): Promise<CommandOutcome> {
   // Taken stock of before the command: only report files it writes count.
   const reports = await JUnitReportFiles.before(options.cwd, command)
-  const outcome = await runProcess(command, options)
+  const ended = options.onStart?.(options.masker.mask(command), options.about)
+  let outcome: CommandOutcome | undefined
+  try {
+    outcome = await runProcess(command, options)
+  } finally {
+    ended?.(outcome?.exit_code)
+  }
   // Before its report files are read: they are in the work tree once merged. A cancelled
   // command's overlay is dropped.
   options.overlay?.settle(options.signal?.aborted)
