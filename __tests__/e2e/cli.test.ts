@@ -50,7 +50,10 @@ describe('patchsmith run (node dist/cli.js)', () => {
     expect(summary).toMatch(/^Committed on docs\/42-fix-typo-readme, not pushed in \d+ s\n/)
     expect(summary).toContain(`\n  ${sha.slice(0, 12)} docs(readme): correct typo`)
     expect(summary).toContain('\n  files: README.md\n')
-    expect(summary).toContain('\n  verified: `npm run lint` failed on the base, passed after\n')
+    expect(summary).toContain('\n  validation: `npm run lint` failed on the base, passed after\n')
+    expect(summary).toContain(
+      '\n  Verified (fixed-failing-test): npm run lint failed on the base and passes with the change\n'
+    )
     expect(summary).toMatch(new RegExp(`\\n  result: ${output} \\(--json prints it\\)\\n$`))
     expect(run.stderr).not.toContain('"success"')
     expect(run.stderr).toMatch(/^patchsmith \[\d+ s\] Running `npm run lint`$/m)

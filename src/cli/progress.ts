@@ -5,6 +5,7 @@ export const DEFAULT_PROGRESS_INTERVAL_MS = 15_000
 
 const STILL: Record<Phase, string> = {
   load: 'reading the input (and planning, without a plan)',
+  reproduce: 'reproducing the issue on the base',
   draft: 'drafting',
   apply: 'applying the edits',
   validate: 'validating',

@@ -31,8 +31,16 @@ export function cliSummary(facts: SummaryFacts): string {
     lines.push(`  ${commit.sha ? `${commit.sha.slice(0, 12)} ` : ''}${firstLine(commit.message)}`)
   const files = [...new Set(commits.flatMap((commit) => commit.files_changed))]
   if (files.length > 0) lines.push(`  files: ${files.join(', ')}`)
-  const verified = verification(commits[commits.length - 1])
-  if (verified) lines.push(`  verified: ${verified}`)
+  const last = commits[commits.length - 1]
+  const proven = last?.verification
+  if (proven)
+    lines.push(
+      proven.status === 'unverified'
+        ? `  Unverified: ${proven.reason}`
+        : `  Verified (${proven.status}): ${proven.reason}`
+    )
+  const verified = verification(last)
+  if (verified) lines.push(`  validation: ${verified}`)
   lines.push(`  result: ${resultPlace(facts)}`)
   return `${lines.join('\n')}\n`
 }
