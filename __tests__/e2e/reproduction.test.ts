@@ -215,7 +215,9 @@ describe('proof by reproduction (issue 35)', () => {
       { env: { OPENAI_API_KEY: 'sk-test-repro' } }
     )
     expect(cli.exitCode, cli.stderr).toBe(0)
-    expect(cli.stderr).toMatch(/Verified \(reproduced-and-fixed\): the new test test_issue_7.py failed/)
+    expect(cli.stderr).toMatch(
+      /Verified \(reproduced-and-fixed\): the new test test_issue_7.py failed/
+    )
     const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
     const asked = server.requests.filter(isReproductionCall).map((r) => JSON.stringify(r.body))
     expect(asked).toHaveLength(2)
