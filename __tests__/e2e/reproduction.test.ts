@@ -334,3 +334,37 @@ describe('proof by reproduction with Vitest (issue 35)', () => {
     expect(result.data![0]!.verification!.tests[0]!.id).toMatch(/adds two numbers \(issue 7\)/)
   })
 })
+
+describe('proof by reproduction in the other modes (issue 35)', () => {
+  it('a task file: the task that reports a bug gets its reproduction, committed with the fix, whole-file replies', async () => {
+    const repo = createRepo({ files: PY_UNITTEST.files, prefix: 'repro-tasks' })
+    cleanups.push(() => repo.cleanup())
+    const tasks =
+      '# Tasks\n\nBranch: fix/7-add\n\n## Phase 1\n- [ ] T001 Fix add in calc.py: add(2, 3) gives -1, it should give 5\n'
+    const files = writeInputs(repo, { 'tasks.md': tasks, 'issue.json': ISSUE })
+    const test = pyTest('self.assertEqual(add(2, 3), 5)')
+    const server = await model({
+      tests: [`^^^tests/test_issue_7.py\n${test}^^^end\n`],
+      drafts: [`^^^calc.py\n${PY_CALC.replace('a - b', 'a + b')}^^^end\n`]
+    })
+    cleanups.push(() => server.close())
+    const run = await runActionInProcess({
+      workspace: repo.dir,
+      inputs: {
+        'task-file': files['tasks.md']!,
+        issue: files['issue.json']!,
+        'base-url': server.url,
+        'api-key': 'sk-test-repro',
+        'edit-format': 'whole-file',
+        'validation-commands': PY_UNITTEST.command,
+        'output-path': `${repo.root}/result.json`
+      }
+    })
+    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+    expect(run.exitCode, run.summary).toBe(0)
+    const commit = result.data![0]!
+    expect(commit.files_changed.sort()).toEqual(['calc.py', 'tests/test_issue_7.py'])
+    expect(commit.verification?.status).toBe('reproduced-and-fixed')
+    expect(repo.git('show', `${commit.sha}:tests/test_issue_7.py`)).toBe(test.replace(/\n$/, ''))
+  })
+})
