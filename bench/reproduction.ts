@@ -39,6 +39,8 @@ const isReproductionCall = (request: RecordedRequest) =>
   JSON.stringify(request.body.messages).includes('Before the fix is drafted, write the test')
 
 interface Sample {
+  /** The job summary's proof, as it renders: the verification, the tests, the commands. */
+  proof: string
   wall: number
   validate: number
   reproduce: number
@@ -82,7 +84,12 @@ async function once(mode: 'commit' | 'off'): Promise<Sample> {
     if (result[0]?.verification?.status !== expected)
       throw new Error(`expected ${expected}, got ${JSON.stringify(result[0]?.verification)}`)
     const t = metrics.tokens
+    const summary = run.summary
+    const from = summary.indexOf('### Proof')
+    const end = summary.indexOf('\n### ', from + 4)
+    const proof = from < 0 ? '' : summary.slice(from, end < 0 ? undefined : end)
     return {
+      proof,
       wall,
       validate: metrics.phase_ms.validate ?? 0,
       reproduce: metrics.phase_ms.reproduce ?? 0,
@@ -108,8 +115,9 @@ try {
     samples.off.push(await once('off'))
     samples.commit.push(await once('commit'))
   }
-  const m = (mode: 'commit' | 'off', key: keyof Sample) => median(samples[mode].map((s) => s[key]))
-  const row = (name: string, key: keyof Sample, unit = 'ms') =>
+  const m = (mode: 'commit' | 'off', key: Exclude<keyof Sample, 'proof'>) =>
+    median(samples[mode].map((s) => s[key]))
+  const row = (name: string, key: Exclude<keyof Sample, 'proof'>, unit = 'ms') =>
     console.log(
       `${name.padEnd(44)} ${`${Math.round(m('off', key))} ${unit}`.padStart(12)} ${`${Math.round(m('commit', key))} ${unit}`.padStart(14)}`
     )
@@ -134,6 +142,8 @@ try {
   console.log(
     `a reproduction costs ${m('commit', 'calls') - m('off', 'calls')} model call(s) and ${Math.round(m('commit', 'tokens') - m('off', 'tokens'))} tokens here`
   )
+  console.log(`\nThe job summary's proof of the last reproduction: commit run, as written:\n`)
+  console.log(samples.commit[samples.commit.length - 1]!.proof.trim())
 } finally {
   rmSync(scratch, { recursive: true, force: true })
 }

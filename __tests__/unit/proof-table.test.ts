@@ -37,7 +37,7 @@ describe('renderProofTable', () => {
     expect(markdown.split('\n').slice(0, 4)).toEqual([
       '| Command | Base | After | Fixed (fail → pass) | Broken (pass → fail) |',
       '| --- | --- | --- | --- | --- |',
-      '| `python3 -m unittest -v` | ❌ fails | ❌ fails (unrelated, fails as on the base: test_calc.CalcTest.test_legacy) | test_calc.CalcTest.test_add | — |',
+      '| `python3 -m unittest -v` | ❌ fails | ❌ fails (unrelated, fails as on the base: `test_calc.CalcTest.test_legacy`) | `test_calc.CalcTest.test_add` | — |',
       '| `node lint.js` | — not run | ✅ passes | — | — |'
     ])
     expect(markdown).toContain(
@@ -61,7 +61,7 @@ describe('renderProofTable', () => {
         }
       ]
     })
-    expect(markdown).toContain('| ✅ passes | ❌ fails | — | a, b, c, d, e and 2 more |')
+    expect(markdown).toContain('| ✅ passes | ❌ fails | — | `a`, `b`, `c`, `d`, `e` and 2 more |')
     expect(markdown).toContain('**A failure the change was to fix remains.**')
     expect(renderProofTable({ validation_results: [result('make', 0)] })).toBe(
       '| Command | Base | After |\n| --- | --- | --- |\n| `make` | — | ✅ passes |'
@@ -84,7 +84,7 @@ describe('renderProofTable', () => {
       proof: []
     })
     expect(markdown.split('\n').slice(0, 6)).toEqual([
-      '**Verified: reproduced and fixed.** The new test test_issue_7.py failed on the base (t) and passes with the change.',
+      '**Verified: reproduced and fixed.** The new test test\\_issue\\_7.py failed on the base (t) and passes with the change.',
       '',
       '| Test | Base | After |',
       '| --- | --- | --- |',

@@ -1,12 +1,42 @@
 /** Small pieces for Markdown that stays valid whatever text it holds. */
 
-/** A table cell: pipes escaped, line breaks flattened, HTML and mentions defused. */
+/**
+ * Untrusted text (an issue, a plan, a model reply, a test's output) as inert Markdown on one line
+ * or inside a sentence: the signs that open a link, an image, emphasis, code, a tag or a table
+ * cell escaped, so it renders as the characters it holds; and what GitHub reads in rendered text (mentions, issue references,
+ * closing keywords, bare URLs) broken by a zero-width space, so it notifies, links and closes
+ * nothing.
+ */
+export function inert(text: string): string {
+  return unlinked(defuse(text))
+    .replace(/&/g, '&amp;')
+    .replace(/[\\`*_[\]|<>~]/g, (sign) => `\\${sign}`)
+}
+
+/** A table cell: untrusted text made inert (inert), line breaks flattened. */
 export function cell(text: string): string {
-  return defuse(text)
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ')
-    .replace(/</g, '&lt;')
+  return inert(text).replace(/\r?\n/g, ' ')
+}
+
+// GitHub links "#7", "acme/widgets#8" and "GH-7" in rendered text, and an autolink extension
+// links "https://…", "www.…" and "a@b.c" outside code.
+const REFERENCE = /(#|\bGH-)(?=\d)/gi
+const BARE_URL = /(\b[a-z][\w+.-]*:)(\/\/)|\b(www)(\.)/gi
+
+function unlinked(text: string): string {
+  return text
+    .replace(REFERENCE, '$1\u200b')
+    .replace(BARE_URL, (_all, scheme, slashes, www, dot) =>
+      scheme ? `${scheme}\u200b${slashes}` : `${www}\u200b${dot}`
+    )
+}
+
+// A closing keyword before an issue reference ("Fixes #7", "closes acme/widgets#8").
+const CLOSING = /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)((?:[\w.-]+\/[\w.-]+)?#)(?=\d)/gi
+
+/** Code a person reads: nothing in it may close an issue when the page is merged. */
+function unclosing(text: string): string {
+  return text.replace(CLOSING, '$1$2$3\u200b')
 }
 
 /**
@@ -14,7 +44,9 @@ export function cell(text: string): string {
  * table they would end the cell even inside code.
  */
 export function code(text: string): string {
-  const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|')
+  const flat = unclosing(text)
+    .replace(/\r?\n/g, ' ')
+    .replace(/\|/g, '\\|')
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length))
   const ticks = '`'.repeat(longest + 1)
   const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
@@ -23,6 +55,7 @@ export function code(text: string): string {
 
 /** A fenced block whose fence is longer than any backtick run in the text. */
 export function fence(text: string, info = 'text'): string {
+  text = unclosing(text)
   const longest = Math.max(2, ...(text.match(/`{3,}/g) ?? []).map((run) => run.length))
   const marks = '`'.repeat(longest + 1)
   const body = text.endsWith('\n') ? text : `${text}\n`

