@@ -107,14 +107,14 @@ describe('untrusted text renders inert on every surface (issue 36 point 2)', () 
   })
 
   it('the job summary of a success and of a failure', () => {
-    expectInert(summaryMarkdown(response, { issueNumber: 7 }))
+    expectInert(summaryMarkdown(response))
     const error: AgentError = {
       code: 'VALIDATION_FAILED',
       message: HOSTILE,
       details: { command: HOSTILE, stderr: HOSTILE, stdout: HOSTILE },
       recoverable: false
     }
-    expectInert(summaryMarkdown({ success: false, error }, { issueNumber: 7 }))
+    expectInert(summaryMarkdown({ success: false, error }))
   })
 
   it('the progress comment: its proof, and the failure comment', () => {
