@@ -76,6 +76,13 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
       ['output-limit', 'N', 'characters of stdout and of stderr kept per command (1000)'],
       ['retry-flaky', '', 'run a failing test once more; a pass is marked flaky (off)'],
       ['on-preexisting-failure', 'MODE', 'only failures the base has too remain: fail or commit'],
+      [
+        'reproduction',
+        'MODE',
+        'a test that fails on the base first: commit it, evidence (run, not committed) or off (commit)'
+      ],
+      ['reproduction-attempts', 'N', 'model requests for a reproduction (2)'],
+      ['require-reproduction', '', 'stop before drafting when nothing reproduces the issue (off)'],
       ['allow-plan-commands', '', "run the plan's commands that are not listed here (off)"]
     ]
   ],
