@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { lstatSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import {
   cancelOnSignals,
   runnerFacts,
   runUrl,
+  scratchFolder,
   type Logger,
   type RunnerFacts
 } from './agent/index.js'
@@ -23,6 +24,7 @@ import {
   collectArtifactFiles,
   summaryMarkdown,
   uploadArtifact,
+  writeOutputFile,
   actionsIo,
   placeOf,
   progressComment,
@@ -71,7 +73,7 @@ export async function run(): Promise<void> {
       env
     )
     await progress?.finish(response, branch)
-    for (const [name, value] of Object.entries(pullRequestFile(response, outputPath)))
+    for (const [name, value] of Object.entries(pullRequestFile(response, outputPath, facts.vars)))
       actionsIo.setOutput(name, value)
     const pushed = config.push && !config.dryRun
     for (const [name, value] of Object.entries(
@@ -150,12 +152,22 @@ function startProgress(
   })
 }
 
-/** The result's pull request: its title, and its body as a file beside the result file. */
-function pullRequestFile(response: CodeAgentOutput, outputPath: string): Record<string, string> {
+/**
+ * The result's pull request: its title, and its body as a file beside the result file (written
+ * as the result is: never through a link); beside a result that is a device or fifo
+ * (`/dev/null`), in the run's scratch folder.
+ */
+function pullRequestFile(
+  response: CodeAgentOutput,
+  outputPath: string,
+  vars: RunnerFacts['vars'] = {}
+): Record<string, string> {
   const text = response.pull_request
   if (!text) return { 'pull-request-title': '', 'pull-request-body-path': '' }
-  const path = join(dirname(outputPath), 'pull-request.md')
-  writeFileSync(path, text.body)
+  const besideResult = lstatSync(outputPath, { throwIfNoEntry: false })?.isFile() !== false
+  const folder = besideResult ? dirname(outputPath) : scratchFolder(vars)
+  const path = join(folder, 'pull-request.md')
+  writeOutputFile(path, text.body, 'output-path')
   return { 'pull-request-title': text.title, 'pull-request-body-path': path }
 }
 

@@ -124,12 +124,12 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   'output-path': {
     key: 'outputPath',
     about:
-      'Where to write the AgentResponse<Commit[]> JSON (relative paths are taken from the workspace). Default: $RUNNER_TEMP/patchsmith/result.json, outside the work tree, so a pull-request step that picks up untracked files does not commit it; the output-path output names it.'
+      'Where to write the AgentResponse<Commit[]> JSON (relative paths are taken from the workspace). Default: $RUNNER_TEMP/patchsmith/result.json, outside the work tree, so a pull-request step that picks up untracked files does not commit it; the output-path output names it. A character device or fifo there (/dev/null, /dev/stdout) is written to and never replaced; a socket, a folder or a fifo no process reads is refused (INVALID_INPUT); only a link is taken away, never written through.'
   },
   'log-dir': {
     key: 'logDir',
     about:
-      'Folder for the numbered attempt logs, outside the work tree (default $RUNNER_TEMP/patchsmith/logs); uploaded with the artifact.'
+      'Folder for the numbered attempt logs, outside the work tree (default $RUNNER_TEMP/patchsmith/logs); uploaded with the artifact. Something there that is not a folder is refused (INVALID_INPUT), never replaced.'
   },
   'allowed-bots': {
     key: 'allowedBots',

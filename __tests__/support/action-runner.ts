@@ -264,7 +264,7 @@ export function baseEnv(): Record<string, string> {
   return env
 }
 
-function entry(file: string): string {
+export function entry(file: string): string {
   const path = join(PROJECT_ROOT, 'dist', file)
   if (!existsSync(path)) throw new Error(`${path} does not exist; run \`npm run bundle\` first`)
   // Tests through dist/ after a source change would silently test the old bundle. A fresh

@@ -1,11 +1,11 @@
 import { cancelOnSignals, runnerFacts, type Logger } from '../agent/index.js'
 import { recoverByHand } from '../engine/index.js'
 import { modeSettings, runMode } from '../modes/index.js'
-import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig } from '../config.js'
 import { toAgentError, type CodeAgentOutput } from '../contract/index.js'
+import { writeOutputFile } from '../report/index.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import { CliProgress, DEFAULT_PROGRESS_INTERVAL_MS } from './progress.js'
 import { cliSummary } from './summary.js'
@@ -134,6 +134,6 @@ function writePullRequestBody(
     logger.info(`No pull request to open: ${path} not written`)
     return
   }
-  writeFileSync(path, response.pull_request.body)
+  writeOutputFile(path, response.pull_request.body, 'pull-request-body')
   logger.info(`Pull-request body written to ${path}`)
 }

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
-import { GitConflictError, SecurityViolationError } from '../contract/index.js'
+import { GitConflictError, InvalidInputError, SecurityViolationError } from '../contract/index.js'
 import {
   gitDirs,
   journalKeyFolder,
@@ -17,6 +17,7 @@ import {
 } from '../git/index.js'
 import { parsePricing, RunBudget } from '../model/index.js'
 import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
+import { checkOutputPath } from '../report/index.js'
 import { SecretMasker } from '../secrets/index.js'
 import {
   PhaseClock,
@@ -55,6 +56,14 @@ export function startRun(
   const masker = env.masker ?? runMasker(config, env.vars)
   for (const value of masker.values()) env.onSecret?.(value)
   let scratch: string | undefined
+  const outputPath = config.outputPath
+    ? resolve(config.outputPath)
+    : join((scratch ??= scratchFolder(env.vars)), 'result.json')
+  const logDir = config.logDir
+    ? resolve(config.logDir)
+    : defaultLogDir((scratch ??= scratchFolder(env.vars)))
+  checkOutputPath(outputPath, 'output-path')
+  checkLogDir(logDir)
   return {
     clock: new PhaseClock(env.progress),
     budget: new RunBudget(
@@ -75,12 +84,8 @@ export function startRun(
       debug: (message) => env.logger.debug(masker.mask(message))
     },
     repoDir: resolve(config.repo),
-    outputPath: config.outputPath
-      ? resolve(config.outputPath)
-      : join((scratch ??= scratchFolder(env.vars)), 'result.json'),
-    logDir: config.logDir
-      ? resolve(config.logDir)
-      : defaultLogDir((scratch ??= scratchFolder(env.vars))),
+    outputPath,
+    logDir,
     facts: env
   }
 }
@@ -93,6 +98,16 @@ export function runMasker(config: RunConfig, vars: RunnerFacts['vars']): SecretM
     env: vars,
     validationEnv: config.validationEnv
   })
+}
+
+/** A log folder is made where none is; something else at its name is never replaced. */
+function checkLogDir(logDir: string): void {
+  const found = statSync(logDir, { throwIfNoEntry: false })
+  if (found && !found.isDirectory())
+    throw new InvalidInputError(
+      `log-dir ${logDir} is not a folder: Patchsmith writes its attempt logs into a folder and deletes nothing it did not make; give the path of a folder.`,
+      { field: 'log-dir', path: logDir, rule: 'not-a-file' }
+    )
 }
 
 /** A fresh folder per run, outside the work tree, so logs are never committed. */

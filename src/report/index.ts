@@ -1,4 +1,5 @@
 export { writeResultFile, actionOutputs, tokensOutput } from './result.js'
+export { checkOutputPath, writeOutputFile } from './output-file.js'
 export { summaryMarkdown } from './summary.js'
 export type { SummaryContext } from './summary.js'
 export { whatFailed, failureComment, COMMENT_MARKER } from './failure-comment.js'

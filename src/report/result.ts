@@ -1,24 +1,10 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs'
-import { dirname } from 'node:path'
 import type { CodeAgentOutput } from '../contract/index.js'
 import { formatUsd } from '../model/index.js'
+import { writeOutputFile } from './output-file.js'
 
+/** The run's result as JSON at `output-path`: see writeOutputFile for what may be there. */
 export function writeResultFile(path: string, response: unknown): void {
-  mkdirSync(dirname(path), { recursive: true })
-  // A result path in the work tree is reachable by validation: a link left at its name is taken
-  // away (it is this file's place) and never written through.
-  const found = lstatSync(path, { throwIfNoEntry: false })
-  if (found && !found.isFile()) rmSync(path, { force: true })
-  const fd = openSync(
-    path,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-    0o644
-  )
-  try {
-    writeSync(fd, `${JSON.stringify(response, null, 2)}\n`)
-  } finally {
-    closeSync(fd)
-  }
+  writeOutputFile(path, `${JSON.stringify(response, null, 2)}\n`, 'output-path')
 }
 
 /** Every output of action.yml, set on success and on failure alike. */

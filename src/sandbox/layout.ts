@@ -135,7 +135,9 @@ function runnerFolders(env: NodeJS.ProcessEnv, extra: readonly (string | undefin
   const add = (path: string | undefined) => {
     if (!path || !isAbsolute(path)) return
     const folder = resolve(path)
-    if (folder !== '/') folders.add(folder)
+    // Every backend gives the jail a /dev of its own: hiding the host's (`--output /dev/null`)
+    // would only take /dev/null away from the command.
+    if (folder !== '/' && !contains('/dev', folder)) folders.add(folder)
   }
   add(env.RUNNER_TEMP)
   for (const name of FILE_COMMANDS) add(env[name] ? dirname(env[name]!) : undefined)

@@ -1,0 +1,82 @@
+/**
+ * What an output path may be (src/report/output-file.ts) and what the jail makes of one under
+ * /dev: the e2e side, through the command line, is e2e/output-special-files.test.ts.
+ */
+import { execFileSync } from 'node:child_process'
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { gitDirs } from '../../src/git/index.js'
+import { writeOutputFile } from '../../src/report/index.js'
+import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
+import { SecretMasker } from '../../src/secrets/index.js'
+import { runCommand } from '../../src/validation/index.js'
+import { createRepo } from '../support/repo.js'
+import { skipWithout } from '../support/sandbox-needs.js'
+
+const made: Array<() => void> = []
+afterEach(() => {
+  for (const undo of made.splice(0)) undo()
+})
+
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'output-paths-'))
+  made.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+it('refuses a folder at the output path, naming the setting, and leaves it', () => {
+  const folder = join(scratch(), 'result.json')
+  mkdirSync(folder)
+  expect(() => writeOutputFile(folder, '{}', 'output-path')).toThrow(
+    expect.objectContaining({
+      code: 'INVALID_INPUT',
+      details: { field: 'output-path', path: folder, rule: 'not-a-file' }
+    })
+  )
+  expect(lstatSync(folder).isDirectory()).toBe(true)
+})
+
+it.skipIf(process.getuid?.() !== 0)('refuses a block device and leaves it', () => {
+  const device = join(scratch(), 'disk')
+  execFileSync('mknod', [device, 'b', '7', '200'])
+  expect(() => writeOutputFile(device, '{}', 'output-path')).toThrow(/is a block device/)
+  expect(lstatSync(device).isBlockDevice()).toBe(true)
+})
+
+it('takes away a link outside /dev and writes a file in its place', () => {
+  const dir = scratch()
+  const link = join(dir, 'result.json')
+  symlinkSync('/dev/null', link)
+  writeOutputFile(link, 'x\n', 'output-path')
+  expect(lstatSync(link).isFile()).toBe(true)
+  expect(readFileSync(link, 'utf8')).toBe('x\n')
+  expect(lstatSync('/dev/null').isCharacterDevice()).toBe(true)
+})
+
+const BACKENDS: BackendName[] = ['bubblewrap', 'unshare']
+
+describe.each(BACKENDS)('an output under /dev with %s', (backend) => {
+  it.skipIf(skipWithout(backend))(
+    'leaves /dev/null to the command (the jail has its own /dev)',
+    async () => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'output-dev' })
+      made.push(() => repo.cleanup())
+      const layout = jailLayout(process.env, repo.dir, gitDirs(repo.dir), ['/dev'])
+      expect(layout.hidden).not.toContain('/dev')
+      const sandbox = await Sandbox.open(layout, [backend])
+      made.push(() => sandbox.dispose())
+      const result = await runCommand('test -c /dev/null && echo >/dev/null && echo null-ok', {
+        cwd: repo.dir,
+        timeoutMs: 30_000,
+        outputLimit: 10_000,
+        masker: new SecretMasker(),
+        env: validationEnv(process.env),
+        sandbox
+      })
+      expect(result.stdout).toContain('null-ok')
+    },
+    60_000
+  )
+})
