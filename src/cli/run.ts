@@ -5,17 +5,24 @@ import { resolve } from 'node:path'
 import { parseCliArgs, usage, UsageError } from './args.js'
 import { ConfigError, parseRunConfig } from '../config.js'
 import { toAgentError, type CodeAgentOutput } from '../contract/index.js'
+import { inertForLog, inertJson } from '../model/index.js'
 import { writeOutputFile } from '../report/index.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import { CliProgress, DEFAULT_PROGRESS_INTERVAL_MS } from './progress.js'
 import { cliSummary } from './summary.js'
 
+/** A workflow step that runs the CLI logs its stderr and stdout: nothing there may run a command. */
+const toStderr = (text: string) => process.stderr.write(inertForLog(text))
+const printJson = (value: unknown) =>
+  process.stdout.write(`${inertJson(JSON.stringify(value, null, 2))}\n`)
+const say = (line: string) => toStderr(`${line}\n`)
+
 /** `recover`'s lines; a run's go through its CliProgress. */
 const stderrLogger: Logger = {
-  info: (message) => process.stderr.write(`patchsmith: ${message}\n`),
-  warn: (message) => process.stderr.write(`patchsmith: warning: ${message}\n`),
+  info: (message) => say(`patchsmith: ${message}`),
+  warn: (message) => say(`patchsmith: warning: ${message}`),
   debug: (message) => {
-    if (process.env.PATCHSMITH_DEBUG) process.stderr.write(`patchsmith: debug: ${message}\n`)
+    if (process.env.PATCHSMITH_DEBUG) say(`patchsmith: debug: ${message}`)
   }
 }
 
@@ -56,10 +63,10 @@ export async function cli(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error
     // One line naming the problem: the whole list would bury it.
-    process.stderr.write(`patchsmith: ${error.message.replace(/\.$/, '')}; see patchsmith --help\n`)
+    say(`patchsmith: ${error.message.replace(/\.$/, '')}; see patchsmith --help`)
     return 2
   }
-  const progress = new CliProgress((text) => process.stderr.write(text), {
+  const progress = new CliProgress(toStderr, {
     intervalMs: progressInterval(process.env.PATCHSMITH_PROGRESS_SECONDS),
     maxRepairs: config.maxRepairs,
     debug: Boolean(process.env.PATCHSMITH_DEBUG)
@@ -79,7 +86,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
     const run = await runMode(command, config, env)
     if (bodyPath) writePullRequestBody(run.response, bodyPath, config.dryRun, progress.logger)
     progress.stop()
-    process.stderr.write(
+    toStderr(
       cliSummary({
         response: run.response,
         branch: run.branch,
@@ -90,7 +97,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
         json
       })
     )
-    if (json) process.stdout.write(`${JSON.stringify(run.result, null, 2)}\n`)
+    if (json) printJson(run.result)
     return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
   } catch (thrown) {
     // What failed before a run could write its result (GitHub down while a follow-up reads the
@@ -101,8 +108,8 @@ export async function cli(argv: readonly string[]): Promise<number> {
     progress.stop()
     const response = { success: false, error }
     const elapsedMs = Date.now() - started
-    process.stderr.write(cliSummary({ ...RAN_NOTHING, response, elapsedMs, json }))
-    if (json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`)
+    toStderr(cliSummary({ ...RAN_NOTHING, response, elapsedMs, json }))
+    if (json) printJson(response)
     return cancellation.exitCode() ?? 1
   } finally {
     progress.stop()

@@ -19,7 +19,15 @@ export { DEFAULT_STYLE, styleForFile } from './style.js'
 export { outlineOf } from './file-window.js'
 export type { FileWindow } from './file-window.js'
 export { renderTemplate } from './prompt-templates.js'
-export { sanitizeUntrusted, sanitizeTitle, sanitizeBody, fence } from './untrusted-text.js'
+export {
+  sanitizeUntrusted,
+  sanitizeTitle,
+  sanitizeBody,
+  fence,
+  inertForLog,
+  inertJson,
+  mayRunWorkflowCommand
+} from './untrusted-text.js'
 export { draftMessages } from './draft-prompt.js'
 export { instructionsBlock, MAX_INSTRUCTION_TOKENS } from './repo-instructions.js'
 export type { InstructionFile, InstructionsBlock } from './repo-instructions.js'

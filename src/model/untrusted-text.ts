@@ -63,8 +63,47 @@ export function fenceForComment(text: string): string {
 
 /**
  * Untrusted text to print on a runner's log: workflow commands in it (`::add-mask::`,
- * `::set-output`, `::error file=…`) are not processed while it is printed.
+ * `::set-output`, `::error file=…`, `##[set-output …]`) are not processed while it is printed.
  */
 export function withoutWorkflowCommands(text: string, token: string = randomUUID()): string {
   return `::stop-commands::${token}\n${text}${text.endsWith('\n') ? '' : '\n'}::${token}::`
+}
+
+/**
+ * Where the runner would read a workflow command in a line it logs. It splits lines at CR and LF
+ * (the other Unicode line breaks are taken as breaks here too) and trims each line with .NET's
+ * whitespace set before it looks for `::` (U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028,
+ * U+2029, U+202F, U+205F, U+3000 besides ASCII: JavaScript's `\s` misses U+0085); format and
+ * control characters are skipped too, in case a runner's decoding drops them. The older form
+ * `##[command]` is read anywhere in a line.
+ */
+const COMMAND_AT_LINE_START = /(^|[\r\n\u0085\u2028\u2029])[\p{White_Space}\p{Cf}\p{Cc}]*::/u
+const OLDER_FORM = '##['
+
+/** Whether the runner could take a line of `text` as a workflow command. */
+export function mayRunWorkflowCommand(text: string): boolean {
+  return COMMAND_AT_LINE_START.test(text) || text.includes(OLDER_FORM)
+}
+
+/**
+ * Log text as it may reach the runner: fenced when a line of it could run a workflow command,
+ * ending in a line break when the text did (so what is written next starts a line of its own).
+ */
+export function inertForLog(text: string): string {
+  if (!mayRunWorkflowCommand(text)) return text
+  return `${withoutWorkflowCommands(text)}${text.endsWith('\n') ? '\n' : ''}`
+}
+
+/**
+ * JSON printed where the runner reads it: the same value, with `##[` written `##\u005b` and the
+ * Unicode line breaks as escapes, so no line of it can be read as a command (a JSON line starts
+ * with whitespace and a quote or bracket, never with `::`).
+ */
+export function inertJson(json: string): string {
+  return json
+    .replaceAll(OLDER_FORM, '##\\u005b')
+    .replace(
+      /[\u0085\u2028\u2029]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+    )
 }

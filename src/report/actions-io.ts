@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { randomUUID } from 'node:crypto'
+import { mayRunWorkflowCommand } from '../model/index.js'
 
 /** Where an annotation points, when the failure names a file (and maybe a line). */
 export interface AnnotationPlace {
@@ -38,11 +39,12 @@ export const actionsIo = {
 
   /**
    * A log line. Log lines carry text from outside (model replies, task descriptions, command
-   * output): when a line of it starts with `::` it would run as a workflow command, so the
-   * message is fenced with a one-time `stop-commands` token.
+   * output): when the runner could read a line of it as a workflow command (`::` after what it
+   * trims, or `##[` anywhere: see mayRunWorkflowCommand), the message is fenced with a one-time
+   * `stop-commands` token.
    */
   info(message: string): void {
-    if (!WORKFLOW_COMMAND.test(message)) return core.info(message)
+    if (!mayRunWorkflowCommand(message)) return core.info(message)
     const token = randomUUID()
     core.info(`::stop-commands::${token}`)
     core.info(message)
@@ -78,8 +80,6 @@ export const actionsIo = {
     return true
   }
 }
-
-const WORKFLOW_COMMAND = /(^|[\r\n])\s*::/
 
 function annotation(place: AnnotationPlace): core.AnnotationProperties {
   const properties: core.AnnotationProperties = {}

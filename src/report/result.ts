@@ -1,10 +1,11 @@
 import type { CodeAgentOutput } from '../contract/index.js'
-import { formatUsd } from '../model/index.js'
+import { formatUsd, inertJson } from '../model/index.js'
 import { writeOutputFile } from './output-file.js'
 
 /** The run's result as JSON at `output-path`: see writeOutputFile for what may be there. */
 export function writeResultFile(path: string, response: unknown): void {
-  writeOutputFile(path, `${JSON.stringify(response, null, 2)}\n`, 'output-path')
+  // inertJson: the same JSON, safe where the runner reads it (`output-path: /dev/stdout`).
+  writeOutputFile(path, `${inertJson(JSON.stringify(response, null, 2))}\n`, 'output-path')
 }
 
 /** Every output of action.yml, set on success and on failure alike. */
