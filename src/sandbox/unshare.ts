@@ -85,16 +85,26 @@ export function unshareSpec(
   )
   const keep = [...writable.flatMap((path) => [q(path), `${q(path)}/*`]), ...planned].join('|')
   lines.push(
-    'while read -r _ _ _ _ point options _; do',
+    // Twice: the first pass makes read-only what it can; the second stops the jail at a mount
+    // still writable, unless its path now lies on a read-only one (a host mount the jail's
+    // shadow, read-only only once the first pass is done): nothing runs beside a writable mount.
+    'seal() {',
+    '  while read -r _ _ _ _ point options _; do',
     // Already read-only, made by the plan, or hidden by a tmpfs: nothing to do (each mount(8)
     // costs an exec; a host mount at a path the plan mounts over is listed too).
-    '  case "$options" in ro|ro,*) continue ;; esac',
+    '    case "$options" in ro|ro,*) continue ;; esac',
     // mountinfo writes a space as \040, a backslash as \134: printf %b reads \0040, \0134.
-    String.raw`  case "$point" in *\\*) point=$(printf '%b' "$(printf '%s' "$point" | sed 's/\\\([0-7]\{3\}\)/\\0\1/g')") ;; esac`,
-    `  case "$point" in ${keep}|/proc|/proc/*) continue ;; esac`,
-    '  [ -e "$point" ] || continue',
-    `  ${mount} -o remount,bind,ro "$point" 2>/dev/null || true`,
-    'done < /proc/self/mountinfo',
+    String.raw`    case "$point" in *\\*) point=$(printf '%b' "$(printf '%s' "$point" | sed 's/\\\([0-7]\{3\}\)/\\0\1/g')") ;; esac`,
+    `    case "$point" in ${keep}|/proc|/proc/*) continue ;; esac`,
+    '    [ -e "$point" ] || continue',
+    `    err=$(${mount} -o remount,bind,ro "$point" 2>&1) && continue`,
+    '    [ "$1" = strict ] && [ -w "$point" ] || continue',
+    `    printf '%s\\n' "${REMOUNT_FAILED} $point: $err" >&2`,
+    `    exit ${JAIL_SETUP_FAILED}`,
+    '  done < /proc/self/mountinfo',
+    '}',
+    'seal first',
+    'seal strict',
     `cd ${q(cwd)}`
   )
   const fullEnv = { ...env, ...plan.env }
@@ -133,6 +143,10 @@ export function unshareSpec(
       }
     : { file: unshare[0]!, args: unshare.slice(1), env: fullEnv }
 }
+
+/** What the jail says, and its exit code, when it cannot make a mount read-only: nothing runs. */
+export const REMOUNT_FAILED = 'patchsmith: the jail stops: it could not make this mount read-only:'
+export const JAIL_SETUP_FAILED = 125
 
 /** Device nodes a command may use, bound from the host's /dev (what bubblewrap's --dev shows). */
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']
