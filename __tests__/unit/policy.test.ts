@@ -134,7 +134,6 @@ describe('PathPolicy.check', () => {
     'src/env.ts',
     'docs/keys.md',
     'src/deploy.ts',
-    '.github2/x',
     'src/.gitkeep',
     'package.json',
     'src/package.json',
@@ -146,11 +145,17 @@ describe('PathPolicy.check', () => {
     'lib/env.d.ts',
     'src/keys/index.ts',
     'environment.ts',
-    'src/git-utils.ts',
-    'src/.gits/x'
+    'src/git-utils.ts'
   ])('allows %j', (path) => {
     expect(policy.check(path)).toBeUndefined()
   })
+
+  it.each(['.github2/x', 'src/.gits/x'])(
+    'takes %j, named like .github or .git, for the dot-folder it is (no nearer rule)',
+    (path) => {
+      expect(policy.check(path)).toMatchObject({ rule: 'protected-path', group: 'dot-folder' })
+    }
+  )
 
   it('adds extra blockedGlobs to the built-in ones, with the same dot and nocase matching', () => {
     const custom = new PathPolicy({ blockedGlobs: ['docs/private/**', '**/*.lock'] })

@@ -4,8 +4,10 @@ import { PathPolicy, PROTECTED_GROUPS } from '../../src/policy/index.js'
 const policy = new PathPolicy()
 
 /**
- * One case per class of the protected set (src/policy/protected-runners.ts, protected-installers.ts): paths of several
- * ecosystems each, at the root and deeper, in other letter cases.
+ * One case per class of the protected set (src/policy/protected-runners.ts,
+ * protected-installers.ts, protected-structure.ts): paths of several ecosystems each, at the
+ * root and deeper, in other letter cases. The content class (new programs) is in
+ * protected-programs.test.ts.
  */
 const CLASSES: Record<string, readonly string[]> = {
   'agent-instructions': [
@@ -16,7 +18,13 @@ const CLASSES: Record<string, readonly string[]> = {
     '.windsurfrules',
     '.clinerules/rules.md',
     '.github/copilot-instructions.md',
-    '.github/instructions/ts.instructions.md'
+    '.github/instructions/ts.instructions.md',
+    'AGENTS.override.md',
+    'WARP.md',
+    'CONVENTIONS.md',
+    'CRUSH.md',
+    'skills/review/SKILL.md',
+    '.agents/skills/review/SKILL.md'
   ],
   'agent-config': [
     '.gemini/settings.json',
@@ -35,7 +43,11 @@ const CLASSES: Record<string, readonly string[]> = {
     '.mcp.json',
     '.vscode/extensions.json',
     '.idea/workspace.xml',
-    '.codex/config.toml'
+    '.codex/config.toml',
+    '.agents/mcp.json',
+    '.openhands/setup.sh',
+    '.helix/languages.toml',
+    '.dir-locals.el'
   ],
   ci: [
     '.github/workflows/ci.yml',
@@ -61,7 +73,9 @@ const CLASSES: Record<string, readonly string[]> = {
     'bitrise.yml',
     'Earthfile',
     'Taskfile.yml',
-    '.forgejo/workflows/x.yml'
+    '.forgejo/workflows/x.yml',
+    'dangerfile.ts',
+    'Dangerfile'
   ],
   'git-metadata': ['.gitconfig', '.gitattributes', 'sub/.lfsconfig', '.gitmodules'],
   'hook-manager': ['.pre-commit-config.yaml', 'lefthook.yml', '.husky/pre-commit'],
@@ -72,7 +86,9 @@ const CLASSES: Record<string, readonly string[]> = {
     '.mvn/wrapper/maven-wrapper.properties',
     'mvnw',
     '.mvn/extensions.xml',
-    '.mvn/jvm.config'
+    '.mvn/jvm.config',
+    'gradle/gradle-daemon-jvm.properties',
+    'tools/bazel'
   ],
   'dependency-manifest': [
     'yarn.lock',
@@ -116,7 +132,12 @@ const CLASSES: Record<string, readonly string[]> = {
     'build.rs',
     'meson.build',
     'BUILD.bazel',
-    'Dockerfile'
+    'Dockerfile',
+    'hatch_build.py',
+    'Makefile.toml',
+    'project.json',
+    'apps/web/project.json',
+    'nx.json'
   ],
   'install-config': [
     'nuget.config',
@@ -161,7 +182,16 @@ const CLASSES: Record<string, readonly string[]> = {
     '.gitpod.yml',
     '.devcontainer/devcontainer.json',
     'rust-toolchain.toml',
-    '.nvmrc'
+    '.nvmrc',
+    'Cross.toml'
+  ],
+  // Any file in a dot-folder at any depth, whatever tool it belongs to.
+  'dot-folder': [
+    '.newagent/config.json',
+    '.changeset/config.json',
+    'src/.internal/x.ts',
+    'packages/a/.tool/hooks/run.sh',
+    '.config/anything.toml'
   ]
   // .envrc (direnv) is under the blocked .env* pattern already, which no opt-in opens.
 }

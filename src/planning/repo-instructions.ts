@@ -5,14 +5,10 @@ import {
   type InstructionFile,
   type InstructionsBlock
 } from '../model/index.js'
+import { INSTRUCTION_FILES, NEAREST_INSTRUCTIONS } from '../policy/index.js'
 
-/** The instruction files each peer agent reads, beside the nearest AGENTS.md. */
-export const INSTRUCTION_FILES = [
-  'CLAUDE.md',
-  '.github/copilot-instructions.md',
-  'CONVENTIONS.md',
-  'GEMINI.md'
-] as const
+// The files read are the policy's list, so each is protected (policy/agent-instructions.ts).
+export { INSTRUCTION_FILES }
 
 const MAX_FILE_BYTES = 256 * 1024
 
@@ -41,7 +37,7 @@ export class RepoInstructions {
     paths: readonly string[],
     maxTokens = MAX_INSTRUCTION_TOKENS
   ): Promise<RepoInstructions> {
-    const wanted = new Set<string>(['AGENTS.md', ...INSTRUCTION_FILES])
+    const wanted = new Set<string>([NEAREST_INSTRUCTIONS, ...INSTRUCTION_FILES])
     for (const path of paths) for (const folder of foldersAbove(path)) wanted.add(agentsIn(folder))
     // A branch name (a plan-less run's base) is resolved first: the reader takes ids alone.
     const rev = isObjectRevision(commit) ? commit : await git.tryRevParse(`${commit}^{commit}`)
@@ -92,5 +88,5 @@ function foldersAbove(path: string): string[] {
 }
 
 function agentsIn(folder: string): string {
-  return folder === '' ? 'AGENTS.md' : `${folder}/AGENTS.md`
+  return folder === '' ? NEAREST_INSTRUCTIONS : `${folder}/${NEAREST_INSTRUCTIONS}`
 }

@@ -3,6 +3,7 @@ import { SecurityViolationError } from '../contract/index.js'
 import { type SecretMasker, scanAddedLines } from '../secrets/index.js'
 import { printable, violationError, type PathPolicy } from './path-policy.js'
 import { MANIFEST_GLOB, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
+import { isNewProgram, NEW_PROGRAM } from './protected-structure.js'
 import { assertRepoPaths, type GitRunner } from './repo-paths.js'
 import { unicodeTextMatcher } from './unicode-text.js'
 
@@ -72,7 +73,10 @@ export async function guardEdits(
     'edit',
     { askGitignore: false }
   )
-  for (const edit of edits) assertManifestFields(edit, policy)
+  for (const edit of edits) {
+    assertManifestFields(edit, policy)
+    assertNoNewProgram(edit, policy)
+  }
   const isText = unicodeTextMatcher(options.unicodeTextPaths)
   const finding = scanAddedLines(edits, options.masker, { isText })[0]
   if (finding) {
@@ -140,6 +144,24 @@ function assertManifestFields(edit: GuardedEdit, policy: PathPolicy): void {
       reason:
         `the edit changes ${changed.join(', ')}, which decide what runs on install, test and lint; ` +
         'list the path in "allow-protected-paths" if the agent may change it'
+    },
+    'edit'
+  )
+}
+
+/**
+ * A new file that starts with `#!` is a program (a diff cannot create an executable one: modes
+ * other than 100644 are refused as patch-mode), unless a maintainer allowed its path.
+ */
+function assertNoNewProgram(edit: GuardedEdit, policy: PathPolicy): void {
+  if (edit.operation !== 'CREATE' || edit.after === null || !isNewProgram(edit.after)) return
+  if (policy.allowsProtected(edit.path)) return
+  throw violationError(
+    {
+      path: edit.path,
+      rule: 'protected-path',
+      group: NEW_PROGRAM.name,
+      reason: `${NEW_PROGRAM.why}; list the path in "allow-protected-paths" if the agent may create it`
     },
     'edit'
   )

@@ -7,6 +7,8 @@ export {
 } from './path-policy.js'
 export type { PathViolation, PathPolicyOptions } from './path-policy.js'
 export { PROTECTED_GROUPS, MANIFEST_PROTECTED_FIELDS } from './protected-paths.js'
+export { INSTRUCTION_FILES, NEAREST_INSTRUCTIONS } from './agent-instructions.js'
+export { NEW_PROGRAM } from './protected-structure.js'
 export { assertCommandsAllowed } from './command-policy.js'
 export { diffPaths, guardReplyClaims } from './reply-claims.js'
 export type { ClaimOptions } from './reply-claims.js'

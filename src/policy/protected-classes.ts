@@ -13,4 +13,9 @@ export interface ProtectedGroup {
   name: string
   why: string
   globs: readonly string[]
+  /**
+   * Refuses what the model writes, not files validation leaves there (a class by structure
+   * holds tools' caches, such as .pytest_cache or .gradle, far more often than an attack).
+   */
+  editsOnly?: boolean
 }

@@ -140,6 +140,13 @@ export const INSTALLER_GROUPS: readonly ProtectedGroup[] = [
       '**/.buckconfig',
       '**/pants.toml',
       '**/setup.py',
+      '**/hatch_build.py',
+      '**/hatch.toml',
+      // cargo-make tasks; Nx targets (project.json, nx.json, workspace.json) are commands.
+      '**/Makefile.toml',
+      '**/project.json',
+      '**/nx.json',
+      '**/workspace.json',
       '**/Dockerfile*',
       '**/*.Dockerfile',
       '**/Containerfile*',
@@ -261,6 +268,8 @@ export const INSTALLER_GROUPS: readonly ProtectedGroup[] = [
       '**/Tiltfile',
       '**/pixi.toml',
       '**/pixi.lock',
+      // cross builds in the image, and runs the pre-build commands, Cross.toml names.
+      '**/Cross.toml',
       '**/rust-toolchain',
       '**/rust-toolchain.toml',
       '**/.nvmrc',

@@ -1,3 +1,4 @@
+import { AGENT_INSTRUCTION_GLOBS } from './agent-instructions.js'
 import type { ProtectedGroup } from './protected-classes.js'
 
 /** Files that run code or steer an agent, CI or review when the repository is opened or built. */
@@ -6,22 +7,8 @@ export const RUNNER_GROUPS: readonly ProtectedGroup[] = [
     name: 'agent-instructions',
     why: 'agent instruction files are obeyed by the next coding agent (and the seed code-commit) that opens the repository',
     globs: [
-      '**/AGENTS.md',
-      '**/AGENT.md',
-      '**/CLAUDE.md',
-      '**/CLAUDE.local.md',
-      '**/GEMINI.md',
-      '**/.cursorrules',
-      '**/.windsurfrules',
-      '**/.clinerules*',
-      '**/.clinerules/**',
-      '**/.roorules*',
-      '**/.goosehints',
-      '**/.rules',
-      '**/.github/copilot-instructions.md',
-      '**/.github/instructions/**',
-      '**/.github/prompts/**',
-      '**/.github/chatmodes/**',
+      // The files the repository-instructions reader sends, and other agents' (one list).
+      ...AGENT_INSTRUCTION_GLOBS,
       '**/SECURITY.md',
       '**/build.sh',
       '**/codeRollup.sh',
@@ -52,6 +39,16 @@ export const RUNNER_GROUPS: readonly ProtectedGroup[] = [
       '**/.windsurf/**',
       '**/.codeium/**',
       '**/.codex/**',
+      '**/.agents/**',
+      '**/.openhands/**',
+      '**/.openhands_instructions',
+      '**/.warp/**',
+      '**/.crush/**',
+      '**/.crush.json',
+      '**/crush.json',
+      '**/.helix/**',
+      '**/.dir-locals.el',
+      '**/.dir-locals-2.el',
       '**/.augment/**',
       '**/.kilocode/**',
       '**/.trae/**',
@@ -109,6 +106,8 @@ export const RUNNER_GROUPS: readonly ProtectedGroup[] = [
       '**/Procfile',
       '**/netlify.toml',
       '**/vercel.json',
+      '**/dangerfile.{js,cjs,mjs,ts,cts,mts}',
+      '**/Dangerfile',
       '**/renovate.json',
       '**/renovate.json5',
       '**/.renovaterc*'
@@ -157,7 +156,11 @@ export const RUNNER_GROUPS: readonly ProtectedGroup[] = [
       '**/mvnw.cmd',
       '**/.mvn/**',
       '**/.bazelversion',
-      '**/.bazeliskrc'
+      '**/.bazeliskrc',
+      // Bazelisk runs tools/bazel in place of Bazel; Gradle downloads the JVM this file names.
+      '**/tools/bazel',
+      '**/tools/bazel.{ps1,bat,cmd}',
+      '**/gradle/gradle-daemon-jvm.properties'
     ]
   }
 ]

@@ -12,6 +12,7 @@ import {
 import { assertExactChanges, unexpected } from './change-set.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'
+import { EDITS_ONLY_GROUPS } from './protected-paths.js'
 import type { GitRunner } from './repo-paths.js'
 
 // Rules that make a file that validation left behind a problem, even though it is not staged.
@@ -271,6 +272,7 @@ async function workTreeStatus(git: GitRunner, paths?: readonly string[]): Promis
 /** The watched rule `path` falls under (a protected or blocked path, a git folder), if any. */
 function watchedRule(policy: PathPolicy, path: string): string | undefined {
   const violation = policy.checkName(path) ?? policy.checkProtected(path)
+  if (violation?.group && EDITS_ONLY_GROUPS.has(violation.group)) return undefined
   return violation && WATCHED_RULES.has(violation.rule) ? violation.rule : undefined
 }
 
