@@ -32,7 +32,8 @@ function unlinked(text: string): string {
 }
 
 // A closing keyword before an issue reference ("Fixes #7", "closes acme/widgets#8").
-const CLOSING = /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)((?:[\w.-]+\/[\w.-]+)?#)(?=\d)/gi
+const CLOSING =
+  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)((?:[\w.-]+\/[\w.-]+)?#)(?=\d)/gi
 
 /** Code a person reads: nothing in it may close an issue when the page is merged. */
 function unclosing(text: string): string {
@@ -44,9 +45,7 @@ function unclosing(text: string): string {
  * table they would end the cell even inside code.
  */
 export function code(text: string): string {
-  const flat = unclosing(text)
-    .replace(/\r?\n/g, ' ')
-    .replace(/\|/g, '\\|')
+  const flat = unclosing(text).replace(/\r?\n/g, ' ').replace(/\|/g, '\\|')
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length))
   const ticks = '`'.repeat(longest + 1)
   const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
