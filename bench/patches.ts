@@ -1,11 +1,14 @@
 /**
- * Patch-recovery benchmark: `npm run bench:patches -- FILE.jsonl [FILE.jsonl ...] [--json]
- * [--no-speed]`. Runs Patchsmith's applier (with its syntax gate) and, on the same cases in the
+ * Patch-recovery benchmark: `npm run bench:patches -- [FILE.jsonl[.gz] ...] [--json]
+ * [--no-speed]` (no files: bench/corpora/ and ../shared/bench/, see `defaultCorpora`). Runs Patchsmith's applier (with its syntax gate) and, on the same cases in the
  * same run, `git apply` (strict), GNU `patch --fuzz=3` and jsdiff `applyPatch` with fuzzFactor 2
  * as anchors. Corpora are read where given. For a corpus without `expected` (raw model replies),
  * every applier's applied results are judged by tree-sitter and by the language's own parser.
  */
+import { existsSync, readdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { APPLIERS } from './patches/appliers.js'
 import { readCorpus } from './patches/corpus.js'
 import { brokenByGate, brokenByOwnParser } from './patches/judges.js'
@@ -16,12 +19,29 @@ const args = process.argv.slice(2)
 const json = args.includes('--json')
 const verbose = args.includes('--verbose')
 const speedOnly = args.includes('--speed')
-const corpora = args.filter((arg) => !arg.startsWith('--'))
+const given = args.filter((arg) => !arg.startsWith('--'))
+const corpora = given.length > 0 || speedOnly ? given : defaultCorpora()
 if (corpora.length === 0 && !speedOnly) {
   console.error(
-    'usage: npm run bench:patches -- FILE.jsonl [FILE.jsonl ...] [--json] [--no-speed] [--speed] [--verbose]'
+    'usage: npm run bench:patches -- [FILE.jsonl[.gz] ...] [--json] [--no-speed] [--speed] [--verbose]'
   )
   process.exit(2)
+}
+
+/**
+ * Without files: the corpora committed in bench/corpora/ (built by bench/corpus/build.ts), then
+ * the shared ones in ../shared/bench/ when that folder is there (not on CI).
+ */
+function defaultCorpora(): string[] {
+  const inFolder = (dir: string) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((name) => /\.jsonl(\.gz)?$/.test(name))
+          .sort()
+          .map((name) => join(dir, name))
+      : []
+  const bench = dirname(fileURLToPath(import.meta.url))
+  return [...inFolder(join(bench, 'corpora')), ...inFolder(resolve('..', 'shared', 'bench'))]
 }
 
 const percent = (part: number, whole: number) =>

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import { z } from 'zod'
 
 /** One line of a patch-recovery corpus (see DESIGN.md, "Data for benchmarks"). */
@@ -15,9 +16,11 @@ const CaseSchema = z.object({
 
 export type BenchCase = z.infer<typeof CaseSchema> & { hasExpected: boolean }
 
-/** Reads a corpus from the path given; nothing is copied anywhere. */
+/** Reads a corpus from the path given (gzipped when it ends in `.gz`); nothing is copied anywhere. */
 export function readCorpus(path: string): BenchCase[] {
-  return readFileSync(path, 'utf8')
+  const raw = readFileSync(path)
+  return (path.endsWith('.gz') ? gunzipSync(raw) : raw)
+    .toString('utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line, i) => {
