@@ -167,6 +167,49 @@ describe('a change that is already there', () => {
     expect(error.message).toContain('Hunk 2')
   })
 
+  // Lines removed whose block ends like the lines before it: the context meets there.
+  const BLOCKS = text(
+    'def a():',
+    '    return 1',
+    '',
+    '',
+    'def b():',
+    '    return 1',
+    '',
+    '',
+    'def c():',
+    '    pass'
+  )
+  const deletion = (removed: string) =>
+    `${HEAD}@@ -2,8 +2,4 @@\n     return 1\n \n \n-def b():\n-${removed}\n-\n-\n def c():\n@@ -9,2 +5,2 @@\n def c():\n-    pass\n+    return 3\n`
+
+  it('lands a deletion whose new side also meets elsewhere in the file', () => {
+    expect(apply(deletion('    return 1'), BLOCKS)).toBe(
+      text('def a():', '    return 1', '', '', 'def c():', '    return 3')
+    )
+  })
+
+  it('does not take a deletion for made: its new side is context alone', () => {
+    // The reply removes a line the file does not hold; only the other hunk used to land.
+    expect(rule(deletion('    return 2'), BLOCKS)).toBe('removed-line-missing')
+  })
+
+  // A line indented wrong; the change that fixes it is whitespace alone.
+  const MISINDENTED = text('def run():', '  if failed:', '      exit(1)', '  return 0')
+  const reindent = (removed: string) =>
+    `${HEAD}@@ -1,2 +1,2 @@\n-def run():\n+def run(self):\n   if failed:\n@@ -2,3 +2,3 @@\n   if failed:\n-${removed}\n+    exit(1)\n   return 0\n`
+
+  it('lands a change of whitespace alone', () => {
+    expect(apply(reindent('      exit(1)'), MISINDENTED)).toBe(
+      text('def run(self):', '  if failed:', '    exit(1)', '  return 0')
+    )
+  })
+
+  it('does not take a line the file holds with other whitespace for a change made', () => {
+    // Its removed line is not in the file, and its added line is there only loosely.
+    expect(rule(reindent('      raise SystemExit'), MISINDENTED)).toBe('removed-line-missing')
+  })
+
   it('still refuses when the new side is there twice', () => {
     const twice = PY + text('', 'def load(path):', '    with open(path) as f:')
     const reply = `${HEAD}@@ -5,2 +5,2 @@\n-def loaded(path):\n+def load(path):\n     with open(path) as f:\n`
