@@ -139,6 +139,25 @@ describe('a context line between two changes that the reply wrote its own way', 
   })
 })
 
+describe('a short context line one character off', () => {
+  // `    return n;` is too short for a copy slip to be told from a change by its length.
+  const after = (last: string) =>
+    `${head('words.c')}@@ -7,5 +7,5 @@\n         if (**input == ' ')\n-            n++;\n+            n += 1;\n         (*input)++;\n     }\n${last}\n`
+
+  it("lands the reply's version when the character makes a meaning (a number)", () => {
+    expect(apply('words.c', after('     return 0;'), C)).toContain('    }\n    return 0;\n}\n')
+  })
+
+  it('is refused when it makes only a word nothing else uses: a slip or a change alike', () => {
+    for (const last of ['     retarn n;', '     return m;']) {
+      const error = refusal('words.c', after(last), C)
+      expect(error.details.rule, last).toBe('hunk-not-found')
+      expect(error.message, last).toContain('too short to tell a copy slip from a change')
+      expect(error.message, last).toContain(`reply: ${last.slice(1)}`)
+    }
+  })
+})
+
 describe("an added line identical to the file's line in its place", () => {
   const marked = (line: string) =>
     `${head('fields.py')}@@ -5,3 +5,5 @@\n     def validate(self, value):\n+        value = value.strip()\n+${line}\n             raise ValidationError(\n`

@@ -223,7 +223,8 @@ function placeWithoutContext(
  * The hunk with every unchanged line the reply wrote differently from the file (beyond whitespace
  * and copy slips, see `compareContext`) turned into a change to the reply's version: the model's
  * whole intent lands, never the file's line in place of one it changed. A hunk that only a line
- * number placed among several matches is no place to land such a change: it is refused.
+ * number placed among several matches is no place to land such a change: it is refused. So is a
+ * short line one character off that reads as a slip or as a change alike (`unclear`).
  */
 function withChangedContext(
   path: string,
@@ -239,9 +240,19 @@ function withChangedContext(
       continue
     }
     const theirs = fileLines[j++]!
-    if (line.kind === '-' || compareContext(theirs, line.text, where.vocabulary) !== 'changed') {
+    const how = line.kind === '-' ? 'same' : compareContext(theirs, line.text, where.vocabulary)
+    if (how === 'same' || how === 'slip') {
       lines.push(line)
       continue
+    }
+    if (how === 'unclear') {
+      throw patchError(
+        `Hunk ${where.number} for ${path} gives line ${j} as unchanged but writes it one character off from the file, ` +
+          `a line too short to tell a copy slip from a change:\n${quote([`file:  ${theirs}`, `reply: ${line.text}`])}\n` +
+          'Copy an unchanged line exactly; mark a line you change with "-" (the current line, copied exactly) and "+" (the new one).',
+        { kind: 'hunk-not-found', file: path, hunk: where.number, expected: [line.text] },
+        { line: j }
+      )
     }
     if (where.byHint) {
       throw patchError(

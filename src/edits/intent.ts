@@ -1,4 +1,4 @@
-import { isTypo, looseKey } from './line-match.js'
+import { editDistanceAtMost, isTypo, looseKey } from './line-match.js'
 
 const WORD = /[\p{L}\p{N}_]+/gu
 
@@ -23,6 +23,9 @@ export function vocabularyOf(...texts: readonly (readonly string[])[]): Vocabula
  *   making words that neither the file nor the rest of the reply uses (`debug` copied as `debux`)
  *   or single letters (`8.1.3` as `8.x.3`), which are no evidence of a meaning either way, or a
  *   rule of repeated signs miscounted (`~~~~` as `~~~~~`);
+ * - `unclear`: what would be a copy slip in a line too short to tell one from a change: one
+ *   character off, making only such meaningless words (`"os"` as `"ox"`, `#[inline]` as
+ *   `#[inlixe]`). Neither the file's line nor the reply's can be landed: the hunk is refused.
  * - `changed`: anything else. The model wrote the line its way (`while (**input_ptr)` where the
  *   file says `while (**input)`, `>=` where it says `>`), so its version is part of the change.
  *
@@ -32,19 +35,22 @@ export function compareContext(
   fileLine: string,
   replyLine: string,
   vocabulary: Vocabulary
-): 'same' | 'slip' | 'changed' {
+): 'same' | 'slip' | 'unclear' | 'changed' {
   const theirs = looseKey(fileLine)
   const mine = looseKey(replyLine)
   // Spacing inside the line (`a=b` as `a = b`) is how the model remembered it, not a change.
   if (theirs.replace(/\s/g, '') === mine.replace(/\s/g, '')) return 'same'
-  if (!isTypo(theirs, mine)) return 'changed'
-  if (runsCollapsed(theirs) === runsCollapsed(mine)) return 'slip'
+  const long = isTypo(theirs, mine)
+  const short = !long && theirs !== '' && mine !== '' && editDistanceAtMost(theirs, mine, 1)
+  if (!long && !short) return 'changed'
+  if (long && runsCollapsed(theirs) === runsCollapsed(mine)) return 'slip'
   const added = newWords(wordsOf(theirs), wordsOf(mine))
   if (added.length === 0) return 'changed'
   // A new number is meant (`retries = 5`); the line itself accounts for one use of each word.
   const meaningless = (word: string) =>
     /\p{L}/u.test(word) && (word.length === 1 || (vocabulary.get(word) ?? 0) <= 1)
-  return added.every(meaningless) ? 'slip' : 'changed'
+  if (!added.every(meaningless)) return 'changed'
+  return long ? 'slip' : 'unclear'
 }
 
 /** A line with each run of three or more of one sign shortened to three: what miscounting leaves alike. */

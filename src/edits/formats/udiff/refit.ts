@@ -146,7 +146,7 @@ function anchorOnRemoved(hunk: Hunk, file: FileIndex, keep: 'leading' | 'trailin
     const elsewhere = file.byLoose.has(looseKey(line.text))
     return how === 'changed' && (elsewhere || !isVersionOf(theirs(k), line.text)) ? 'other' : how
   })
-  if (kinds.includes('slip')) return undefined
+  if (kinds.includes('slip') || kinds.includes('unclear')) return undefined
   if (!kinds.includes('changed')) return { ...hunk, lines }
   if (from < 0 || kinds.includes('other')) return undefined
   const rewritten = dropped.flatMap((line, k): DiffLine[] =>
