@@ -169,26 +169,12 @@ describe('SecretMasker: encoded forms of every known secret (issue 24, point 10)
     expect(run.countKnown(text)).toBe(0)
   })
 
-  it('masks 1 MB of output in well under 100 ms', () => {
+  it('masks a secret at the end of 1 MB of ordinary output and leaves the rest as it was', () => {
+    // How long this takes is a figure of bench:masking, beside its anchor (one regex pass).
     const run = masker()
     run.add('hunter2hunter2')
     const line = 'src/widget.test.ts > renders 0x1f 2024-01-01T00:00:00Z ok 123 456, done [info]\n'
-    const big = `${line.repeat(Math.ceil(1_000_000 / line.length))}${rot13(TOKEN)}\n`
-    const best = (work: () => unknown) => {
-      const times: number[] = []
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now()
-        work()
-        times.push(performance.now() - started)
-      }
-      return Math.min(...times)
-    }
-    expect(run.maskKnown(big).endsWith('***\n')).toBe(true)
-    const masking = best(() => run.maskKnown(big))
-    // One regex pass over the same text: on a busy machine both slow down alike. Measured
-    // ~30-50 ms for the masking on an idle 2-core machine (about ten such passes).
-    const pass = best(() => big.replace(/[^a-z0-9]+/gi, ''))
-    console.log(`masking 1 MB: ${masking.toFixed(1)} ms (one regex pass: ${pass.toFixed(1)} ms)`)
-    expect(masking).toBeLessThan(Math.max(100, 20 * pass))
+    const ordinary = line.repeat(Math.ceil(1_000_000 / line.length))
+    expect(run.maskKnown(`${ordinary}${rot13(TOKEN)}\n`)).toBe(`${ordinary}***\n`)
   })
 })
