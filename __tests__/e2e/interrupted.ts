@@ -5,12 +5,17 @@ import { README_FIX } from '../security/hostile-run.js'
 import type { TestRepo } from '../support/repo.js'
 import { runAction } from '../support/action-runner.js'
 import { processesRunning } from '../support/processes.js'
-export { processesRunning }
+import { until } from '../support/until.js'
 import { lastUserMessage, startModelServer } from '../support/model-server.js'
 
-/** A `sleep` argument no other test's command has: its process is found by it in /proc. */
+export { processesRunning, until }
+
+/**
+ * A `sleep` argument no other test's command has: its process is found by it in /proc. Five
+ * minutes: the run is interrupted while it sleeps however slowly a loaded machine gets there.
+ */
 export function sleepMarker(): string {
-  return `3.${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`
+  return `300.${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`
 }
 
 /**
@@ -20,14 +25,6 @@ export function sleepMarker(): string {
 export function validationSleeping(marker: string): Promise<void> {
   // The sleep itself (its arguments NUL-separated), not a wrapper whose script names it.
   return until(() => processesRunning(`sleep\0${marker}\0`).length > 0, 'validation')
-}
-
-export async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (check()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 /** The user's own work, left uncommitted before the run: a tracked edit and a new file. */

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { README_FIX, type HostileOptions, type HostileRun } from '../security/hostile-run.js'
+import type { HostileOptions, HostileRun } from '../security/hostile-run.js'
 import { trackedHostileRuns } from '../security/tracked-runs.js'
 import { runCli } from '../support/action-runner.js'
 import type { TestRepo } from '../support/repo.js'
@@ -51,7 +51,7 @@ const points: Array<[string, () => HostileOptions]> = [
   [
     'while the model drafts',
     () => ({
-      reply: () => ({ content: README_FIX, delayMs: 30_000 }),
+      reply: () => ({ hang: true }),
       signals: {
         when: (_repo, model) => until(() => model.requests.length > 0, 'the draft request'),
         send: ['SIGKILL']
@@ -91,7 +91,7 @@ describe('a run killed with SIGKILL', () => {
   it.each(points)('%s: the rerun restores the repository first, then succeeds', async (_, at) => {
     const first = await killed(at())
     const { repo } = first
-    expect(processesRunning(`sleep ${SLEEP}`)).toEqual([])
+    await until(() => processesRunning(SLEEP).length === 0, 'the command to end')
     const model = await readmeModel()
     try {
       const rerun = await runOn(repo, model.url, 'rerun.json')
