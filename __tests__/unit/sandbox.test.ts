@@ -18,6 +18,7 @@ import { SecretMasker } from '../../src/secrets/index.js'
 import { runCommand } from '../../src/validation/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { until } from '../support/until.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 
 const BACKENDS: BackendName[] = ['bubblewrap', 'unshare']
@@ -37,8 +38,8 @@ function hostProcesses(marker: string): string[] {
     })
 }
 
-async function settle(check: () => boolean, tries = 50): Promise<boolean> {
-  for (let i = 0; i < tries && !check(); i++) await new Promise((r) => setTimeout(r, 100))
+async function settle(check: () => boolean): Promise<boolean> {
+  await until(check, 'the processes to settle').catch(() => undefined)
   return check()
 }
 
@@ -118,7 +119,9 @@ describe.each(BACKENDS)('the %s sandbox', (backend) => {
   it.skipIf(skip)('kills a setsid daemon when the command ends', async () => {
     const marker = `patchsmith-daemon-${backend}-${process.pid}`
     const result = await run(
-      `setsid sh -c 'while :; do date > daemon.txt; sleep 0.05; done; : ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`
+      `setsid sh -c 'while :; do date > daemon.txt; sleep 0.05; done; : ${marker}' >/dev/null 2>&1 < /dev/null & ` +
+        // Ends once the daemon has written, however long a loaded machine takes to start it.
+        'until [ -s daemon.txt ]; do sleep 0.01; done; echo started'
     )
     expect(result.stdout).toContain('started')
     expect(await settle(() => hostProcesses(marker).length === 0)).toBe(true)

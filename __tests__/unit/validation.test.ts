@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +10,8 @@ import {
 } from '../../src/validation/index.js'
 import { SecretMasker } from '../../src/secrets/index.js'
 import { validationEnv } from '../../src/sandbox/index.js'
+import { processesIn } from '../support/processes.js'
+import { until } from '../support/until.js'
 
 const cwd = mkdtempSync(join(tmpdir(), 'patchsmith-validation-'))
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
@@ -34,8 +36,7 @@ function living(...selector: string[]): string[] {
 }
 
 async function waitUntilGone(...selector: string[]): Promise<string[]> {
-  for (let i = 0; i < 100 && living(...selector).length > 0; i++)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+  await until(() => living(...selector).length === 0, 'the process to end').catch(() => undefined)
   return living(...selector)
 }
 
@@ -105,28 +106,27 @@ describe('runCommand', () => {
   it('kills the whole process group at the timeout', async () => {
     const pidFile = join(cwd, 'child.pid')
     const groupFile = join(cwd, 'group.pid')
-    const started = Date.now()
     const result = await runCommand(
       `echo $$ > ${groupFile}; sleep 300 & echo $! > ${pidFile}; sleep 300`,
       { ...options(), timeoutMs: 1000 }
     )
-    expect(Date.now() - started).toBeLessThan(10_000)
     expect(result.exit_code).toBe(124)
     expect(result.timedOut).toBe(true)
     expect(result.stderr).toContain('Killed after 1000 ms')
-    const childPid = Number(readFileSync(pidFile, 'utf8').trim())
-    const group = Number(readFileSync(groupFile, 'utf8').trim())
-    expect(childPid).toBeGreaterThan(0)
-    expect(group).toBeGreaterThan(0)
-    expect(await waitUntilGone('-g', String(group))).toEqual([])
-    expect(await waitUntilGone('-p', String(childPid))).toEqual([])
+    // Whatever the command had started (in this test's folder) is gone. A loaded machine may
+    // reach the timeout before the shell has written both files: those it wrote name the rest.
+    await until(() => processesIn(cwd).length === 0, 'the group to be gone')
+    for (const file of [groupFile, pidFile].filter((path) => existsSync(path))) {
+      const pid = Number(readFileSync(file, 'utf8').trim())
+      expect(pid).toBeGreaterThan(0)
+      expect(living('-p', String(pid))).toEqual([])
+    }
   })
 
   it('leaves no process of the group behind when the shell exits first', async () => {
     const pidFile = join(cwd, 'bg.pid')
-    const started = Date.now()
+    // Without the group kill it would wait for the background sleep's 300 s.
     const result = await runCommand(`sleep 300 & echo $! > ${pidFile}; echo done`, options())
-    expect(Date.now() - started).toBeLessThan(10_000)
     expect(result.exit_code).toBe(0)
     expect(result.stdout).toBe('done\n')
     const childPid = Number(readFileSync(pidFile, 'utf8').trim())
