@@ -80,7 +80,6 @@ describe('a rollback on a full disk', () => {
       expect(git('stash', 'list')).toBe('')
       expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('my own edit\n')
       expect(existsSync(join(dir, '.git/patchsmith/journal.json'))).toBe(false)
-    },
-    30_000
+    }
   )
 })

@@ -218,5 +218,5 @@ describe('a model that never answers', () => {
     expect(run.outputs['error-code']).toBe('TIMEOUT')
     expect(run.stdout).toContain('model-timeout')
     expect(expectUntouched(repo, 'fix/5-change', baseSha)).toEqual([])
-  }, 60_000)
+  })
 })

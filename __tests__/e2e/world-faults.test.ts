@@ -63,7 +63,7 @@ describe("GitHub's faults", () => {
     expect(run.stdout).not.toContain('Stack trace')
     // Retried before giving up.
     expect(github.requests.filter((r) => r.path.endsWith('/issues/9')).length).toBeGreaterThan(1)
-  }, 30_000)
+  })
 
   it('a rate limit that resets too late to wait for says when to rerun', async () => {
     const reset = Math.floor(Date.now() / 1000) + 3600
@@ -117,7 +117,7 @@ describe("GitHub's faults", () => {
     })
     expect(action.outputs['error-code']).toBe('GITHUB_API_ERROR')
     expect(action.stdout).not.toContain('Stack trace')
-  }, 60_000)
+  })
 
   it('GraphQL errors are errors, not data', async () => {
     const github = await startGitHubServer()
