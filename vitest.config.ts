@@ -1,13 +1,12 @@
 import { defineConfig } from 'vitest/config'
+import { TEST_TIMEOUT_MS } from './__tests__/support/timeouts.js'
 
 export default defineConfig({
   test: {
     include: ['__tests__/**/*.test.ts'],
-    // A backstop for a hang, not a measure of speed: on a loaded 2-core machine a test that runs
-    // the bundle, git and the sandbox many times may take several times its idle time. Tests
-    // do not set shorter ones.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // A backstop for a hang, not a measure of speed (support/timeouts.ts); no test sets a shorter one.
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: TEST_TIMEOUT_MS,
     pool: 'forks',
     // Most of a test's time is spent waiting on git, the sandbox and loopback servers, not on a
     // core: three files at a time on a 2-core machine (vitest's default there is one); measured

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { endsBeforeTimeout } from '../support/timeouts.js'
 import { parseTestReport } from '../../src/validation/test-report/index.js'
 import { judgeCommand, type CommandRun } from '../../src/validation/verdict/index.js'
 
@@ -14,12 +15,12 @@ describe('hostile validation output', () => {
       '=== test session starts ===\n' + 'a::'.repeat(READ_CAP / 3),
       'Ran 1 test in 0.001s\n' + 'FAIL: test_a (t.T)\n'.repeat(READ_CAP / 20)
     ]
-    for (const output of outputs) {
-      const started = performance.now()
-      judgeCommand('test', run(output), run(`${output}\n`), { text: 'issue' })
-      // Minutes on the old code (quadratic); a few hundred ms here. Generous for a loaded machine.
-      expect(performance.now() - started).toBeLessThan(15_000)
-    }
+    // Minutes on the old code (quadratic); a few hundred ms here. Only a hang is asserted:
+    // vitest cannot interrupt synchronous work.
+    for (const output of outputs)
+      endsBeforeTimeout(() =>
+        judgeCommand('test', run(output), run(`${output}\n`), { text: 'issue' })
+      )
   })
 
   it('a test failing twice under one id (subtests) keeps every failure: a new one is no base failure', () => {
