@@ -8,6 +8,7 @@ import { startProxyServer } from '../support/proxy-server.js'
 import { typoCliArgs, typoRepo, typoReplies } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { runCliInProcess } from '../support/in-process.js'
+import { until } from '../support/until.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -110,15 +111,13 @@ describe('patchsmith run (node dist/cli.js)', () => {
   it("rolls back on SIGINT while the model drafts: CANCELLED, exit 130, the user's edit in place", async () => {
     const repo = typoRepo()
     cleanups.push(() => repo.cleanup())
-    const server = await startModelServer(() => ({ content: 'never in time', delayMs: 30_000 }))
+    const server = await startModelServer(() => ({ hang: true }))
     cleanups.push(() => server.close())
     writeFileSync(`${repo.dir}/NOTES.md`, 'my notes\n')
     const run = await runCli(['--json', ...typoCliArgs(repo.dir, server.url)], {
       env: { OPENAI_API_KEY: 'sk-from-env-1234' },
       signals: {
-        when: (async () => {
-          while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 50))
-        })(),
+        when: until(() => server.requests.length > 0, 'the draft request'),
         send: ['SIGINT']
       }
     })
