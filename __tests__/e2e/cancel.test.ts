@@ -74,14 +74,19 @@ describe('a cancelled run', () => {
 
   it('SIGTERM while the branch is pushed: the push finishes, then the branch is deleted', async () => {
     let flag = ''
+    let push = { release: () => {} }
     const hostile = await cancelled({
       setup(repo) {
         userWork(repo)
         flag = join(repo.root, 'pushing.flag')
-        slowGit(repo, flag, 'before-push')
+        push = slowGit(repo, flag, 'before-push')
       },
       env: (repo) => ({ PATH: `${join(repo.root, 'bin')}:${process.env.PATH ?? ''}` }),
-      signals: { when: () => until(() => existsSync(flag), 'the push'), send: ['SIGTERM'] }
+      signals: {
+        when: () => until(() => existsSync(flag), 'the push'),
+        send: ['SIGTERM'],
+        afterFirst: () => push.release()
+      }
     })
     expectCancelled(hostile, 143)
     expect(hostile.result.error?.message).toContain('during the push')
@@ -115,14 +120,19 @@ describe('a cancelled run', () => {
       'after the commit, before the push',
       () => {
         let flag = ''
+        let push = { release: () => {} }
         return {
           setup(repo) {
             userWork(repo)
             flag = join(repo.root, 'pushing.flag')
-            slowGit(repo, flag, 'before-push')
+            push = slowGit(repo, flag, 'before-push')
           },
           env: (repo) => ({ PATH: `${join(repo.root, 'bin')}:${process.env.PATH ?? ''}` }),
-          signals: { when: () => until(() => existsSync(flag), 'the push'), ...ACTIONS_SEQUENCE }
+          signals: {
+            when: () => until(() => existsSync(flag), 'the push'),
+            ...ACTIONS_SEQUENCE,
+            afterFirst: () => push.release()
+          }
         }
       }
     ]

@@ -57,24 +57,30 @@ export function runOn(repo: TestRepo, baseUrl: string, output: string) {
 }
 
 /**
- * A git in front of the real one (in `repo.root/bin`, to put first on PATH) that touches
- * `flag` around the branch's push (not the access check's `push --dry-run`, nor a deletion): before it starts (then waits 2 s), or once it has finished (then
- * waits 5 s, so the run can be interrupted with the branch on origin).
+ * A git in front of the real one (in `repo.root/bin`, to put first on PATH) that touches `flag`
+ * around the branch's push (not the access check's `push --dry-run`, nor a deletion) and then
+ * holds the run there until `release()` (or until the run is killed): before the push starts,
+ * or once it has finished, with the branch on origin. The run is interrupted at that point
+ * however slowly a loaded machine gets there.
  */
-export function slowGit(repo: TestRepo, flag: string, when: 'before-push' | 'after-push'): void {
+export function slowGit(
+  repo: TestRepo,
+  flag: string,
+  when: 'before-push' | 'after-push'
+): { release: () => void } {
   const bin = join(repo.root, 'bin')
   mkdirSync(bin)
   const real = process.env
     .PATH!.split(':')
     .map((dir) => join(dir, 'git'))
     .find(existsSync)!
-  const push =
-    when === 'before-push'
-      ? `touch ${flag}; sleep 2`
-      : `${real} "$@"; status=$?; touch ${flag}; sleep 5; exit $status`
+  const go = `${flag}.go`
+  const hold = `touch ${flag}; while [ ! -e ${go} ]; do sleep 0.05; done`
+  const push = when === 'before-push' ? hold : `${real} "$@"; status=$?; ${hold}; exit $status`
   writeFileSync(
     join(bin, 'git'),
     `#!/bin/sh\ncase " $* " in *" stash "*|*" --dry-run "*|*" :refs/"*) ;; *" push "*) ${push} ;; esac\nexec ${real} "$@"\n`
   )
   chmodSync(join(bin, 'git'), 0o755)
+  return { release: () => writeFileSync(go, '') }
 }

@@ -78,6 +78,7 @@ export interface HostileOptions {
     when: (repo: TestRepo, model: ModelServer) => Promise<unknown>
     send: NodeJS.Signals[]
     gapMs?: number
+    afterFirst?: () => void
   }
   /**
    * 'process' runs the bundled action as the runner does (needed for signals, and wherever the
@@ -197,7 +198,8 @@ export async function hostileRun(options: HostileOptions = {}): Promise<HostileR
     signals: options.signals && {
       when: options.signals.when(repo, model),
       send: options.signals.send,
-      gapMs: options.signals.gapMs
+      gapMs: options.signals.gapMs,
+      afterFirst: options.signals.afterFirst
     }
   })
   // A run killed with SIGKILL writes none: `success: false` without an error stands for that.

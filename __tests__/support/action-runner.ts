@@ -55,6 +55,8 @@ export interface SignalPlan {
   /** Sent in order, `gapMs` apart (GitHub: SIGINT, then SIGTERM 7.5 s later). */
   send: NodeJS.Signals[]
   gapMs?: number
+  /** Called once the first signal is sent (e.g. to let a held-up git go on). */
+  afterFirst?: () => void
 }
 
 export interface CliRun {
@@ -331,6 +333,7 @@ function runNode(
       for (const [i, name] of options.signals!.send.entries()) {
         if (i > 0) await new Promise((r) => setTimeout(r, options.signals!.gapMs ?? 0))
         if (child.exitCode === null && child.signalCode === null) child.kill(name)
+        if (i === 0) options.signals!.afterFirst?.()
       }
     })
 
