@@ -13,6 +13,7 @@ import {
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { COMMIT_SUBJECT } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { until } from '../support/until.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -45,9 +46,18 @@ const GOOD: Record<string, string> = {
   'README.md': '# Helpers\n\ngreet, farewell and shout.\n'
 }
 
-/** The model: whole-file drafts by the plan's path; commit subjects by the task's title. */
-function script(files: Record<string, string>, delays: Record<string, number> = {}) {
-  return (request: RecordedRequest) => {
+/**
+ * The model: whole-file drafts by the plan's path; commit subjects by the task's title. Drafts
+ * of `together` are answered only once each of them has been asked (so drafts sent side by side
+ * overlap however slow the machine; asked one by one, they wait out until()'s deadline, to fail).
+ */
+function script(
+  files: Record<string, string>,
+  delays: Record<string, number> = {},
+  together: string[] = []
+) {
+  const asked = new Set<string>()
+  return async (request: RecordedRequest) => {
     const text = lastUserMessage(request)
     if (text.startsWith('Write the subject line')) {
       const files = /Files changed: (.*)/.exec(text)![1]!
@@ -55,6 +65,13 @@ function script(files: Record<string, string>, delays: Record<string, number> = 
     }
     // A repair request names its file in "If <path> needs no further change".
     const path = (/- Path: (\S+)/.exec(text) ?? /If (\S+) needs no further change/.exec(text))![1]!
+    if (together.includes(path)) {
+      asked.add(path)
+      await until(
+        () => together.every((other) => asked.has(other)),
+        'the drafts asked together'
+      ).catch(() => undefined)
+    }
     return { content: `^^^${path}\n${files[path]}^^^end\n`, delayMs: delays[path] ?? 0 }
   }
 }
@@ -103,7 +120,7 @@ describe('task files through the action', () => {
   it('runs 5 tasks in dependency order, drafts the [P] pair together, one commit per task', async () => {
     const repo = tasksRepo()
     const base = repo.git('rev-parse', 'HEAD')
-    const server = await modelServer(script(GOOD, { 'src/farewell.js': 400, 'src/shout.js': 400 }))
+    const server = await modelServer(script(GOOD, {}, ['src/farewell.js', 'src/shout.js']))
     const run = await runActionInProcess({
       workspace: repo.dir,
       inputs: {
