@@ -15,6 +15,7 @@ import {
 } from './support/model-server.js'
 import { copyDirFiles, createRepo, type TestRepo } from './support/repo.js'
 import { until } from './support/until.js'
+import { answeredTogether } from './support/answered-together.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -136,10 +137,10 @@ describe('model server', () => {
   })
 
   it('tracks overlapping requests', async () => {
-    const server = await modelServer([
-      { content: 'a', delayMs: 300 },
-      { content: 'b', delayMs: 300 }
-    ])
+    let next = 0
+    const server = await modelServer(
+      answeredTogether(2, () => ({ content: ['a', 'b'][next++]!, delayMs: 50 }))
+    )
     const openai = client(server)
     const replies = await Promise.all([
       openai.chat.completions.create(ask('one')),

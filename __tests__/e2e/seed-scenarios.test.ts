@@ -17,6 +17,7 @@ import {
   writeInputs
 } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { answeredTogether } from '../support/answered-together.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -196,17 +197,20 @@ describe('seed scenario 3: multi-file change', () => {
     for (const name of ['a', 'b', 'c']) files[`src/${name}.js`] = `export const ${name} = 1\n`
     const repo = track(createRepo({ files, prefix: 'multi' }))
     const baseSha = repo.git('rev-parse', 'HEAD')
-    const server = await modelServer((request) => {
-      const text = JSON.stringify(request.body)
-      const name = ['a', 'b', 'c'].find((n) =>
-        text.includes(`Write a unified diff for src/${n}.js`)
-      )
-      if (!name) return 'refactor(src): rename the three counters to start at two'
-      return {
-        delayMs: 400,
-        content: `--- a/src/${name}.js\n+++ b/src/${name}.js\n@@ -1 +1 @@\n-export const ${name} = 1\n+export const ${name} = 2\n`
-      }
-    })
+    // The three drafts are answered once all three are asked (the commit message comes later).
+    const server = await modelServer(
+      answeredTogether(3, (request) => {
+        const text = JSON.stringify(request.body)
+        const name = ['a', 'b', 'c'].find((n) =>
+          text.includes(`Write a unified diff for src/${n}.js`)
+        )
+        if (!name) return 'refactor(src): rename the three counters to start at two'
+        return {
+          delayMs: 50,
+          content: `--- a/src/${name}.js\n+++ b/src/${name}.js\n@@ -1 +1 @@\n-export const ${name} = 1\n+export const ${name} = 2\n`
+        }
+      })
+    )
     const inputs = writeInputs(repo, {
       'issue.json': {
         number: 9,

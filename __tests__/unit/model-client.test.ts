@@ -15,6 +15,7 @@ import { retryAfterMs, retryWait } from '../../src/model/retry.js'
 import { startModelServer, type ModelServer, type ReplyScript } from '../support/model-server.js'
 import { failure } from '../support/errors.js'
 import { until } from '../support/until.js'
+import { answeredTogether } from '../support/answered-together.js'
 
 const KEY = 'sk-canary-0123456789abcdefXY'
 const cleanups: Array<() => unknown> = []
@@ -448,10 +449,14 @@ describe('structured output', () => {
 
 describe('parallel drafting', () => {
   it('runs at most `concurrency` calls at once and keeps plan order', async () => {
-    const server = await serve((request) => ({
-      content: `reply to ${request.body.messages[0].content}`,
-      delayMs: 150
-    }))
+    // Held until four are waiting at once, then each still takes a moment: a fifth in flight
+    // would show.
+    const server = await serve(
+      answeredTogether(4, (request) => ({
+        content: `reply to ${request.body.messages[0].content}`,
+        delayMs: 50
+      }))
+    )
     const model = clientFor(server)
     const files = Array.from({ length: 8 }, (_, i) => `file-${i}`)
     const replies = await mapConcurrent(files, 4, (file, _i, signal) =>
@@ -462,7 +467,7 @@ describe('parallel drafting', () => {
   })
 
   it('keeps maxInFlight over all callers, e.g. the drafts of two [P] tasks at once', async () => {
-    const server = await serve(() => ({ content: 'ok', delayMs: 100 }))
+    const server = await serve(answeredTogether(3, () => ({ content: 'ok', delayMs: 50 })))
     const model = clientFor(server, { maxInFlight: 3 })
     const ask = (file: string, signal: AbortSignal) =>
       model.complete([{ role: 'user', content: file }], { signal, label: file })
