@@ -75,7 +75,7 @@ async function settingsFor(script: ReplyScript, verdict: Verdict, maxRepairs = 2
     style: DEFAULT_STYLE,
     base: new Map([['src/greet.txt', 'hello\n']]),
     concurrency: 1,
-    model: new ModelClient({ baseUrl: model.url, apiKey: 'test', model: 'm', timeoutMs: 5_000 }),
+    model: new ModelClient({ baseUrl: model.url, apiKey: 'test', model: 'm', timeoutMs: 60_000 }),
     log: new AttemptLog(logs, (text) => text),
     logger: quiet,
     policy: new PathPolicy({ blockedGlobs: [], allowProtected: [] }),

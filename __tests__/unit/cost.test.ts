@@ -101,7 +101,7 @@ describe('max-cost', () => {
       baseUrl: server.url,
       apiKey: 'sk-test-cost',
       model: 'gpt-test',
-      timeoutMs: 5_000,
+      timeoutMs: 60_000,
       budget
     })
     await model.complete([{ role: 'user', content: 'first call' }])

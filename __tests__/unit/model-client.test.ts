@@ -34,7 +34,8 @@ function clientFor(server: ModelServer, options: Partial<ModelClientOptions> = {
     baseUrl: server.url,
     apiKey: KEY,
     model: 'gpt-test',
-    timeoutMs: 5_000,
+    // A backstop only (the tests of timeouts set their own): a loaded machine is slow to answer.
+    timeoutMs: 60_000,
     maxBackoffMs: 20,
     ...options
   })
