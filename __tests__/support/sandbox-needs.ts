@@ -27,7 +27,8 @@ export function sandboxGaps(): Partial<Record<Need, string>> {
     // Installed but unusable (user namespaces refused, as under some AppArmor profiles).
     const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', 'true'], {
       encoding: 'utf8',
-      timeout: 10_000
+      // A backstop: a loaded machine must not turn a slow probe into skipped tests.
+      timeout: 60_000
     })
     if (probe.status !== 0)
       reasons.bubblewrap = `bwrap cannot make a sandbox here (${probe.stderr.trim() || 'failed'})`
