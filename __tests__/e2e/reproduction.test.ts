@@ -229,7 +229,7 @@ describe('proof by reproduction (issue 35)', () => {
     expect(repo.git('show', `${BRANCH}:test_issue_7.py`)).toContain('assert add(2, 3) == 5')
   })
 
-  it('(node:test) a test that fails only because a module cannot be found is refused; the next one reproduces', async () => {
+  it('(node dist/index.js, node:test) a test that fails only because a module cannot be found is refused; the next one reproduces', async () => {
     const setup: Setup = {
       files: {
         'calc.js': JS_CALC,
@@ -239,13 +239,17 @@ describe('proof by reproduction (issue 35)', () => {
       },
       command: 'npm test'
     }
-    const { run, result, asked } = await runIssue(setup, {
-      tests: [
-        newFile('test/issue-7.test.js', jsTest('../src/calc.js')),
-        newFile('test/issue-7.test.js', jsTest('../calc.js'))
-      ],
-      drafts: [JS_FIX]
-    })
+    const { run, result, asked } = await runIssue(
+      setup,
+      {
+        tests: [
+          newFile('test/issue-7.test.js', jsTest('../src/calc.js')),
+          newFile('test/issue-7.test.js', jsTest('../calc.js'))
+        ],
+        drafts: [JS_FIX]
+      },
+      { bundled: true }
+    )
     expect(run.exitCode, run.summary).toBe(0)
     expect(asked).toHaveLength(2)
     expect(asked[1]).toMatch(/was not a reproduction: it fails by an error, not an assertion/)
@@ -298,7 +302,7 @@ describe('proof by reproduction (issue 35)', () => {
 })
 
 describe('proof by reproduction with Vitest (issue 35)', () => {
-  it('a Vitest repository: the reproduction fails on the base by expect().toBe and passes after', async () => {
+  it('(node dist/cli.js) a Vitest repository: the reproduction fails on the base by expect().toBe and passes after', async () => {
     const files = {
       'calc.js': JS_CALC,
       'package.json':
@@ -313,19 +317,29 @@ describe('proof by reproduction with Vitest (issue 35)', () => {
     )
     // Vitest itself, from this project's own install: hard links, ignored by the repository.
     execFileSync('cp', ['-al', join(PROJECT_ROOT, 'node_modules'), join(repo.dir, 'node_modules')])
-    const run = await runActionInProcess({
-      workspace: repo.dir,
-      inputs: {
-        issue: paths['issue.json']!,
-        'triage-result': paths['triage.json']!,
-        'fix-plan': paths['plan.json']!,
-        'base-url': server.url,
-        'api-key': 'sk-test-repro',
-        'output-path': `${repo.root}/result.json`,
-        'validation-commands': 'npm test'
-      }
-    })
-    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+    const output = `${repo.root}/result.json`
+    const cli = await runCli(
+      [
+        'run',
+        '--repo',
+        repo.dir,
+        '--issue',
+        paths['issue.json']!,
+        '--plan',
+        paths['plan.json']!,
+        '--triage',
+        paths['triage.json']!,
+        '--base-url',
+        server.url,
+        '--validation-command',
+        'npm test',
+        '--output',
+        output
+      ],
+      { env: { OPENAI_API_KEY: 'sk-test-repro' } }
+    )
+    const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
+    const run = { exitCode: cli.exitCode, summary: cli.stderr }
     expect(run.exitCode, run.summary).toBe(0)
     expect(result.data![0]!.verification).toMatchObject({
       status: 'reproduced-and-fixed',
