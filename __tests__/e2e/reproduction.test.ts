@@ -59,17 +59,21 @@ const isReproductionCall = (request: RecordedRequest) =>
 interface Script {
   tests: string[]
   drafts: string[]
+  /** Plan-less runs: the plan the model answers the planning call with. */
+  plan?: unknown
 }
 
 function model(script: Script) {
   let test = 0
   let draft = 0
   return startModelServer((request) =>
-    isCommitMessageCall(request)
-      ? 'fix(calc): add returns the sum of its operands'
-      : isReproductionCall(request)
-        ? (script.tests[test++] ?? 'NO_REPRODUCTION: no more scripted tests')
-        : (script.drafts[draft++] ?? 'no more drafts')
+    request.body.response_format?.json_schema?.name === 'fix_plan'
+      ? JSON.stringify(script.plan)
+      : isCommitMessageCall(request)
+        ? 'fix(calc): add returns the sum of its operands'
+        : isReproductionCall(request)
+          ? (script.tests[test++] ?? 'NO_REPRODUCTION: no more scripted tests')
+          : (script.drafts[draft++] ?? 'no more drafts')
   )
 }
 
@@ -380,5 +384,39 @@ describe('proof by reproduction in the other modes (issue 35)', () => {
     expect(commit.files_changed.sort()).toEqual(['calc.py', 'tests/test_issue_7.py'])
     expect(commit.verification?.status).toBe('reproduced-and-fixed')
     expect(repo.git('show', `${commit.sha}:tests/test_issue_7.py`)).toBe(test.replace(/\n$/, ''))
+  })
+
+  it('plan-less: the generated plan names the code, the reproduction is asked for and committed with the fix', async () => {
+    const repo = createRepo({ files: PY_UNITTEST.files, prefix: 'repro-planless' })
+    cleanups.push(() => repo.cleanup())
+    const files = writeInputs(repo, {
+      'issue.json': { ...ISSUE, body: 'Calling `add(2, 3)` in calc.py gives -1. It should give 5.' }
+    })
+    const test = pyTest('self.assertEqual(add(2, 3), 5)')
+    const server = await model({
+      plan: {
+        root_cause: 'add subtracts its operands',
+        plan_steps: ['Make add return a + b'],
+        file_changes: [{ path: 'calc.py', operation: 'MODIFY', description: 'Return the sum' }]
+      },
+      tests: [newFile('tests/test_issue_7.py', test)],
+      drafts: [PY_FIX]
+    })
+    cleanups.push(() => server.close())
+    const run = await runActionInProcess({
+      workspace: repo.dir,
+      inputs: {
+        issue: files['issue.json']!,
+        'base-url': server.url,
+        'api-key': 'sk-test-repro',
+        'validation-commands': PY_UNITTEST.command,
+        'output-path': `${repo.root}/result.json`
+      }
+    })
+    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+    expect(run.exitCode, run.summary).toBe(0)
+    const commit = result.data![0]!
+    expect(commit.files_changed.sort()).toEqual(['calc.py', 'tests/test_issue_7.py'])
+    expect(commit.verification?.status).toBe('reproduced-and-fixed')
   })
 })
