@@ -190,3 +190,15 @@ describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
     expect(gate.steps[0]!.env?.SENDER).toBe('${{ github.event.sender.login }}')
   })
 })
+
+describe('the pull requests the examples open', () => {
+  it.each(workflows.map((w) => [w.name, w.flow] as const))(
+    "%s: a pull request's body is Patchsmith's (the proof), never built from the commit message",
+    (_name, flow) => {
+      const text = JSON.stringify(flow)
+      if (!/pulls\.create|create-pull-request/.test(text)) return
+      expect(text).toMatch(/pull-request-body(-path)?/)
+      expect(text).not.toMatch(/commit\.message/)
+    }
+  )
+})
