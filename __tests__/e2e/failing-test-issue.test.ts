@@ -148,7 +148,7 @@ describe('an issue that is a failing test (python3 -m unittest)', () => {
       unrelated: []
     })
     expect(run.summary).toContain(
-      '| `python3 -m unittest -v` | ❌ fails | ✅ passes | test_calc.CalcTest.test_add | — |'
+      '| `python3 -m unittest -v` | ❌ fails | ✅ passes | `test_calc.CalcTest.test_add` | — |'
     )
   })
 

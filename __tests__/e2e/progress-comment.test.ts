@@ -98,14 +98,14 @@ describe('progress comment', () => {
     expect(last).toContain('### ✅ Patchsmith fixed this')
     expect(last).toContain('`README.md`')
     // The base fails the lint (the typo) and the change makes it pass: the proof says so.
-    expect(last).toContain('| `npm run lint` | ❌ fails | ✅ passes | npm run lint | — |')
+    expect(last).toContain('| `npm run lint` | ❌ fails | ✅ passes | `npm run lint` | — |')
     expect(last).toMatch(/tokens \(\d+ in, \d+ out\) · 2 model calls/)
     expect(last).toContain(RUN_URL)
     // The pull request's body, as a file for create-pull-request's body-path.
     expect(run.outputs['pull-request-title']).toMatch(/^docs\(readme\): /)
     const body = readFileSync(run.outputs['pull-request-body-path']!, 'utf8')
     expect(body).toContain('### Proof')
-    expect(body).toContain('| `npm run lint` | ❌ fails | ✅ passes | npm run lint | — |')
+    expect(body).toContain('| `npm run lint` | ❌ fails | ✅ passes | `npm run lint` | — |')
     expect(body).toContain(RUN_URL)
     expect(body).toMatch(/Fixes #\d+\n$/)
   })

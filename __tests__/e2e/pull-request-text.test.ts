@@ -21,7 +21,7 @@ const cleanups = cleanupAfterEach()
 const RUN_URL = 'https://github.com/acme/widgets/actions/runs/5151'
 const API_KEY = 'sk-test-prtext-secret-0001'
 const BRANCH = 'docs/42-fix-typo-readme'
-const PROOF_ROW = '| `npm run lint` | ❌ fails | ✅ passes | npm run lint | — |'
+const PROOF_ROW = '| `npm run lint` | ❌ fails | ✅ passes | `npm run lint` | — |'
 
 async function world(subject = 'docs(readme): correct typo in install') {
   const work = typoRepo()
@@ -75,7 +75,8 @@ describe('the pull request in the result (the action)', () => {
     const pr = result.pull_request!
     expect(pr.title).toBe('docs(readme): correct typo in install')
     expect(pr.body).toContain('### What changed\n\n- docs(readme): correct typo in install')
-    expect(pr.body).toContain('### Why\n\n#42: Fix typo in README')
+    // The issue's own reference, made inert: it links and closes nothing but through Fixes #42.
+    expect(pr.body).toContain('### Why\n\n#\u200b42: Fix typo in README')
     expect(pr.body).toContain('### Proof')
     expect(pr.body).toContain(PROOF_ROW)
     expect(pr.body).toContain(`| Run | [logs and artifact](${RUN_URL}) |`)
@@ -108,7 +109,7 @@ describe('the pull request in the result (the action)', () => {
     expect(raw).not.toContain(API_KEY)
     const pr = resultFile(w).pull_request!
     expect(pr.title).toBe('docs(readme): correct typo, key *** inside')
-    expect(pr.body).toContain('- docs(readme): correct typo, key *** inside')
+    expect(pr.body).toContain('- docs(readme): correct typo, key \\*\\*\\* inside')
     const file = readFileSync(run.outputs['pull-request-body-path']!, 'utf8')
     expect(file).not.toContain(API_KEY)
     expect(run.outputs['pull-request-title']).not.toContain(API_KEY)
