@@ -102,29 +102,56 @@ async function setUp(setup: Setup, script: Script) {
   return { repo, server, paths }
 }
 
+/** The action on `repo` (in-process, or the bundle), its result read from the output file. */
+async function runOn(repo: TestRepo, inputs: Record<string, string>, bundled = false) {
+  const run = await (bundled ? runAction : runActionInProcess)({
+    workspace: repo.dir,
+    inputs: { 'api-key': 'sk-test-repro', 'output-path': `${repo.root}/result.json`, ...inputs }
+  })
+  const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+  return { run, result }
+}
+
 async function runIssue(
   setup: Setup,
   script: Script,
   options: { bundled?: boolean; inputs?: Record<string, string> } = {}
 ) {
   const { repo, server, paths } = await setUp(setup, script)
-  const runner = options.bundled ? runAction : runActionInProcess
-  const run = await runner({
-    workspace: repo.dir,
-    inputs: {
+  const { run, result } = await runOn(
+    repo,
+    {
       issue: paths['issue.json']!,
       'triage-result': paths['triage.json']!,
       'fix-plan': paths['plan.json']!,
       'base-url': server.url,
-      'api-key': 'sk-test-repro',
-      'output-path': `${repo.root}/result.json`,
       'validation-commands': setup.command,
       ...options.inputs
-    }
-  })
-  const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+    },
+    options.bundled
+  )
   const asked = server.requests.filter(isReproductionCall).map((r) => JSON.stringify(r.body))
   return { run, result, repo, server, asked }
+}
+
+/** `patchsmith run` through dist/cli.js on the inputs setUp wrote; the result from its --output file. */
+async function runReproCli(
+  repo: TestRepo,
+  baseUrl: string,
+  paths: Record<string, string>,
+  command: string
+) {
+  const output = `${repo.root}/result.json`
+  const cli = await runCli(
+    [
+      'run',
+      ...['--repo', repo.dir, '--issue', paths['issue.json']!, '--plan', paths['plan.json']!],
+      ...['--triage', paths['triage.json']!, '--base-url', baseUrl],
+      ...['--validation-command', command, '--output', output]
+    ],
+    { env: { OPENAI_API_KEY: 'sk-test-repro' } }
+  )
+  return { cli, result: JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput }
 }
 
 /** The command in a fresh clone of origin at `ref`, outside any sandbox: its exit code. */
@@ -197,32 +224,11 @@ describe('proof by reproduction (issue 35)', () => {
       tests: [newFile('test_issue_7.py', passing), newFile('test_issue_7.py', failing)],
       drafts: [PY_FIX]
     })
-    const output = `${repo.root}/result.json`
-    const cli = await runCli(
-      [
-        'run',
-        '--repo',
-        repo.dir,
-        '--issue',
-        paths['issue.json']!,
-        '--plan',
-        paths['plan.json']!,
-        '--triage',
-        paths['triage.json']!,
-        '--base-url',
-        server.url,
-        '--validation-command',
-        setup.command,
-        '--output',
-        output
-      ],
-      { env: { OPENAI_API_KEY: 'sk-test-repro' } }
-    )
+    const { cli, result } = await runReproCli(repo, server.url, paths, setup.command)
     expect(cli.exitCode, cli.stderr).toBe(0)
     expect(cli.stderr).toMatch(
       /Verified \(reproduced-and-fixed\): the new test test_issue_7.py failed/
     )
-    const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
     const asked = server.requests.filter(isReproductionCall).map((r) => JSON.stringify(r.body))
     expect(asked).toHaveLength(2)
     expect(asked[1]).toContain('was not a reproduction: it passes on the base')
@@ -321,28 +327,7 @@ describe('proof by reproduction with Vitest (issue 35)', () => {
     )
     // Vitest itself, from this project's own install: hard links, ignored by the repository.
     execFileSync('cp', ['-al', join(PROJECT_ROOT, 'node_modules'), join(repo.dir, 'node_modules')])
-    const output = `${repo.root}/result.json`
-    const cli = await runCli(
-      [
-        'run',
-        '--repo',
-        repo.dir,
-        '--issue',
-        paths['issue.json']!,
-        '--plan',
-        paths['plan.json']!,
-        '--triage',
-        paths['triage.json']!,
-        '--base-url',
-        server.url,
-        '--validation-command',
-        'npm test',
-        '--output',
-        output
-      ],
-      { env: { OPENAI_API_KEY: 'sk-test-repro' } }
-    )
-    const result = JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput
+    const { cli, result } = await runReproCli(repo, server.url, paths, 'npm test')
     const run = { exitCode: cli.exitCode, summary: cli.stderr }
     expect(run.exitCode, run.summary).toBe(0)
     expect(result.data![0]!.verification).toMatchObject({
@@ -366,19 +351,13 @@ describe('proof by reproduction in the other modes (issue 35)', () => {
       drafts: [`^^^calc.py\n${PY_CALC.replace('a - b', 'a + b')}^^^end\n`]
     })
     cleanups.push(() => server.close())
-    const run = await runActionInProcess({
-      workspace: repo.dir,
-      inputs: {
-        'task-file': files['tasks.md']!,
-        issue: files['issue.json']!,
-        'base-url': server.url,
-        'api-key': 'sk-test-repro',
-        'edit-format': 'whole-file',
-        'validation-commands': PY_UNITTEST.command,
-        'output-path': `${repo.root}/result.json`
-      }
+    const { run, result } = await runOn(repo, {
+      'task-file': files['tasks.md']!,
+      issue: files['issue.json']!,
+      'base-url': server.url,
+      'edit-format': 'whole-file',
+      'validation-commands': PY_UNITTEST.command
     })
-    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
     expect(run.exitCode, run.summary).toBe(0)
     const commit = result.data![0]!
     expect(commit.files_changed.sort()).toEqual(['calc.py', 'tests/test_issue_7.py'])
@@ -403,17 +382,11 @@ describe('proof by reproduction in the other modes (issue 35)', () => {
       drafts: [PY_FIX]
     })
     cleanups.push(() => server.close())
-    const run = await runActionInProcess({
-      workspace: repo.dir,
-      inputs: {
-        issue: files['issue.json']!,
-        'base-url': server.url,
-        'api-key': 'sk-test-repro',
-        'validation-commands': PY_UNITTEST.command,
-        'output-path': `${repo.root}/result.json`
-      }
+    const { run, result } = await runOn(repo, {
+      issue: files['issue.json']!,
+      'base-url': server.url,
+      'validation-commands': PY_UNITTEST.command
     })
-    const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
     expect(run.exitCode, run.summary).toBe(0)
     const commit = result.data![0]!
     expect(commit.files_changed.sort()).toEqual(['calc.py', 'tests/test_issue_7.py'])

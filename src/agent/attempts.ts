@@ -1,7 +1,6 @@
 import {
   InvalidDiffError,
   ValidationFailedError,
-  type FileChange,
   type LastAttempt,
   type ValidationResult
 } from '../contract/index.js'
@@ -27,7 +26,8 @@ import {
   type CommandVerdict
 } from '../validation/index.js'
 import { onOverlay } from './commands.js'
-import { reproduce, type Reproduction, type ReproductionSettings } from './reproduction.js'
+import { reproduce, type ReproductionSettings } from './reproduction.js'
+import { provenBy, withoutTest, withReproduction } from './reproduction-change.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
 import { resumedEdits, type AttemptProgress } from './last-attempt.js'
 import type { PhaseClock } from './phase-clock.js'
@@ -317,54 +317,4 @@ function countRuns(stats: AttemptStats, results: ValidationResult[]): void {
 function logged(outcome: CommandOutcome) {
   const { command, exit_code, duration_ms, full } = outcome
   return { command, exit_code, duration_ms, stdout: full.stdout, stderr: full.stderr }
-}
-
-/**
- * The attempts' view of a reproduction: its file planned as a CREATE (the policy and the
- * commit see it as any planned file) and given to every draft as written, never drafted.
- */
-function withReproduction(settings: AttemptSettings, reproduction: Reproduction): AttemptSettings {
-  if (reproduction.kind !== 'reproduced') return settings
-  const { edit, failure } = reproduction
-  const plan = settings.input.fix_plan
-  const change: FileChange = {
-    path: edit.path,
-    operation: 'CREATE',
-    description: 'The test that reproduces the issue, written before the fix'
-  }
-  if (!plan.file_changes.some((c) => c.path === edit.path)) plan.file_changes.push(change)
-  return { ...settings, reproduction: undefined, written: { edit, failure } }
-}
-
-/** `reproduction: evidence`: the validated change without its test, applied and checked again. */
-async function withoutTest(
-  settings: AttemptSettings,
-  applied: Applied,
-  path: string
-): Promise<Applied> {
-  const plan = settings.input.fix_plan
-  plan.file_changes = plan.file_changes.filter((change) => change.path !== path)
-  const edits = applied.edits.filter((edit) => edit.path !== path)
-  const diff = renderDiff(edits)
-  await settings.branch.reset()
-  const result = await settings.branch.apply(
-    diff,
-    edits.map((edit) => edit.path)
-  )
-  if (result.exitCode !== 0)
-    throw new Error(`Could not apply the fix without its test: ${result.stderr}`)
-  return { edits, diff, staged: await assertExactChanges(settings.branch.git, edits, 'apply') }
-}
-
-function provenBy(reproduction: Reproduction): ProvenBy {
-  if (reproduction.kind !== 'reproduced') return reproduction
-  const { edit, command, tests, committed } = reproduction
-  return {
-    kind: 'reproduced',
-    path: edit.path,
-    command,
-    tests,
-    committed,
-    content: edit.after ?? ''
-  }
 }
