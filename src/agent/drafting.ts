@@ -144,10 +144,21 @@ export async function draftEdits(
   return withWritten(ctx, { edits, placements })
 }
 
+/**
+ * The reproduction joins the draft as written. A drafter that answers for every planned file
+ * (code-commit) may name its path too: what it says there is dropped, never validated or
+ * committed, so the test that failed on the base is the test that passes after.
+ */
 function withWritten(ctx: DraftContext, drafted: Drafted): Drafted {
   const written = ctx.written?.edit
-  if (!written || drafted.edits.some((edit) => edit.path === written.path)) return drafted
-  return { ...drafted, edits: [...drafted.edits, written] }
+  if (!written) return drafted
+  const other = drafted.edits.find((edit) => edit.path === written.path)
+  if (other && other.after !== null && other.after !== written.after)
+    ctx.logger.warn(
+      `The draft rewrote the reproduction ${written.path}; it is kept as it was written before the fix`
+    )
+  const edits = drafted.edits.filter((edit) => edit.path !== written.path)
+  return { ...drafted, edits: [...edits, written] }
 }
 
 async function messagesFor(
