@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { secretFlag } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { runCliInProcess } from '../support/in-process.js'
+import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import { lastUserMessage, startModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { isCommitMessageCall } from './fruit.js'
+import { writeInputs } from './scenario.js'
 
 /*
  * Attacks on proof by reproduction (issue 35): the test that reproduced the issue on the base
@@ -97,4 +100,83 @@ describe('the reproduction is never redrafted (issue 35, attack round)', () => {
     expect(repo.git('show', `HEAD:${TEST_PATH}`)).toBe(REPRODUCTION.replace(/\n$/, ''))
     expect(repo.git('show', 'HEAD:calc.py')).toBe(fixed.replace(/\n$/, ''))
   })
+})
+
+const ISSUE = { number: 7, title: 'add gives the wrong sum', body: 'add(2, 3) gives -1, not 5.' }
+const UNITTEST = 'python3 -m unittest discover -q'
+const newFile = (path: string, content: string) => {
+  const lines = content.replace(/\n$/, '').split('\n')
+  return `--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join('\n')}\n`
+}
+
+/** A plan-ful run through the action: `test` is the reproduction reply, `draft` every draft. */
+async function planned(test: string, draft: string, settings: string) {
+  const repo = createRepo({
+    prefix: 'repro-attack',
+    files: {
+      '.gitignore': 'build/\n',
+      'calc.py': PY_CALC,
+      'tests/__init__.py': '',
+      'tests/test_calc.py': EXISTING
+    }
+  })
+  cleanups.push(() => repo.cleanup())
+  const server = await startModelServer((request) =>
+    isCommitMessageCall(request)
+      ? 'fix(calc): add returns the sum of its operands'
+      : JSON.stringify(request.body.messages).includes('Before the fix is drafted, write the test')
+        ? test
+        : draft
+  )
+  cleanups.push(() => server.close())
+  const paths = writeInputs(repo, {
+    'issue.json': ISSUE,
+    'triage.json': { classification: 'bug' },
+    'plan.json': {
+      branch_name: 'fix/7-add',
+      plan_steps: ['Make add return the sum'],
+      file_changes: [{ path: 'calc.py', operation: 'MODIFY' }],
+      validation_commands: [UNITTEST]
+    }
+  })
+  const run = await runActionInProcess({
+    workspace: repo.dir,
+    inputs: {
+      issue: paths['issue.json']!,
+      'triage-result': paths['triage.json']!,
+      'fix-plan': paths['plan.json']!,
+      'base-url': server.url,
+      'api-key': 'sk-test-repro',
+      'output-path': `${repo.root}/result.json`,
+      'validation-commands': UNITTEST,
+      settings
+    }
+  })
+  const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as CodeAgentOutput
+  return { run, result, repo }
+}
+
+describe('the base runs leave nothing for validation to find (issue 35, attack round)', () => {
+  it.each([
+    ['on an overlay', 'validation-overlay: true'],
+    ['on the work tree itself', 'validation-overlay: false']
+  ])(
+    '%s: an ignored file the reproduction wrote on the base does not make a non-fix pass',
+    async (_where, settings) => {
+      // On the base the test fails, then leaves build/marker (ignored); a later run that finds
+      // the marker passes, whatever add returns.
+      const test = `import atexit\nimport os\nimport unittest\n\nfrom calc import add\n\natexit.register(lambda: (os.makedirs('build', exist_ok=True), open('build/marker', 'w').close()))\n\n\nclass Issue7Test(unittest.TestCase):\n    def test_add_two_numbers(self):\n        self.assertTrue(os.path.exists('build/marker') or add(2, 3) == 5)\n`
+      const noFix = `--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,3 @@\n+# looked at\n def add(a, b):\n     return a - b\n`
+      const { run, result, repo } = await planned(
+        newFile('tests/test_issue_7.py', test),
+        noFix,
+        settings
+      )
+      expect(run.stdout).toContain('Reproduced on the base: tests/test_issue_7.py fails')
+      expect(result.data?.[0]?.verification_passed).not.toBe(true)
+      expect(result.success).toBe(false)
+      expect(result.error?.code).toBe('VALIDATION_FAILED')
+      expect(repo.git('branch', '--list', 'fix/7-add')).toBe('')
+    }
+  )
 })

@@ -26,6 +26,7 @@ import {
   type CommandVerdict
 } from '../validation/index.js'
 import { onOverlay } from './commands.js'
+import { IgnoredLeftovers } from './leftovers.js'
 import { reproduce, type ReproductionSettings } from './reproduction.js'
 import { provenBy, withoutTest, withReproduction } from './reproduction-change.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
@@ -149,6 +150,9 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       const watched = settings.steps.length > 0
       const own = repoFolder(cwd, settings.log.dir)
       if (watched) overlay = settings.runner.overlay?.(own ? [own] : [])
+      const leftovers = watched
+        ? await IgnoredLeftovers.before(settings.branch.git, overlay?.record)
+        : undefined
       const watch = watched
         ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
             untracked: settings.branch.untrackedAtStart,
@@ -190,6 +194,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
         return { ok: true, change: { ...change, placements: drafted.placements }, stats }
       }
       await watch?.removeCreatedFiles()
+      await leftovers?.remove()
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
       // Only failures the base has the same way and the issue does not name: no repair for them.

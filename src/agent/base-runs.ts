@@ -5,11 +5,12 @@ import { guardEdits, repoFolder, ValidationWatch } from '../policy/index.js'
 import { commandRun, type CommandRun, type PipelineStep } from '../validation/index.js'
 import type { AttemptSettings } from './attempts.js'
 import { onOverlay } from './commands.js'
+import { IgnoredLeftovers } from './leftovers.js'
 
 /**
  * The test commands on the base, with `edits` (a reproduction test) in place or none: in the
  * sandbox, watched as validation is (what they may not change refuses the run), and the work
- * tree back at the base afterwards, what they created removed.
+ * tree back at the base afterwards, what they created removed (ignored files too).
  */
 export async function runOnBase(
   settings: AttemptSettings,
@@ -22,6 +23,7 @@ export async function runOnBase(
   const own = repoFolder(cwd, settings.log.dir)
   const overlay = settings.runner.overlay?.(own ? [own] : [])
   try {
+    const leftovers = await IgnoredLeftovers.before(branch.git, overlay?.record)
     const watch = await ValidationWatch.start(cwd, branch.git, policy, {
       untracked: stored.length === 0 ? branch.untrackedAtStart : undefined,
       ownFolder: settings.log.dir,
@@ -36,6 +38,7 @@ export async function runOnBase(
     }
     await watch.assertClean(stored)
     await watch.removeCreatedFiles()
+    await leftovers.remove()
     return runs
   } finally {
     overlay?.dispose()
