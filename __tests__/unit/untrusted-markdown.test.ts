@@ -134,7 +134,7 @@ describe('untrusted text renders inert on every surface (issue 36 point 2)', () 
   })
 })
 
-describe('untrusted text renders inert whatever ends its lines (attack round)', () => {
+describe('untrusted text renders inert whatever ends its lines or precedes a URL (attack round)', () => {
   const withId = (id: string, reason: string): Commit => ({
     ...commit,
     verification: {
@@ -152,5 +152,12 @@ describe('untrusted text renders inert whatever ends its lines (attack round)', 
     const hostile = withId(`t${end}${EXFIL}`, `reason${end}${end}${EXFIL}`)
     expectInert(proofTable(hostile))
     expectInert(summaryMarkdown({ ...response, data: [hostile] }))
+  })
+
+  it('a URL or www. right after a letter, digit or underscore does not link', () => {
+    const glued = '_https://evil.example/u x_www.evil.example 9https://evil.example/n'
+    expectInert(proofTable(withId(glued, glued)))
+    const error: AgentError = { code: 'INTERNAL_ERROR', message: glued, recoverable: false }
+    expectInert(summaryMarkdown({ success: false, error }))
   })
 })

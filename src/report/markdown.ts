@@ -23,16 +23,13 @@ export function cell(text: string): string {
 }
 
 // GitHub links "#7", "acme/widgets#8" and "GH-7" in rendered text, and an autolink extension
-// links "https://…", "www.…" and "a@b.c" outside code.
-const REFERENCE = /(#|\bGH-)(?=\d)/gi
-const BARE_URL = /(\b[a-z][\w+.-]*:)(\/\/)|\b(www)(\.)/gi
+// links "https://…", "www.…" and "a@b.c" outside code, also right after a letter, a digit or
+// an underscore ("_https://…", "x_www.…"): so every "://" and "www." is broken, wherever it is.
+const REFERENCE = /(#|GH-)(?=\d)/gi
+const BARE_URL = /(:)(\/\/)|(www)(\.)/gi
 
 function unlinked(text: string): string {
-  return text
-    .replace(REFERENCE, '$1\u200b')
-    .replace(BARE_URL, (_all, scheme, slashes, www, dot) =>
-      scheme ? `${scheme}\u200b${slashes}` : `${www}\u200b${dot}`
-    )
+  return text.replace(REFERENCE, '$1\u200b').replace(BARE_URL, '$1$3\u200b$2$4')
 }
 
 // A closing keyword before an issue reference ("Fixes #7", "closes acme/widgets#8").
