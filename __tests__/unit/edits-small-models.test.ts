@@ -147,3 +147,26 @@ describe('a context line written from memory', () => {
     expect(rule(() => applyTax(hunk('     return subtotal + tax')))).toBe('hunk-not-found')
   })
 })
+
+describe('context that repeats a line the hunk removes', () => {
+  // Real reply (AceCoder-7B on pylint-dev__pylint-6196): `-import builtins`, `+import ast`, then
+  // ` import builtins` as context over a file with one such line.
+  const IMPORTS = text('"""Checkers."""', '', 'import builtins', 'import itertools', 'import re')
+  const imports = { path: 'utils.py', operation: 'MODIFY' as const }
+  const reply = (trailing: string) =>
+    head('utils.py') +
+    '@@ -1,5 +1,5 @@\n """Checkers."""\n \n-import builtins\n+import ast\n' +
+    trailing
+  const applyImports = (text: string) => editFromReply('udiff', text, imports, IMPORTS).edit.after
+
+  it('lands when the context after the change was made up (other lines): it is dropped', () => {
+    expect(applyImports(reply(' import functools\n import string\n'))).toBe(
+      IMPORTS.replace('import builtins', 'import ast')
+    )
+  })
+
+  it('is refused: the reply keeps the line it removes, replace or insert is a guess', () => {
+    const kept = reply(' import builtins\n import itertools\n import re\n')
+    expect(rule(() => applyImports(kept))).toBe('hunk-not-found')
+  })
+})

@@ -135,6 +135,12 @@ function anchorOnRemoved(hunk: Hunk, file: FileIndex, keep: 'leading' | 'trailin
   // as written; lines of other code, or lines the file has elsewhere, were copied from elsewhere,
   // and go.
   const dropped = keep === 'trailing' ? hunk.lines.slice(0, first) : hunk.lines.slice(last + 1)
+  // Context that repeats a line the hunk removes was not copied from elsewhere: the reply keeps
+  // the very line it removes (`-import builtins`, `+import ast`, ` import builtins` over a file
+  // with one such line), so replace-or-insert is its guess to make, not ours.
+  const removed = new Set(lines.filter((line) => line.kind === '-').map((l) => looseKey(l.text)))
+  if (dropped.some((line) => looseKey(line.text) !== '' && removed.has(looseKey(line.text))))
+    return undefined
   const from = keep === 'trailing' ? found[0]! - dropped.length : found[0]! + old.length
   const vocabulary = vocabularyOf(
     file.lines,
