@@ -154,6 +154,36 @@ describe('untrusted text renders inert whatever ends its lines or precedes a URL
     expectInert(summaryMarkdown({ ...response, data: [hostile] }))
   })
 
+  it('code and fences close nothing either: no space after the colon, or the issue by its URL', () => {
+    const said = 'Fixes:#9 and resolves https://github.com/acme/widgets/issues/10 and closes #11'
+    for (const markdown of [
+      proofTable({
+        ...commit,
+        verification: {
+          ...commit.verification!,
+          tests: [{ id: said, base: 'failed', after: 'passed' }]
+        }
+      }),
+      pullRequestText(
+        [
+          {
+            ...commit,
+            verification: {
+              ...commit.verification!,
+              reproduction: { ...commit.verification!.reproduction!, content: said }
+            }
+          }
+        ],
+        {},
+        {}
+      ).body
+    ]) {
+      const { text } = rendered(markdown)
+      expect(text.match(CLOSING) ?? []).toEqual([])
+      expect(text).not.toMatch(/\b(fixes|resolves|closes)\s*:?\s*https?:\/\/\S+\/issues\/\d/i)
+    }
+  })
+
   it('a URL or www. right after a letter, digit or underscore does not link', () => {
     const glued = '_https://evil.example/u x_www.evil.example 9https://evil.example/n'
     expectInert(proofTable(withId(glued, glued)))

@@ -33,8 +33,10 @@ function unlinked(text: string): string {
 }
 
 // A closing keyword before an issue reference ("Fixes #7", "closes acme/widgets#8").
+// A closing keyword before an issue: "Fixes #7", "closes acme/widgets#8", "Fixes:#9", or the
+// issue's page "resolves https://github.com/acme/widgets/issues/7".
 const CLOSING =
-  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)((?:[\w.-]+\/[\w.-]+)?#)(?=\d)/gi
+  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s*)((?:[\w.-]+\/[\w.-]+)?#|https?:\/\/\S+?\/(?:issues|pull)\/)(?=\d)/gi
 
 /** Code a person reads: nothing in it may close an issue when the page is merged. */
 function unclosing(text: string): string {
