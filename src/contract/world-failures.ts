@@ -78,7 +78,14 @@ function githubFailure(error: Error): AgentError | undefined {
       `GitHub has no such resource: ${where} (${status}). Check the number or name given.`,
       details
     )
-  // 5xx, and octokit's status 500 for a request that got no answer at all (reset, DNS, timeout).
+  // octokit's status 500 for a request that got no answer at all (refused, reset, DNS): the
+  // network's fault or a wrong GITHUB_API_URL, not GitHub's.
+  if (status === 500 && shaped.response === undefined)
+    return github(
+      `Could not reach GitHub's API at ${origin(shaped.request?.url ?? '')} for ${where}: ${firstLine(error.message)}. Check GITHUB_API_URL, the network and the proxy settings (HTTPS_PROXY), then rerun.`,
+      true,
+      details
+    )
   if (status >= 500)
     return github(
       `GitHub's API failed on ${where} (${status}: ${firstLine(error.message)}) after retries. This is GitHub's side: rerun later (https://www.githubstatus.com).`,
@@ -152,6 +159,14 @@ function invalid(message: string, details: object): AgentError {
 
 function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 300)
+}
+
+function origin(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'GITHUB_API_URL'
+  }
 }
 
 /** The path is enough to say where (a query string may carry a token). */
