@@ -19,6 +19,13 @@ export interface GitDataState {
    * says so), `commit` commits a tree with one more file while it reports the requested one.
    */
   tamper?: 'tree' | 'commit'
+  /**
+   * A GitHub whose answers get lost: the next N ref creations are done (when the ref does not
+   * exist yet) and answered 502 all the same, as after a proxy's time-out.
+   */
+  loseRefAnswers?: number
+  /** The next N tree, commit or ref requests answer this 5xx and do nothing. */
+  failing?: { status: number; times: number }
 }
 
 interface Answer {
@@ -52,6 +59,10 @@ export function gitDataAnswer(
       .trim()
   const refused = (message: string): Answer => ({ status: 422, body: { message } })
   let match: RegExpExecArray | null
+  if (state.failing && state.failing.times > 0 && /\/git\//.test(path)) {
+    state.failing.times--
+    return { status: state.failing.status, body: { message: 'Server Error' } }
+  }
   try {
     if (method === 'POST' && TREES.test(path)) {
       const sha = makeTree(git, body.base_tree, body.tree, state.tamper === 'tree')
@@ -84,8 +95,11 @@ export function gitDataAnswer(
     }
     if (method === 'POST' && REFS.test(path)) {
       const exists = git(['for-each-ref', body.ref]) !== ''
+      const lose = (state.loseRefAnswers ?? 0) > 0
+      if (lose) state.loseRefAnswers! -= 1
+      if (!exists) git(['update-ref', body.ref, body.sha, ZERO])
+      if (lose) return { status: 502, body: { message: 'Bad Gateway' } }
       if (exists) return refused('Reference already exists')
-      git(['update-ref', body.ref, body.sha, ZERO])
       return { status: 201, body: { ref: body.ref, object: { sha: body.sha, type: 'commit' } } }
     }
     if ((method === 'PATCH' || method === 'DELETE') && (match = REF.exec(path))) {

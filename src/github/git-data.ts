@@ -1,4 +1,9 @@
-import { GitConflictError, PermissionDeniedError, type PatchsmithError } from '../contract/index.js'
+import {
+  GitConflictError,
+  PatchsmithError,
+  PermissionDeniedError,
+  worldFailure
+} from '../contract/index.js'
 import { githubClient, type GitHubClient, type GitHubClientOptions } from './client.js'
 
 /** One entry of a tree the API builds on a base tree: a text file's content, or a deletion. */
@@ -111,8 +116,28 @@ export function apiError(
       `${what} (${status} ${message}): give the token "contents: write" on the repository.`,
       { ...details, rule: 'push-not-allowed' }
     )
+  // 5xx after the client's retries, no answer, a time-out: GitHub's side or the network's.
+  const world = worldFailure(error)
+  if (world?.code === 'GITHUB_API_ERROR' || lostAnswer(error))
+    return new PatchsmithError(
+      'GITHUB_API_ERROR',
+      `${what}: ${world?.message ?? `GitHub's API did not answer (${message}). Rerun later (https://www.githubstatus.com).`}`,
+      { ...details, ...(world?.details ?? {}) },
+      true
+    )
   return new PermissionDeniedError(
     `${what} (${typeof status === 'number' ? `${status} ` : ''}${message}); is the base commit on GitHub?`,
     { ...details, rule: 'signed-commit-failed' }
+  )
+}
+
+/** A request whose answer never came (octokit passes a time-out or an abort through as it is). */
+export function lostAnswer(error: unknown): boolean {
+  const name = (error as { name?: unknown }).name
+  const status = (error as { status?: unknown }).status
+  return (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    (typeof status === 'number' && status >= 500)
   )
 }

@@ -62,7 +62,7 @@ export function verifiedCommits(options: VerifiedCommitsOptions): BranchPublishe
         parent = commit.sha
       }
       record(made)
-      await api.setBranch(request.branch, parent, request.remoteTip)
+      await setBranchOrReadBack(api, git, request, parent, options.info)
       try {
         await git.fetchBranch('origin', request.branch, request.fetchEnv)
         await assertPublishedAsApproved(git, request, locals, made)
@@ -76,6 +76,32 @@ export function verifiedCommits(options: VerifiedCommitsOptions): BranchPublishe
       )
       return new Map(locals.map((local, i) => [local.sha, made[i]!]))
     }
+  }
+}
+
+/**
+ * Creates or moves the branch. GitHub may have done it while its answer was lost (a 502, a
+ * time-out; the client's retry then meets "already exists"): the ref, read back from origin,
+ * decides. Holding our commit, the branch is ours and the run goes on; else the error stands.
+ */
+async function setBranchOrReadBack(
+  api: GitData,
+  git: Git,
+  request: PublishRequest,
+  sha: string,
+  info?: (message: string) => void
+): Promise<void> {
+  try {
+    await api.setBranch(request.branch, sha, request.remoteTip)
+  } catch (error) {
+    const tip = await git
+      .remoteHeads('origin', request.branch, request.fetchEnv)
+      .then((heads) => heads.tip)
+      .catch(() => undefined)
+    if (tip !== sha) throw error
+    info?.(
+      `GitHub's answer to the ref request for "${request.branch}" was lost, but origin holds ${sha}: going on`
+    )
   }
 }
 

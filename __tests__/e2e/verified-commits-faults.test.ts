@@ -1,0 +1,90 @@
+/**
+ * commit-signing: github when GitHub falters: a 5xx of the Git Data API is GITHUB_API_ERROR,
+ * recoverable; an answer lost after GitHub made the branch is resolved by reading the ref back.
+ * In-process (src/main.ts's run()) against the loopback GitHub API on the test's bare origin.
+ */
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { runActionInProcess } from '../support/in-process.js'
+import type { GitDataState } from '../support/github-git-data.js'
+import { startGitHubServer } from '../support/github-server.js'
+import { startModelServer } from '../support/model-server.js'
+import { createRepo } from '../support/repo.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { expectUntouched, writeInputs } from './scenario.js'
+
+const cleanups = cleanupAfterEach()
+const BRANCH = 'fix/3-greeting'
+
+async function signedRun(prefix: string, arrange: (state: GitDataState) => void) {
+  const repo = createRepo({ files: { 'greet.txt': 'hello\n' }, prefix })
+  cleanups.push(() => repo.cleanup())
+  const github = await startGitHubServer()
+  cleanups.push(() => github.close())
+  const gitData = github.gitData(repo.origin)
+  arrange(gitData)
+  const model = await startModelServer((request) =>
+    /Write a unified diff for greet\.txt/.test(JSON.stringify(request.body))
+      ? '--- a/greet.txt\n+++ b/greet.txt\n@@ -1 +1 @@\n-hello\n+hello, world\n'
+      : 'fix(greet): greet the whole world'
+  )
+  cleanups.push(() => model.close())
+  const base = repo.git('rev-parse', 'HEAD')
+  const files = writeInputs(repo, {
+    'issue.json': { number: 3, title: 'Greet the world', body: '' },
+    'plan.json': {
+      branch_name: BRANCH,
+      plan_steps: ['Greet the world'],
+      file_changes: [{ path: 'greet.txt', operation: 'MODIFY' }],
+      validation_commands: []
+    }
+  })
+  const action = await runActionInProcess({
+    workspace: repo.dir,
+    env: { GITHUB_API_URL: github.url },
+    inputs: {
+      issue: files['issue.json']!,
+      'fix-plan': files['plan.json']!,
+      'base-url': model.url,
+      'api-key': 'sk-test-signing',
+      'github-token': 'ghs_signingtoken0000000000000000000000',
+      'output-path': `${repo.root}/result.json`,
+      settings: 'commit-signing: github\ncomment-on-failure: false'
+    }
+  })
+  const result = JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8')) as {
+    success: boolean
+    error?: { code: string; message: string; recoverable: boolean }
+  }
+  return { repo, gitData, action, result, base }
+}
+
+describe('commit-signing: github when GitHub falters', () => {
+  it('a 5xx of the Git Data API after the retries is GITHUB_API_ERROR, recoverable; nothing on origin', async () => {
+    const w = await signedRun('signing-5xx', (state) => {
+      state.failing = { status: 503, times: 10 }
+    })
+    expect(w.result.success).toBe(false)
+    expect(w.result.error).toMatchObject({ code: 'GITHUB_API_ERROR', recoverable: true })
+    expect(w.result.error!.message).toContain('commit-signing: github could not make the tree')
+    expect(w.result.error!.message).not.toContain('is the base commit on GitHub?')
+    expect(expectUntouched(w.repo, BRANCH, w.base)).toEqual([])
+  })
+
+  it.each([
+    ['every answer to the ref request is lost (502)', 3],
+    ['the first answer is lost and the retry meets "already exists"', 1]
+  ])(
+    'GitHub made the branch but %s: the ref read back holds our commit, the run succeeds',
+    async (_what, lost) => {
+      const w = await signedRun(`signing-lost-${lost}`, (state) => {
+        state.loseRefAnswers = lost
+      })
+      expect(w.result, w.action.stdout).toMatchObject({ success: true })
+      const tip = w.repo.gitOrigin('rev-parse', BRANCH)
+      expect(w.gitData.verified.has(tip)).toBe(true)
+      expect(w.action.outputs.sha).toBe(tip)
+      expect(w.action.stdout).toContain(`but origin holds ${tip}: going on`)
+    }
+  )
+})
