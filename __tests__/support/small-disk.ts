@@ -15,6 +15,9 @@ export interface SmallDisk {
   fill(): void
   /** Removes the filler again. */
   free(): void
+  /** Remounts the disk read-only (a checkout the job cannot write), until `writable()`. */
+  readOnly(): void
+  writable(): void
 }
 
 export const CAN_MOUNT = process.getuid?.() === 0
@@ -25,6 +28,8 @@ export function smallDiskCheckout(
 ): SmallDisk {
   const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-small-disk-'))
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'patchsmith-small-disk', mountPoint])
+  const remount = (mode: 'ro' | 'rw') =>
+    execFileSync('mount', ['-o', `remount,${mode}`, mountPoint])
   cleanups.push(() => {
     execFileSync('umount', ['-l', mountPoint])
     rmSync(mountPoint, { recursive: true, force: true })
@@ -53,6 +58,8 @@ export function smallDiskCheckout(
         // dd stops with "No space left on device": that is the point.
       }
     },
-    free: () => rmSync(filler, { force: true })
+    free: () => rmSync(filler, { force: true }),
+    readOnly: () => remount('ro'),
+    writable: () => remount('rw')
   }
 }

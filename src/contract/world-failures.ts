@@ -129,7 +129,7 @@ function environmentFailure(error: Error): AgentError | undefined {
   if (lock)
     return {
       code: 'GIT_CONFLICT',
-      message: `Another git process holds ${lock[1]}. Wait for it to end; if none runs (a crashed one left it), delete that file, then rerun.`,
+      message: `Another git process holds ${lock[1]}. Wait for it to end; if none runs (a crashed one left it), delete that file, then rerun. ${firstLine(error.message)}`,
       details: { rule: 'git-lock-held', lock: lock[1] },
       recoverable: true
     }

@@ -1,4 +1,9 @@
-import { PatchsmithError } from '../contract/index.js'
+import {
+  PatchsmithError,
+  worldFailure,
+  type AgentError,
+  type ErrorDetails
+} from '../contract/index.js'
 
 export interface GitOutput {
   exitCode: number
@@ -35,19 +40,31 @@ export interface BranchCommit {
 
 /**
  * A git command that failed where no failure was expected. It carries a contract code so a run
- * that ends on it says so: INVALID_INPUT outside a repository, GIT_CONFLICT otherwise.
+ * that ends on it says so: the machine's fault git names (a full disk, a read-only file system,
+ * a lock another process holds) as worldFailure names it, INVALID_INPUT outside a repository,
+ * GIT_CONFLICT otherwise.
  */
 export class GitCommandError extends PatchsmithError {
   constructor(
     readonly args: readonly string[],
     readonly output: GitOutput
   ) {
-    const text = output.stderr.trim() || output.stdout.trim()
-    super(
-      /not a git repository/i.test(text) ? 'INVALID_INPUT' : 'GIT_CONFLICT',
-      `git ${args.join(' ')} failed (exit ${output.exitCode}): ${text}`,
-      { rule: 'git-command-failed', command: `git ${args[0] ?? ''}`, stderr: text.slice(-2_000) }
-    )
+    const { code, message, details, recoverable } = gitFailure(args, output)
+    super(code, message, details as ErrorDetails, recoverable)
+  }
+}
+
+function gitFailure(args: readonly string[], output: GitOutput): AgentError {
+  const text = output.stderr.trim() || output.stdout.trim()
+  const failed = `git ${args.join(' ')} failed (exit ${output.exitCode}): ${text}`
+  const details = { command: `git ${args[0] ?? ''}`, stderr: text.slice(-2_000) }
+  const world = worldFailure(new Error(failed))
+  if (world) return { ...world, details: { ...world.details, ...details } }
+  return {
+    code: /not a git repository/i.test(text) ? 'INVALID_INPUT' : 'GIT_CONFLICT',
+    message: failed,
+    details: { rule: 'git-command-failed', ...details },
+    recoverable: false
   }
 }
 

@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { PermissionDeniedError } from '../contract/index.js'
 import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import {
   COMMIT_FORMAT,
+  GitCommandError,
   parseCommitPatch,
   parseCommits,
   type BranchCommit,
@@ -10,6 +13,7 @@ import {
 } from './git-output.js'
 import { GitRunner } from './git-runner.js'
 import { assertExpectedRemote } from './expected-remote.js'
+import { remoteReadError } from './remote-errors.js'
 import { ownRemoteUrl } from './remote-config.js'
 import { parseStatus, statusArgs, type RepoStatus } from './status.js'
 
@@ -64,7 +68,7 @@ export class Git extends GitRunner {
   ): Promise<{ defaultBranch?: string; tip?: string }> {
     const url = await this.remoteTarget(remote)
     const args = ['ls-remote', '--symref', url, 'HEAD', `refs/heads/${branch}`]
-    const out = await this.exec(args, { env, network: true })
+    const out = await this.readRemote(remote, url, args, env)
     const result: { defaultBranch?: string; tip?: string } = {}
     for (const line of out.stdout.split('\n')) {
       const symref = /^ref: refs\/heads\/(.+)\tHEAD$/.exec(line)
@@ -79,7 +83,20 @@ export class Git extends GitRunner {
     const url = await this.remoteTarget(remote)
     // Into FETCH_HEAD only: the commits are read by SHA.
     const args = ['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', url]
-    await this.exec([...args, `refs/heads/${branch}`], { env, network: true })
+    await this.readRemote(remote, url, [...args, `refs/heads/${branch}`], env)
+  }
+
+  /** A command that reads the remote; one that cannot reach or read it is PERMISSION_DENIED. */
+  private async readRemote(
+    remote: string,
+    url: string,
+    args: string[],
+    env?: Record<string, string>
+  ): Promise<GitOutput> {
+    const out = await this.exec(args, { env, network: true, allowFailure: true })
+    if (out.exitCode === 0) return out
+    const text = out.stderr.trim() || out.stdout.trim()
+    throw remoteReadError(remote, text, url)
   }
 
   /**
@@ -261,7 +278,19 @@ export class Git extends GitRunner {
   }
 
   async stashPush(message: string): Promise<string> {
-    await this.exec(['stash', 'push', '--quiet', '--message', message])
+    const args = ['stash', 'push', '--quiet', '--message', message]
+    const out = await this.exec(args, { allowFailure: true })
+    if (out.exitCode !== 0) {
+      // `stash push` says nothing when the index is locked: the lock is named as git names it.
+      const lock = resolve(
+        this.dir,
+        (await this.exec(['rev-parse', '--git-path', 'index.lock'])).stdout.trim()
+      )
+      const silent = !out.stderr.trim() && !out.stdout.trim()
+      const stderr =
+        silent && existsSync(lock) ? `fatal: Unable to create '${lock}': File exists.` : out.stderr
+      throw new GitCommandError(args, { ...out, stderr })
+    }
     return this.revParse('refs/stash')
   }
 

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join } from 'node:path'
+import { makeFolder } from './private-file.js'
 
 /**
  * The secret that signs a run's journal, so that a journal only Patchsmith could have written is
@@ -47,7 +48,7 @@ export function loadJournalKey(create: boolean): { key: Buffer } | { problem: st
     const loaded = readKey(file)
     if (loaded) return remember(file, loaded)
     if (!create) return { problem: `there is no journal key (${file})` }
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+    makeFolder(dirname(file))
     try {
       writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 })
     } catch (error) {

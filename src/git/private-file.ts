@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 
@@ -24,11 +24,26 @@ export function writePrivateFile(file: string, text: string): void {
 
 /** The folder of Patchsmith's state, made if missing; refused when it is a link. */
 export function privateFolder(folder: string): string {
-  mkdirSync(folder, { recursive: true, mode: 0o700 })
+  makeFolder(folder)
   if (!lstatSync(folder).isDirectory())
     throw new SecurityViolationError(
       `${folder} is not a folder (a link?): Patchsmith keeps its journal there and will not write through it. Remove it and rerun [rule unsafe-state-folder].`,
       { rule: 'unsafe-state-folder', path: folder }
     )
   return folder
+}
+
+/**
+ * `mkdir -p` that reports what stopped it: Node's recursive mkdir says ENOENT on a read-only
+ * file system (EROFS) when the parent exists, so the last step is made again alone to get
+ * the real errno.
+ */
+export function makeFolder(folder: string, mode = 0o700): void {
+  try {
+    mkdirSync(folder, { recursive: true, mode })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync(dirname(folder)))
+      throw error
+    mkdirSync(folder, { mode })
+  }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { makeFolder } from './private-file.js'
 import { GitConflictError } from '../contract/index.js'
 import { processStartTime } from './process-start.js'
 import { gitDirs } from './repo-integrity.js'
@@ -37,7 +38,7 @@ export class RunLock {
 
   static acquire(repoDir: string): RunLock {
     const folder = join(gitDirs(repoDir)[0]!, 'patchsmith')
-    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    makeFolder(folder)
     const file = join(folder, 'lock')
     const runId = randomUUID()
     const startTime = processStartTime(process.pid)
