@@ -47,6 +47,13 @@ const OUTPUT_CHARS = 6_000
 /** Marks Patchsmith's comments, so people and tools can tell them apart. */
 export const COMMENT_MARKER = '<!-- patchsmith:failure -->'
 
+/** The answer the rerun advice below the comment (progress.ts) agrees with. */
+function rerunHelps(error: AgentError, detail: Record<string, unknown>): string {
+  if (detail.last_attempt)
+    return 'yes, with `resume: true` in `settings`: it repairs the last attempt'
+  return error.recoverable ? 'maybe: the failure may be temporary' : 'no, not as it is'
+}
+
 /**
  * The failure comment: a fixed template around the few facts of the failure. Text from outside
  * (the message, command output) sits in code blocks and table cells, escaped, with mentions made
@@ -57,10 +64,7 @@ export function failureComment(error: AgentError, context: FailureCommentContext
   const rows = [
     ['What failed', cell(whatFailed(error))],
     ['Error code', code(error.code)],
-    [
-      'Can a rerun help?',
-      error.recoverable ? 'maybe: the failure may be temporary' : 'no, not as it is'
-    ]
+    ['Can a rerun help?', rerunHelps(error, detail)]
   ]
   if (context.branch) rows.push(['Branch', `${code(context.branch)}, rolled back`])
   if (context.runUrl) rows.push(['Run', `[logs and artifact](${context.runUrl})`])
