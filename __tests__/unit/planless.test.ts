@@ -196,6 +196,17 @@ describe('planBranchName', () => {
     expect(planBranchName(number, title)).toBe(branch)
     expect(branch).toMatch(/^fix\/\d+(-[a-z0-9-]+)?$/)
   })
+
+  it('a docs-only change gets a docs/ branch; one code file among them keeps fix/', () => {
+    const title = 'README install step is wrong'
+    expect(planBranchName(8, title, ['README.md', 'docs/install.rst'])).toBe(
+      'docs/8-readme-install-step-is-wrong'
+    )
+    expect(planBranchName(8, title, ['README.md', 'src/install.ts'])).toBe(
+      'fix/8-readme-install-step-is-wrong'
+    )
+    expect(planBranchName(8, title, [])).toBe('fix/8-readme-install-step-is-wrong')
+  })
 })
 
 describe('minimalFix', () => {

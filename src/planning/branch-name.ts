@@ -1,7 +1,18 @@
 const MAX_SLUG = 40
 
-/** `fix/<n>-<slug>` from the issue title: lower case, `[a-z0-9-]` only, never empty. */
-export function planBranchName(issueNumber: number, title: string): string {
+// What a docs-only change touches: prose files, or anything under a docs folder.
+const DOCUMENTATION = /(^|\/)docs?\/|\.(md|mdx|markdown|rst|adoc|txt)$/i
+
+/**
+ * `fix/<n>-<slug>` from the issue title (`docs/<n>-<slug>` when every planned path is
+ * documentation): lower case, `[a-z0-9-]` only, never empty.
+ */
+export function planBranchName(
+  issueNumber: number,
+  title: string,
+  paths: readonly string[] = []
+): string {
+  const kind = paths.length > 0 && paths.every((path) => DOCUMENTATION.test(path)) ? 'docs' : 'fix'
   const words = title
     .normalize('NFKD')
     .toLowerCase()
@@ -10,5 +21,5 @@ export function planBranchName(issueNumber: number, title: string): string {
   let slug = words.slice(0, MAX_SLUG)
   if (words.length > MAX_SLUG && slug.includes('-')) slug = slug.slice(0, slug.lastIndexOf('-'))
   slug = slug.replace(/-+$/, '')
-  return slug ? `fix/${issueNumber}-${slug}` : `fix/${issueNumber}`
+  return slug ? `${kind}/${issueNumber}-${slug}` : `${kind}/${issueNumber}`
 }

@@ -142,7 +142,11 @@ function checkReply(
   }
   if (problems.length > 0) return { problems }
   const plan = fixPlanSchema().safeParse({
-    branch_name: planBranchName(request.issue.number, request.issue.title),
+    branch_name: planBranchName(
+      request.issue.number,
+      request.issue.title,
+      reply.file_changes.map((change) => change.path)
+    ),
     plan_steps: [
       ...reply.plan_steps,
       `Keep the fix minimal: fewer than ${MINIMAL_FIX_LINES} changed lines, no refactoring or reformatting.`
