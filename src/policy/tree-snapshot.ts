@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { chmodSync } from 'node:fs'
+import { chmodSync, lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GitRunner } from './repo-paths.js'
 
@@ -85,14 +85,27 @@ export class TreeSnapshot {
     }
     const gone = [...this.before.keys()].filter((path) => !after.has(path))
     await restoreTracked(git, [...tops, ...gone])
-    const left = await listTree(this.root, this.skip, false)
-    return tops.filter((path) => !left.has(path)).map((path) => text(path) ?? printableBytes(path))
+    // Not listed again: what is back (a tracked file checked out) is asked about alone.
+    return tops
+      .filter((path) => !present(this.root, path))
+      .map((path) => text(path) ?? printableBytes(path))
   }
 }
 
 /** Non-folder entries are the same when nothing of their stat changed (ctime cannot be set back). */
 function sameFile(was: string, now: string): boolean {
   return was === now
+}
+
+function present(root: string, path: string): boolean {
+  const name = text(path)
+  if (name === undefined) return false
+  try {
+    lstatSync(join(root, name))
+    return true
+  } catch {
+    return false
+  }
 }
 
 function perm(stamp: string): string {
