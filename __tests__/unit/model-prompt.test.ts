@@ -11,6 +11,7 @@ import {
   outlineOf,
   styleForFile
 } from '../../src/model/index.js'
+import { issueFocus } from '../../src/planning/index.js'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 import { sharedPrefix } from '../support/prompt-cache.js'
 
@@ -98,6 +99,42 @@ describe('DraftPrompter', () => {
       file_lines: 3_001
     })
     expect(failure.details.prompt_tokens as number).toBeGreaterThan(5_000)
+  })
+
+  it('windows a large file planned without a line_range around what the issue names', async () => {
+    const prompter = new DraftPrompter({
+      repoDir: tempRepo({}),
+      maxTokens: 5_000,
+      focus: issueFocus
+    })
+    const messages = await prompter.messages(
+      request(
+        { path: 'src/handlers.ts', operation: 'MODIFY' },
+        LARGE,
+        '`handler150()` answers over when the value equals the index.'
+      )
+    )
+    expect(prompter.records[0]!.focus_range).toEqual([1_501, 1_509])
+    expect(prompter.records[0]!.context).toMatch(/^lines \d+-\d+ of 3000$/)
+    expect(messages[1]!.content).toContain(
+      '1501 | export function handler150(input: Request): Response {'
+    )
+    expect(await countMessageTokens(messages)).toBeLessThanOrEqual(5_000)
+  })
+
+  it('says so when the issue names nothing in a large file planned without a line_range', async () => {
+    const prompter = new DraftPrompter({
+      repoDir: tempRepo({}),
+      maxTokens: 5_000,
+      focus: issueFocus
+    })
+    const error = await prompter
+      .messages(request({ path: 'src/handlers.ts', operation: 'MODIFY' }, LARGE, 'It is slow.'))
+      .catch((e: unknown) => e)
+    expect((error as PatchsmithError).code).toBe('TOKEN_BUDGET_EXCEEDED')
+    expect((error as PatchsmithError).message).toContain(
+      'The issue names nothing found in src/handlers.ts. Give the plan a line_range'
+    )
   })
 
   it('cuts a huge issue body before giving up', async () => {

@@ -2,6 +2,7 @@ import type { RunConfig } from '../config.js'
 import { toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import type { Git, RunLock } from '../git/index.js'
 import { DraftPrompter, modelMetrics, type ModelClient } from '../model/index.js'
+import { issueFocus } from '../planning/index.js'
 import { pullRequestText, writeResultFile } from '../report/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import type { CommandRunnerOptions } from '../validation/index.js'
@@ -116,7 +117,8 @@ export class RunSession {
       repoDir: this.setup.repoDir,
       maxTokens: this.config.maxTokensPerDraft,
       style,
-      budget: this.budget
+      budget: this.budget,
+      focus: issueFocus
     }))
   }
 

@@ -1,5 +1,5 @@
 import { formatNamed } from '../edits/index.js'
-import { TokenBudgetExceededError, type StyleConfig } from '../contract/index.js'
+import { TokenBudgetExceededError, type Issue, type StyleConfig } from '../contract/index.js'
 import { restyleAdded, type EditorconfigRules } from '../editorconfig/index.js'
 import { syntaxOutline, type SyntaxOutline } from '../edits/index.js'
 import type { RunBudget } from './budget.js'
@@ -16,6 +16,11 @@ export interface DraftPrompterOptions {
   style?: StyleConfig
   /** Tags each record with the current draft round. */
   budget?: RunBudget
+  /**
+   * The lines of a file the issue points at (planning's issueFocus): the window of a change
+   * planned without a line_range, when the whole file does not fit.
+   */
+  focus?: (path: string, content: string, issue: Issue) => [number, number] | undefined
 }
 
 /** The repository's instructions for a file's prompt (planning's RepoInstructions). */
@@ -35,6 +40,8 @@ export interface PromptRecord {
   tokens_at_most?: number
   /** 'file', or 'lines A-B of N' when a window was sent. */
   context: string
+  /** The window's range, when the plan gave none and it came from what the issue names. */
+  focus_range?: [number, number]
   trimmed?: string[]
 }
 
@@ -85,7 +92,30 @@ export class DraftPrompter {
         request.repoInstructions ?? (await this.instructions?.block(request.change.path))?.text
     }
     const max = this.options.maxTokens
-    let smallest: { tokens: number } | undefined
+    const fitted = await this.fit(full)
+    if ('messages' in fitted) return fitted.messages
+    // Planned without a line_range: a window around what the issue names, as a plan-less run's
+    // own plan would give it, before giving up.
+    const range =
+      full.content !== null && !full.change.line_range
+        ? this.options.focus?.(full.change.path, full.content, full.issue)
+        : undefined
+    if (range) {
+      const focused = await this.fit({ ...full, change: { ...full.change, line_range: range } })
+      if ('messages' in focused) {
+        this.records.at(-1)!.focus_range = range
+        return focused.messages
+      }
+    }
+    throw overBudget(full, fitted.smallest, max, this.options.focus ? (range ?? 'none') : undefined)
+  }
+
+  /** The first prompt shape within max-tokens-per-draft, recorded; else the smallest's tokens. */
+  private async fit(
+    full: DraftRequest
+  ): Promise<{ messages: ChatMessage[] } | { smallest: number }> {
+    const max = this.options.maxTokens
+    let smallest = 0
     for (const shape of promptShapes(full, await outlineIfLarge(full, max))) {
       const messages = draftMessages(full, shape)
       const measured = await measurePrompt(messages, max)
@@ -96,7 +126,7 @@ export class DraftPrompter {
           shape.failureChars && full.repair ? 'failure output cut' : ''
         ].filter((part) => part !== '')
         this.records.push({
-          path: request.change.path,
+          path: full.change.path,
           attempt: this.options.budget?.attempt ?? 0,
           ...(measured.exact ? { tokens: measured.tokens } : { tokens_at_most: measured.tokens }),
           context: shape.window
@@ -104,11 +134,11 @@ export class DraftPrompter {
             : 'file',
           ...(trimmed.length > 0 ? { trimmed } : {})
         })
-        return messages
+        return { messages }
       }
-      smallest = measured
+      smallest = measured.tokens
     }
-    throw overBudget(full, smallest?.tokens ?? 0, max)
+    return { smallest }
   }
 }
 
@@ -122,14 +152,27 @@ async function outlineIfLarge(request: DraftRequest, max: number): Promise<Synta
   return syntaxOutline(change.path, content).catch(() => null)
 }
 
-function overBudget(request: DraftRequest, tokens: number, max: number): TokenBudgetExceededError {
+/** `focus`: the range the issue's names gave a change planned without one ('none': none found). */
+function overBudget(
+  request: DraftRequest,
+  tokens: number,
+  max: number,
+  focus?: [number, number] | 'none'
+): TokenBudgetExceededError {
   const { change, content } = request
   const lines = content === null ? 0 : content.split('\n').length
+  const found =
+    focus === 'none'
+      ? `The issue names nothing found in ${change.path}. `
+      : focus
+        ? `Even a window around lines ${focus[0]}-${focus[1]}, where the issue's names are, does not fit. `
+        : ''
+  // A format that resends the whole file is never windowed, with a line_range or without.
   const hint =
-    content !== null && !change.line_range
-      ? `Give the plan a line_range for ${change.path} so that only a window of it is sent, or raise max-tokens-per-draft.`
-      : formatNamed(request.format).resendsWholeFile && change.line_range
-        ? `The ${request.format} edit format resends the whole file; use another edit-format, or raise max-tokens-per-draft.`
+    content !== null && formatNamed(request.format).resendsWholeFile
+      ? `The ${request.format} edit format resends the whole file; use another edit-format, or raise max-tokens-per-draft.`
+      : content !== null && !change.line_range
+        ? `${found}Give the plan a line_range for ${change.path} so that only a window of it is sent, or raise max-tokens-per-draft.`
         : `Narrow the line_range of ${change.path}, or raise max-tokens-per-draft.`
   return new TokenBudgetExceededError(
     `The prompt for ${change.path} needs ${tokens} tokens even at its smallest, more than ` +

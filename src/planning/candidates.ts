@@ -4,7 +4,7 @@ import type { Git } from '../git/index.js'
 import type { PathPolicy } from '../policy/index.js'
 import { filesContaining } from './content-search.js'
 import { listRepoFiles, type RepoFiles } from './repo-files.js'
-import type { SearchTerms } from './search-terms.js'
+import { searchTerms, type SearchTerms } from './search-terms.js'
 
 export interface Candidate {
   path: string
@@ -67,63 +67,80 @@ export function rankCandidates(
   terms: SearchTerms
 ): Candidate[] {
   const ranked: Candidate[] = []
-  const definitions = terms.identifiers.map((id) => ({ id, pattern: definitionPattern(id) }))
   for (const path of files) {
     const content = readText(join(repoDir, path))
     if (content === undefined) continue
-    let score = 0
-    const reasons: string[] = []
-    let focus: number | undefined
-    let defines = false
-    const stem = basename(path, extname(path)).toLowerCase()
-    for (const named of terms.paths) {
-      if (path === named || path.endsWith(`/${named}`)) {
-        score += 100
-        reasons.push('named in the issue')
-      } else if (basename(path) === basename(named)) {
-        score += 30
-        reasons.push(`same name as ${named}`)
-      }
-    }
-    for (const { id, pattern } of definitions) {
-      const defined = pattern.exec(content)
-      if (defined) {
-        score += 40
-        reasons.push(`defines ${id}`)
-        if (focus === undefined) {
-          focus = lineOf(content, defined.index + defined[0].indexOf(id))
-          defines = true
-        }
-      }
-      const mentions = countWord(content, id)
-      if (mentions > 0) {
-        score += Math.min(mentions, 5) * 2
-        if (!defined) reasons.push(`mentions ${id}`)
-        focus ??= lineOf(content, content.search(wordPattern(id)))
-      }
-      if (stem === id.toLowerCase()) score += 15
-    }
-    for (const phrase of terms.phrases) {
-      const at = content.indexOf(phrase)
-      if (at < 0) continue
-      score += 15
-      reasons.push(`contains "${phrase.slice(0, 40)}"`)
-      focus ??= lineOf(content, at)
-    }
-    if (score === 0) continue
-    const lines = linesOf(content)
-    ranked.push({
-      path,
-      score,
-      reasons,
-      excerpt: excerpt(lines, focus ?? 1),
-      ...(focus !== undefined
-        ? { range: [focus, defines ? blockEnd(lines, focus) : focus] as [number, number] }
-        : {})
-    })
+    const candidate = scoreFile(path, content, terms)
+    if (candidate) ranked.push(candidate)
   }
   ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
   return ranked.slice(0, MAX_CANDIDATES)
+}
+
+/**
+ * The lines of one file the issue points at, as a plan Patchsmith writes itself would give them
+ * (the first definition of a named identifier with its block, else its first mention, else a
+ * quoted phrase): undefined when the issue names nothing found in the file.
+ */
+export function issueFocus(
+  path: string,
+  content: string,
+  issue: { title: string; body: string }
+): [number, number] | undefined {
+  return scoreFile(path, content, searchTerms(`${issue.title}\n${issue.body}`))?.range
+}
+
+function scoreFile(path: string, content: string, terms: SearchTerms): Candidate | undefined {
+  let score = 0
+  const reasons: string[] = []
+  let focus: number | undefined
+  let defines = false
+  const stem = basename(path, extname(path)).toLowerCase()
+  for (const named of terms.paths) {
+    if (path === named || path.endsWith(`/${named}`)) {
+      score += 100
+      reasons.push('named in the issue')
+    } else if (basename(path) === basename(named)) {
+      score += 30
+      reasons.push(`same name as ${named}`)
+    }
+  }
+  for (const id of terms.identifiers) {
+    const defined = definitionPattern(id).exec(content)
+    if (defined) {
+      score += 40
+      reasons.push(`defines ${id}`)
+      if (focus === undefined) {
+        focus = lineOf(content, defined.index + defined[0].indexOf(id))
+        defines = true
+      }
+    }
+    const mentions = countWord(content, id)
+    if (mentions > 0) {
+      score += Math.min(mentions, 5) * 2
+      if (!defined) reasons.push(`mentions ${id}`)
+      focus ??= lineOf(content, content.search(wordPattern(id)))
+    }
+    if (stem === id.toLowerCase()) score += 15
+  }
+  for (const phrase of terms.phrases) {
+    const at = content.indexOf(phrase)
+    if (at < 0) continue
+    score += 15
+    reasons.push(`contains "${phrase.slice(0, 40)}"`)
+    focus ??= lineOf(content, at)
+  }
+  if (score === 0) return undefined
+  const lines = linesOf(content)
+  return {
+    path,
+    score,
+    reasons,
+    excerpt: excerpt(lines, focus ?? 1),
+    ...(focus !== undefined
+      ? { range: [focus, defines ? blockEnd(lines, focus) : focus] as [number, number] }
+      : {})
+  }
 }
 
 /** A definition in the common languages: function/def/class/const…, `name = (…) =>`, a method. */

@@ -1,7 +1,7 @@
 export { planlessInput, needsPlan, generatedPlan, planInstructionFiles } from './planless.js'
 export { searchTerms } from './search-terms.js'
 export type { SearchTerms } from './search-terms.js'
-export { findCandidates, rankCandidates } from './candidates.js'
+export { findCandidates, issueFocus, rankCandidates } from './candidates.js'
 export type { Candidate } from './candidates.js'
 export { listRepoFiles, RepoFiles } from './repo-files.js'
 export { planFix, planReplySchema } from './plan-fix.js'
