@@ -8,6 +8,7 @@ import {
   DraftPrompter,
   RunBudget,
   countMessageTokens,
+  fileStyle,
   outlineOf,
   styleForFile
 } from '../../src/model/index.js'
@@ -204,6 +205,52 @@ describe('style from .editorconfig', () => {
     expect(messages[0]!.content).not.toContain('indent with')
     expect(user).toContain('- Style: indent with tabs, LF line endings, a final newline')
     expect(user.indexOf('- Style:')).toBeGreaterThan(user.indexOf('The file for this request:'))
+  })
+
+  it('takes the indent, line endings and final newline from the file when .editorconfig is silent', async () => {
+    const python = [
+      'class Config:',
+      "    '''Settings.'''",
+      '',
+      '    def get(self, key):',
+      '        if key in self.values:',
+      '            return self.values[key]',
+      '        return None',
+      ''
+    ].join('\r\n')
+    const prompter = new DraftPrompter({ repoDir: tempRepo({}), maxTokens: 5_000 })
+    const messages = await prompter.messages(
+      request({ path: 'app/config.py', operation: 'MODIFY' }, python)
+    )
+    expect(messages[1]!.content).toContain(
+      '- Style: indent with 4 spaces, CRLF line endings, a final newline'
+    )
+    // An .editorconfig that only names the line endings: the rest is the file's own.
+    const repo = tempRepo({ 'repo/.editorconfig': 'root = true\n[*]\nend_of_line = lf\n' })
+    const go = new DraftPrompter({ repoDir: repo, maxTokens: 5_000 })
+    const goMessages = await go.messages(
+      request(
+        { path: 'main.go', operation: 'MODIFY' },
+        'func main() {\r\n\tif ok {\r\n\t\trun()\r\n\t}\r\n}'
+      )
+    )
+    expect(goMessages[1]!.content).toContain(
+      '- Style: indent with tabs, LF line endings, no required final newline'
+    )
+  })
+
+  it('reads the indent step from the file: 2, 4 or tabs, doc comments aside', () => {
+    expect(
+      fileStyle('function a() {\n  /**\n   * Doc.\n   */\n  if (x) {\n    y()\n  }\n}\n')
+    ).toEqual({
+      end_of_line: 'lf',
+      insert_final_newline: true,
+      indent_style: 'space',
+      indent_size: 2
+    })
+    expect(fileStyle('a:\n\tb\n\tc\n    d\n')).toMatchObject({ indent_style: 'tab' })
+    expect(fileStyle('no indent\n')).toEqual({ end_of_line: 'lf', insert_final_newline: true })
+    expect(fileStyle('')).toEqual({})
   })
 
   it('ignores an .editorconfig above the repository and uses the fallback without one', async () => {

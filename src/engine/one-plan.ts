@@ -65,7 +65,7 @@ export class OnePlan implements PlanRun {
     jailHooks(git, config, session.sandbox, env.vars)
     ctx.model()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
-    const prompter = session.draftPrompter(style)
+    const prompter = session.draftPrompter(prepared.input.repository_snapshot?.style_config)
     const resume = resumePoint(config.resume, outputPath, prepared.input, ctx.kept, (text) =>
       logger.info(text)
     )

@@ -112,7 +112,7 @@ export class RunSession {
     ))
   }
 
-  draftPrompter(style: StyleConfig): DraftPrompter {
+  draftPrompter(style?: StyleConfig): DraftPrompter {
     return (this.prompter = new DraftPrompter({
       repoDir: this.setup.repoDir,
       maxTokens: this.config.maxTokensPerDraft,

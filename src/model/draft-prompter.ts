@@ -5,14 +5,14 @@ import { syntaxOutline, type SyntaxOutline } from '../edits/index.js'
 import type { RunBudget } from './budget.js'
 import { draftMessages, promptShapes, type DraftRequest } from './draft-prompt.js'
 import type { ChatMessage } from './chat.js'
-import { DEFAULT_STYLE, styleForFile } from './style.js'
+import { DEFAULT_STYLE, fileStyle, styleForFile } from './style.js'
 import { measurePrompt } from './tokens.js'
 
 export interface DraftPrompterOptions {
   repoDir: string
   /** max-tokens-per-draft: the prompt of one draft call, system message included. */
   maxTokens: number
-  /** The style when `.editorconfig` says nothing (the snapshot's style_config, or defaults). */
+  /** The snapshot's style_config: for what `.editorconfig` and the file's own text leave unset. */
   style?: StyleConfig
   /** Tags each record with the current draft round. */
   budget?: RunBudget
@@ -67,13 +67,21 @@ export class DraftPrompter {
     return this.options.maxTokens
   }
 
-  /** The style for a path: `.editorconfig` over the fallback, resolved once per path. */
-  styleFor(path: string): Promise<StyleConfig> {
+  /**
+   * The style for a path, resolved once per path: `.editorconfig`, then what the file's own text
+   * shows (`content`, as the run found it), then the snapshot's style_config, then the defaults.
+   */
+  styleFor(path: string, content: string | null = null): Promise<StyleConfig> {
     let style = this.styles.get(path)
     if (!style) {
+      const fallback = {
+        ...DEFAULT_STYLE,
+        ...this.options.style,
+        ...(content === null ? {} : fileStyle(content))
+      }
       style = this.editorconfig
-        ? Promise.resolve(this.editorconfig.styleFor(path, this.options.style ?? DEFAULT_STYLE))
-        : styleForFile(this.options.repoDir, path, this.options.style)
+        ? Promise.resolve(this.editorconfig.styleFor(path, fallback))
+        : styleForFile(this.options.repoDir, path, fallback)
       this.styles.set(path, style)
     }
     return style
@@ -87,7 +95,7 @@ export class DraftPrompter {
   async messages(request: PromptRequest): Promise<ChatMessage[]> {
     const full: DraftRequest = {
       ...request,
-      style: request.style ?? (await this.styleFor(request.change.path)),
+      style: request.style ?? (await this.styleFor(request.change.path, request.content)),
       repoInstructions:
         request.repoInstructions ?? (await this.instructions?.block(request.change.path))?.text
     }

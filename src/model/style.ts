@@ -51,3 +51,44 @@ function hasEditorconfig(root: string, from: string): boolean {
 function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
   return allowed.find((candidate) => candidate === value)
 }
+
+/**
+ * What a file's own text shows of its style, for what `.editorconfig` leaves unset: tabs or
+ * spaces by which indents more lines, the indent size as the step most lines indent by over the
+ * line above, CRLF or LF by which ends more lines, and whether it ends with a newline. What the
+ * text cannot show (an empty file, no indented line) is left out.
+ */
+export function fileStyle(content: string): Partial<StyleConfig> {
+  const style: Partial<StyleConfig> = {}
+  if (content === '') return style
+  const crlf = content.match(/\r\n/g)?.length ?? 0
+  const lf = (content.match(/\n/g)?.length ?? 0) - crlf
+  if (crlf + lf > 0) style.end_of_line = crlf > lf ? 'crlf' : 'lf'
+  style.insert_final_newline = content.endsWith('\n')
+  let tabbed = 0
+  let spaced = 0
+  let previous = 0
+  const steps = new Map<number, number>()
+  for (const line of content.split(/\r?\n/)) {
+    if (line.trim() === '') continue
+    if (line.startsWith('\t')) {
+      tabbed++
+      continue
+    }
+    const width = line.length - line.trimStart().length
+    // A doc comment's ` * ` lines step in by one; they say nothing of the indent.
+    if (width > 0 && !/^\s*\*/.test(line)) spaced++
+    if (width > previous && !/^\s*\*/.test(line)) {
+      const step = width - previous
+      if (step <= 8) steps.set(step, (steps.get(step) ?? 0) + 1)
+    }
+    previous = width
+  }
+  if (tabbed > spaced) style.indent_style = 'tab'
+  else if (spaced > 0) {
+    style.indent_style = 'space'
+    const [size] = [...steps].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0] ?? []
+    if (size !== undefined) style.indent_size = size
+  }
+  return style
+}

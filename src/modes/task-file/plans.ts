@@ -1,7 +1,6 @@
 import type { CodeAgentInput, CodeAgentOutput, Commit } from '../../contract/index.js'
 import { Git, RunJournal, WorkBranch, gitIncludedPaths, pushAuth } from '../../git/index.js'
 import { loadTasks, taskBatches, taskInput, type LoadedTasks } from '../../inputs/tasks/index.js'
-import { DEFAULT_STYLE } from '../../model/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../../policy/index.js'
 import { jailHooks, type PlanRun, type RunContext } from '../../engine/index.js'
 import { runBatch, type TaskRun } from './batch.js'
@@ -63,7 +62,7 @@ export class TaskFilePlans implements PlanRun {
     jailHooks(git, config, session.sandbox, env.vars)
     await assertRepoPaths(planned, policy, repoDir, git, 'plan')
     ctx.model()
-    const prompter = session.draftPrompter(DEFAULT_STYLE)
+    const prompter = session.draftPrompter()
     const work = (this.work = await WorkBranch.open(git, {
       branch: branchName,
       baseBranch: config.baseBranch,
