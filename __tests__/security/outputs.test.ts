@@ -29,7 +29,9 @@ describe('T55: Commit[] output integrity', () => {
     expect(run.exitCode, run.stdout).toBe(0)
     const commits = JSON.parse(run.outputs.commits!) as Array<{ message: string; sha: string }>
     expect(commits).toHaveLength(1)
-    expect(commits[0]!.message).toBe(`${subject}\n\nFixes #42`)
+    // The commit's whole message: the subject, Fixes #42, then git's and Patchsmith's trailers.
+    expect(commits[0]!.message).toBe(repo.gitOrigin('log', '-1', '--format=%B', run.outputs.sha!))
+    expect(commits[0]!.message.startsWith(`${subject}\n\nFixes #42\n\n`)).toBe(true)
     expect(commits[0]!.sha).toBe(run.outputs.sha)
     expect(repo.gitOrigin('log', '-1', '--format=%s', 'docs/42-fix-typo-readme')).toBe(subject)
   })

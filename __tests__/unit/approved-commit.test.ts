@@ -21,14 +21,21 @@ describe('commitApproved', () => {
     const content = 'new content, not stored\r\nwith CRLF kept\n'
     repo.git('config', 'core.autocrlf', 'true') // no conversion: the bytes as approved
     const counted = git.processCount
-    const made = await commitApproved(git, head, [{ path: 'a/new.txt', content }], 'm', {
-      signoff: false
-    })
+    const { sha: made, message } = await commitApproved(
+      git,
+      head,
+      [{ path: 'a/new.txt', content }],
+      'm',
+      {
+        signoff: false
+      }
+    )
     // hash-object, mktree, commit-tree (plus one config listing: the config changed)
     expect(git.processCount - counted).toBe(4)
     expect(repo.git('cat-file', 'blob', `${made}:a/new.txt`)).toBe(content.trimEnd())
+    expect(message).toBe(repo.git('log', '-1', '--format=%B', made))
     const stored = git.processCount
-    const again = await commitApproved(
+    const { sha: again } = await commitApproved(
       git,
       head,
       [

@@ -174,8 +174,10 @@ describe('ChangeBranch: an existing branch', () => {
     expect(second.branch.reused).toBe(true)
     expect(second.made.map((c) => c.sha)).toEqual([first.made[0]!.sha])
     expect(second.made[0]!.patchId).toBe(first.made[0]!.patchId)
-    // The message as the first run reported it: git's sign-off trailer left out.
-    expect(second.made[0]!.message).toBe(MESSAGE)
+    // The message as the commit holds it, as the first run reported it: trailers included.
+    expect(second.made[0]!.message).toBe(first.made[0]!.message)
+    expect(second.made[0]!.message).toBe(repo.git('log', '-1', '--format=%B', first.made[0]!.sha))
+    expect(second.made[0]!.message.startsWith(MESSAGE.trim())).toBe(true)
     expect(repo.gitOrigin('rev-list', '--count', `main..${BRANCH}`)).toBe('1')
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(first.made[0]!.sha)
     expect(repo.git('rev-parse', 'HEAD')).toBe(first.made[0]!.sha)

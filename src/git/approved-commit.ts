@@ -18,7 +18,8 @@ export interface ApprovedFile {
  * from their approved contents: only the folders on their paths are read and written
  * (sparseTree), or in the unusual cases the whole tree in a private index. Nothing validation could have left in the shared index or the work tree reaches
  * it. The message is cleaned as `git commit --cleanup=whitespace` would, and signed off as
- * `--signoff` would. Returns the new commit's SHA; no ref is moved.
+ * `--signoff` would. Returns the new commit's SHA and its whole message as git stores it
+ * (trimmed, as `git log --format=%B`); no ref is moved.
  */
 export async function commitApproved(
   git: Git,
@@ -26,7 +27,7 @@ export async function commitApproved(
   files: readonly ApprovedFile[],
   message: string,
   options: { signoff: boolean }
-): Promise<string> {
+): Promise<{ sha: string; message: string }> {
   const scratch = mkdtempSync(join(tmpdir(), 'patchsmith-commit-'))
   try {
     const kept = files.filter((file) => file.content !== null)
@@ -38,7 +39,7 @@ export async function commitApproved(
       (await privateIndexTree(git, scratch, parent, changes))
     const text = await finalMessage(git, message, options.signoff)
     const out = await git.exec(['commit-tree', tree, '-p', parent, '-F', '-'], { input: text })
-    return out.stdout.trim()
+    return { sha: out.stdout.trim(), message: text.trim() }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }

@@ -26,6 +26,7 @@ export interface CommitRequest {
 /** A commit on the branch, as git has it. */
 export interface MadeCommit {
   sha: string
+  /** The whole message as committed: the sign-off and Patchsmith trailers included. */
   message: string
   /** `git patch-id --stable` of the commit. */
   patchId: string
@@ -56,7 +57,8 @@ export async function commitChange(
     const staged = requests.length === 1 && !options.hooks ? request.staged : undefined
     const { sha, diff } =
       printed && staged ? { sha: printed, diff: staged } : await git.commitPatch('HEAD')
-    made.push({ sha, message: request.message, patchId: patchId(diff), diff })
+    // The message as committed: git (and hooks) added the sign-off and the trailers.
+    made.push({ sha, message: await git.commitMessage(sha), patchId: patchId(diff), diff })
     state.commits.push(sha)
     state.save()
   }
@@ -80,10 +82,12 @@ async function commitApprovedFiles(
   const head = state.baseSha
   let parent = head
   for (const request of requests) {
-    const sha = await commitApproved(git, parent, request.files!, request.message, { signoff })
+    const { sha, message } = await commitApproved(git, parent, request.files!, request.message, {
+      signoff
+    })
     const diff =
       requests.length === 1 && request.staged ? request.staged : (await git.commitPatch(sha)).diff
-    made.push({ sha, message: request.message, patchId: patchId(diff), diff })
+    made.push({ sha, message, patchId: patchId(diff), diff })
     state.commits.push(sha)
     parent = sha
   }

@@ -79,9 +79,8 @@ export async function existingCommits(git: Git, existing: ExistingBranch): Promi
   const made: MadeCommit[] = []
   for (const commit of existing.commits) {
     const { diff } = await git.commitPatch(commit.sha)
-    // As this run would report it: without the sign-off and Patchsmith trailers git added.
-    const message = commit.message.replace(/(\n+(Signed-off-by|Patchsmith-Commit): [^\n]*)+$/, '')
-    made.push({ sha: commit.sha, message, patchId: patchId(diff), diff })
+    // As the commit holds it: the sign-off and Patchsmith trailers included.
+    made.push({ sha: commit.sha, message: commit.message, patchId: patchId(diff), diff })
   }
   return made
 }

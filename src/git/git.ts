@@ -231,6 +231,12 @@ export class Git extends GitRunner {
     return parseCommitPatch(out.stdout)
   }
 
+  /** A commit's whole message as git stores it, trailers included (trimmed, as parseCommits). */
+  async commitMessage(sha: string): Promise<string> {
+    const out = await this.exec(['log', '-1', '--format=%B', '--end-of-options', sha, '--'])
+    return out.stdout.trim()
+  }
+
   /** The commits of `tip` that `base` does not have, oldest first (at most `limit`). */
   async commitsSince(base: string, tip: string, limit: number): Promise<BranchCommit[]> {
     const out = await this.exec([
