@@ -155,6 +155,46 @@ describe('plan-less issue mode', () => {
     )
   })
 
+  it('names the problems of both refused plans, not only the last', async () => {
+    const repo = fixtureRepo()
+    const plans = [
+      // First a file that does not exist; then, "corrected", another the search did not find.
+      {
+        ...PLAN,
+        file_changes: [{ path: 'lib/missing.js', operation: 'MODIFY', description: 'x' }]
+      },
+      { ...PLAN, file_changes: [{ path: 'src/other.js', operation: 'MODIFY', description: 'x' }] }
+    ]
+    const server = await startModelServer(() => JSON.stringify(plans.shift() ?? PLAN))
+    cleanups.push(() => server.close())
+    const inputs = writeInputs(repo, { 'issue.json': ISSUE })
+    const run = await runCliInProcess([
+      '--json',
+      'run',
+      '--repo',
+      repo.dir,
+      '--issue',
+      inputs['issue.json']!,
+      '--base-url',
+      server.url,
+      ...secretFlag('--api-key-file', 'k-1234')
+    ])
+    expect(run.exitCode, run.stderr).toBe(1)
+    const error = (JSON.parse(run.stdout) as CodeAgentOutput).error!
+    expect(error).toMatchObject({ code: 'MODEL_ERROR', details: { rule: 'invalid-plan' } })
+    expect(error.message).toBe(
+      "The model's fix plan was refused twice: first for lib/missing.js is not one of the " +
+        'candidate files; then, corrected, for src/other.js is not one of the candidate files'
+    )
+    expect(error.details).toMatchObject({
+      rounds: [
+        ['lib/missing.js is not one of the candidate files'],
+        ['src/other.js is not one of the candidate files']
+      ]
+    })
+    expect(server.requests).toHaveLength(2)
+  })
+
   it('fetches the issue by --issue-number from the GitHub API, and a missing one is "Issue #N not found"', async () => {
     const repo = fixtureRepo()
     const server = await startModelServer(planlessModel(PLAN))

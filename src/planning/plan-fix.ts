@@ -68,7 +68,8 @@ export interface PlanRequest {
  */
 export async function planFix(request: PlanRequest): Promise<{ plan: FixPlan; rootCause: string }> {
   const messages = planMessages(request)
-  let problems: string[] = []
+  // Each refusal's problems: the first plan's are often the telling ones.
+  const refused: string[][] = []
   for (let round = 1; round <= 2; round++) {
     const completion = await request.model.complete(messages, {
       responseFormat: PLAN_FORMAT,
@@ -76,19 +77,23 @@ export async function planFix(request: PlanRequest): Promise<{ plan: FixPlan; ro
     })
     const checked = checkReply(completion.parsed ?? jsonIn(completion.text), request)
     if ('plan' in checked) return checked
-    problems = checked.problems
+    refused.push(checked.problems)
     messages.push(
       { role: 'assistant', content: completion.text },
       {
         role: 'user',
-        content: `That plan cannot be used:\n${problems.map((p) => `- ${p}`).join('\n')}\nReply with a corrected plan, as JSON only.`
+        content: `That plan cannot be used:\n${checked.problems.map((p) => `- ${p}`).join('\n')}\nReply with a corrected plan, as JSON only.`
       }
     )
   }
-  throw new ModelError(`The model's fix plan was refused twice: ${problems.join('; ')}`, {
-    rule: 'invalid-plan',
-    problems
-  })
+  const [first = [], second = []] = refused
+  const same = first.join('\n') === second.join('\n')
+  throw new ModelError(
+    same
+      ? `The model's fix plan was refused twice, both times for: ${first.join('; ')}`
+      : `The model's fix plan was refused twice: first for ${first.join('; ')}; then, corrected, for ${second.join('; ')}`,
+    { rule: 'invalid-plan', problems: [...new Set([...first, ...second])], rounds: refused }
+  )
 }
 
 function planMessages(request: PlanRequest): ChatMessage[] {
