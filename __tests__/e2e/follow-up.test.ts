@@ -203,6 +203,12 @@ describe('follow-up on review threads', () => {
     expect(drafts.map(text).join()).toContain('Multiply by the quantity.')
     expect(drafts.map(text).join()).not.toContain('Delete this whole file')
     expect(repo.git('status', '--porcelain')).toBe('')
+    // What the log says is true: pushed onto the pull request, no second branch left behind.
+    expect(action.stdout).toContain(`Pull request #12: 2 planned file change(s) on ${BRANCH}\n`)
+    expect(action.stdout).toContain(`Committed ${tip} on ${BRANCH}\n`)
+    expect(action.stdout).toContain(`Pushed ${BRANCH} to origin (pull request #12)`)
+    expect(action.stdout).not.toMatch(/Not pushed|Issue #12|follow-up-1/)
+    expect(repo.git('branch', '--list', `${BRANCH}-follow-up-*`)).toBe('')
   })
 
   it('refuses a third round with a summary comment, before any model call or push, whatever trailers follow the round', async () => {

@@ -127,7 +127,7 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     })
     if (!ctx.task) {
       logger.info(
-        `Committed ${shas(made)} on ${branch.commitsOnBase ? `${branch.base} (and ${plan.branch_name})` : plan.branch_name}`
+        `Committed ${shas(made)} on ${branch.handsOffBranch ? `${branch.base} (and ${plan.branch_name})` : branch.commitsOnBase ? branch.base : plan.branch_name}`
       )
     }
     // With hooks, what was committed may differ from what was validated: report git's patch.
@@ -151,12 +151,9 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     // A push already under way finishes; the rollback then deletes the branch it published.
     ctx.budget?.assertNotCancelled('during the push')
     logger.info(`Pushed ${plan.branch_name} to origin`)
-  } else if (branch.commitsOnBase && !ctx.task) {
-    logger.info(
-      `Not pushed: the commit is on ${branch.base} for a pull-request step (branch: ${plan.branch_name})`
-    )
-  } else if (!branch.push && !ctx.task) {
-    logger.info(`Not pushed: the commit is on ${plan.branch_name}; ${branch.base} is as it was`)
+  } else if (!branch.push && !ctx.task && !ctx.pushesBase) {
+    // A mode that pushes the base itself once the run is over says so then (a follow-up).
+    logger.info(notPushed(branch, plan.branch_name))
   }
   // commit-signing: github: the branch holds the API's verified commits, same trees.
   const published = branch.published
@@ -165,6 +162,14 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
   const problems = await branch.restoreUserChanges()
   problems.forEach((problem) => logger.warn(problem))
   return commits
+}
+
+/** Where an unpushed commit is: on the base for a pull-request step, or on the plan's branch. */
+function notPushed(branch: ChangeBranch, name: string): string {
+  if (branch.handsOffBranch)
+    return `Not pushed: the commit is on ${branch.base} for a pull-request step (branch: ${name})`
+  if (branch.commitsOnBase) return `Not pushed: the commit is on ${branch.base}`
+  return `Not pushed: the commit is on ${name}; ${branch.base} is as it was`
 }
 
 /** One request per commit: the model's subject for a single commit, the template per step. */

@@ -56,6 +56,7 @@ export class OnePlan implements PlanRun {
       },
       {
         loadInput: this.loadInput,
+        handOffBranch: ctx.handOffBranch,
         model: () => ctx.model(),
         overlays: session.sandbox?.overlays ?? false
       }

@@ -45,6 +45,8 @@ export async function loadAndGuard(
   onInput: (input: CodeAgentInput) => void,
   sources: {
     loadInput?: RunMode['loadInput']
+    /** RunMode.handOffBranch (default true). */
+    handOffBranch?: boolean
     model: () => ModelClient
     /** Validation runs on an overlay of the work tree: no untracked list is needed before it. */
     overlays?: boolean
@@ -66,26 +68,25 @@ export async function loadAndGuard(
     github: { repository, apiUrl }
   }
   // Input files are named as the user sees them: from the current directory.
-  const { input, baseBranch = config.baseBranch } = await clock.time(
-    'load',
-    async (): Promise<ModeInput> =>
-      sources.loadInput
-        ? sources.loadInput(context)
-        : {
-            input: needsPlan(config)
-              ? await planlessInput(config, eventPath, context)
-              : loadAgentInput({
-                  ...config,
-                  issue: config.issue ?? (await issueByNumber(config, facts, logger)),
-                  eventPath,
-                  baseDir: cwd
-                })
-          }
+  const loaded = await clock.time('load', async (): Promise<ModeInput> =>
+    sources.loadInput
+      ? sources.loadInput(context)
+      : {
+          input: needsPlan(config)
+            ? await planlessInput(config, eventPath, context)
+            : loadAgentInput({
+                ...config,
+                issue: config.issue ?? (await issueByNumber(config, facts, logger)),
+                eventPath,
+                baseDir: cwd
+              })
+        }
   )
+  const { input, baseBranch = config.baseBranch, about } = loaded
   onInput(input)
   const plan = input.fix_plan
   logger.info(
-    `Issue #${input.issue.number}: ${plan.file_changes.length} planned file change(s) on ${plan.branch_name}`
+    `${about?.subject ?? `Issue #${input.issue.number}`}: ${plan.file_changes.length} planned file change(s) on ${about?.on ?? plan.branch_name}`
   )
   policy.assertAllowed(
     plan.file_changes.map((change) => change.path),
@@ -114,6 +115,7 @@ export async function loadAndGuard(
           baseBranch,
           push: config.push && !config.dryRun,
           keepStart: facts.unpushedOnOwnBranch === true && !config.dryRun,
+          handOffBranch: sources.handOffBranch,
           auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
           plannedPaths: paths,
           untracked: !sources.overlays,

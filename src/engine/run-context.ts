@@ -31,6 +31,11 @@ export interface AttemptSeams {
    * branch's base is (agent/moved-base.ts).
    */
   pushesBase?: boolean
+  /**
+   * false: a commit made on the base (push: false) gets no branch of the plan's name beside it
+   * for a pull-request step to pick up (a follow-up's commit goes on the pull request itself).
+   */
+  handOffBranch?: boolean
 }
 
 /** What one plan brings to its drafts; everything else is the run's (RunContext). */
@@ -72,6 +77,11 @@ export class RunContext {
 
   get setup() {
     return this.session.setup
+  }
+
+  /** Whether a commit on the base also gets the plan's branch (AttemptSeams.handOffBranch). */
+  get handOffBranch(): boolean {
+    return this.seams.handOffBranch !== false
   }
 
   get logger() {

@@ -18,6 +18,11 @@ export interface ModeInput {
   input: CodeAgentInput
   /** The base the change is made on (a follow-up: the pull request's head), over base-branch. */
   baseBranch?: string
+  /**
+   * What the input is about, in the log line that names the loaded plan: a follow-up's number is
+   * a pull request's, and its commit goes on `baseBranch` (default: `Issue #N`, the plan's branch).
+   */
+  about?: { subject: string; on: string }
 }
 
 /**

@@ -38,6 +38,11 @@ export interface ChangeBranchOptions {
    * branch); without it push: false commits on the base for a pull-request step.
    */
   keepStart?: boolean
+  /**
+   * A commit on the base (commitsOnBase) also gets a branch of the plan's name, for the
+   * pull-request step (default); false: the base alone (a follow-up, which pushes it itself).
+   */
+  handOffBranch?: boolean
   /** Credentials for the commands that talk to origin. */
   auth?: PushAuth
   /** The plan's paths: uncommitted changes to them are refused, others are stashed. */
@@ -126,6 +131,11 @@ export class ChangeBranch {
   /** push: false for a pull-request step: the commit goes on the base branch itself. */
   get commitsOnBase(): boolean {
     return !this.push && !this.options.keepStart
+  }
+
+  /** A commit on the base is also on a branch of the plan's name (ChangeBranchOptions). */
+  get handsOffBranch(): boolean {
+    return this.commitsOnBase && this.options.handOffBranch !== false
   }
 
   /** Credentials for remote commands, registered as a secret by the caller. */
@@ -296,8 +306,8 @@ export class ChangeBranch {
     this.dropSwap()
     this.state.save({ baseMoved: this.state.baseMoved || this.commitsOnBase })
     const made = await commitChange(this.git, this.state, requests, options, this.checkedIndex)
-    if (this.commitsOnBase) {
-      this.state.baseMoved = true
+    if (this.commitsOnBase) this.state.baseMoved = true
+    if (this.handsOffBranch) {
       await this.git.createBranchRef(this.branch, made[made.length - 1]!.sha)
       this.state.createdLocal = true
     }

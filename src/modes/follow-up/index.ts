@@ -80,7 +80,11 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
         )
       state.round = await nextRound(review, pr, config.maxFollowUpRounds)
       await assertCheckedOut(repoDir, pr)
-      const on = (input: CodeAgentInput) => ({ input, baseBranch: pr.head })
+      const on = (input: CodeAgentInput) => ({
+        input,
+        baseBranch: pr.head,
+        about: { subject: `Pull request #${pr.number}`, on: pr.head }
+      })
       const branch = `${pr.head}-follow-up-${state.round}`.slice(0, 200)
       const exists = (path: string) => existsSync(join(repoDir, path))
       if (trigger.failedRun) {
@@ -109,6 +113,8 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
     mayStayUnchanged: (path) => state.optional.has(path),
     // Someone pushed to the pull request's branch during the round: the commit goes on top.
     pushesBase: !config.dryRun && config.push,
+    // The round's commit goes on the pull request's branch: no second branch beside it.
+    handOffBranch: false,
     after: async (end) => {
       const { followUp: report, ...after } = await pushAndAnswer(config, env, state, end)
       followUp = report
@@ -138,6 +144,7 @@ async function pushAndAnswer(
     const commits = response.data as Commit[]
     try {
       const published = await pushOnto(config, env, pr)
+      env.logger.info(`Pushed ${pr.head} to origin (pull request #${pr.number})`)
       if (published)
         response = {
           ...response,
