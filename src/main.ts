@@ -55,10 +55,10 @@ export async function run(): Promise<void> {
       process.env.GITHUB_REPOSITORY
     )
     const facts = runnerFacts(process.env)
-    // The run's one masker, made here: the progress comment is posted before the run starts.
+    // The run's one masker, made here: the progress comment masks with it. The engine posts
+    // the comment once the starter's permission is checked (RunListener.start).
     const masker = runMasker(config, facts.vars)
     progress = startProgress(config, facts, (text) => masker.mask(text))
-    await progress?.start()
     const env = {
       ...facts,
       logger: actionLogger,

@@ -19,7 +19,8 @@ async function startedBy(
   sender: { login: string; type: string },
   role?: string,
   inputs = {},
-  bundled = false
+  bundled = false,
+  env: Record<string, string> = {}
 ) {
   const repo = typoRepo()
   cleanups.push(() => repo.cleanup())
@@ -36,7 +37,7 @@ async function startedBy(
   }
   const run = await (bundled ? runAction : runActionInProcess)({
     workspace: repo.dir,
-    env: { GITHUB_API_URL: github.url },
+    env: { GITHUB_API_URL: github.url, ...env },
     event: { action: 'labeled', issue: ISSUE, sender },
     inputs: {
       'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
@@ -73,6 +74,47 @@ describe('T62: who may start a run', () => {
     expect(github.requests.map((r) => r.path)).toContain(
       '/repos/acme/widgets/collaborators/maintainer/permission'
     )
+  })
+
+  it('posts the progress comment only once the permission is checked; a reader gets the refusal alone, titled for it', async () => {
+    const comments = (github: Awaited<ReturnType<typeof startedBy>>['github']) =>
+      github.requests.filter((r) => /\/issues\/42\/comments/.test(r.path))
+    const firstIndex = (
+      github: Awaited<ReturnType<typeof startedBy>>['github'],
+      test: (path: string) => boolean
+    ) => github.requests.findIndex((r) => test(r.path))
+    const onIssue = { GITHUB_EVENT_NAME: 'issues' }
+    const reader = await startedBy(
+      { login: 'stranger', type: 'User' },
+      'read',
+      {
+        'comment-on-failure': 'true'
+      },
+      false,
+      onIssue
+    )
+    expect(reader.run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+    const posted = comments(reader.github)
+    expect(posted.map((r) => r.method)).toEqual(['POST'])
+    const body = (posted[0]!.body as { body: string }).body
+    expect(body).not.toContain('working on this')
+    expect(body).toContain(
+      '| What failed | The permission check of the person who started the run |'
+    )
+    expect(reader.run.summary).toContain('The permission check of the person who started the run')
+
+    const writer = await startedBy(
+      { login: 'maintainer', type: 'User' },
+      'write',
+      {},
+      false,
+      onIssue
+    )
+    expect(writer.run.exitCode, writer.run.stdout).toBe(0)
+    const asked = firstIndex(writer.github, (path) => path.endsWith('/maintainer/permission'))
+    const commented = firstIndex(writer.github, (path) => /\/issues\/42\/comments/.test(path))
+    expect(asked).toBeGreaterThanOrEqual(0)
+    expect(commented).toBeGreaterThan(asked)
   })
 
   it('refuses a bot (and a lookalike login) unless it is an allowed bot', async () => {

@@ -2,6 +2,11 @@ export type Phase = 'load' | 'reproduce' | 'draft' | 'apply' | 'validate' | 'com
 
 /** Told when each phase begins (the progress comment); it must not throw or wait. */
 export interface RunListener {
+  /**
+   * The run may go on: the person who started it holds the permission it needs. Called once,
+   * before anything is read or changed (the progress comment is posted then, never before).
+   */
+  start?(): Promise<void>
   /** `attempt`: the draft round (1: the first draft, 2: the first repair). */
   phase(phase: Phase, attempt?: number): void
   /** A repository command starts (setup, validation, a fix, the base check); the returned function is called as it ends. */

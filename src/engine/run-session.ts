@@ -81,12 +81,15 @@ export class RunSession {
   }
 
   /**
-   * What comes before anything is read or changed, cheapest first: a missing API key, the actor,
-   * the sandbox, then the work tree's lock (and a dead run's journal carried out).
+   * What comes before anything is read or changed, cheapest first: a missing API key, the actor
+   * (then the progress comment is posted), the sandbox, then the work tree's lock (and a dead
+   * run's journal carried out).
    */
   async open(): Promise<void> {
     modelKey(this.config)
     await assertStarterAllowed(this.config, this.env)
+    // Only now: a refused starter never sees "working on this", only the refusal.
+    await this.env.progress?.start?.()
     this.sandbox = await openSandbox(this.config, this.setup)
     this.lock = await claimRepository(this.setup.repoDir, this.config, this.logger, this.env)
   }

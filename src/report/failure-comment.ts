@@ -26,6 +26,10 @@ export function whatFailed(error: AgentError): string {
       typeof detail.exit_code === 'number' ? ` exited with ${detail.exit_code}` : ' failed'
     return `${STEP.VALIDATION_FAILED}: ${detail.command}${exit}`
   }
+  if (error.code === 'SECURITY_VIOLATION' && detail.rule === 'unauthorized-actor')
+    return 'The permission check of the person who started the run'
+  if (error.code === 'SECURITY_VIOLATION' && detail.rule === 'sandbox-unavailable')
+    return 'Opening the sandbox for the validation commands'
   if (error.code === 'PERMISSION_DENIED' && typeof detail.rule === 'string') {
     if (detail.rule === 'no-remote' || detail.rule === 'remote-unreadable')
       return 'Reading the remote before the change'
