@@ -10,9 +10,11 @@ import type { RepairContext, RunBudget } from '../model/index.js'
 import {
   assertExactChanges,
   guardEdits,
+  repoFolder,
   ValidationWatch,
   type PathPolicy
 } from '../policy/index.js'
+import type { TreeOverlay } from '../sandbox/index.js'
 import type { SecretMasker } from '../secrets/index.js'
 import {
   issueContext,
@@ -24,7 +26,7 @@ import {
   type CommandVerdict
 } from '../validation/index.js'
 import { onOverlay } from './commands.js'
-import { guardTree, keepMatcher, type RemovedAfterValidation } from './leftovers.js'
+import { IgnoredLeftovers } from './leftovers.js'
 import { reproduce, type ReproductionSettings } from './reproduction.js'
 import { provenBy, withoutTest, withReproduction } from './reproduction-change.js'
 import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
@@ -55,10 +57,6 @@ export interface AttemptSettings extends DraftContext, RoundSettings {
   unicodeTextPaths?: readonly string[]
   /** A test that reproduces the issue first (`reproduction`); unset: none is asked for. */
   reproduction?: ReproductionSettings
-  /** Globs of build output validation may leave (`validation-keep`). */
-  validationKeep?: readonly string[]
-  /** Told what the run removed after validation (the result's metrics). */
-  removed?: RemovedAfterValidation
 }
 
 export interface AttemptStats {
@@ -128,7 +126,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
   if (reproduction.kind === 'reproduced') issue.text += `\n${reproduction.tests.join('\n')}`
 
   for (let attempt = 1; attempt <= settings.maxRepairs + 1; attempt++) {
-    let guard: Awaited<ReturnType<typeof guardTree>> | undefined
+    let overlay: TreeOverlay | undefined
     // model (issue 7): TIMEOUT / TOKEN_BUDGET_EXCEEDED when spent; a reason when max-attempts stops
     const refusal = settings.budget?.beforeAttempt(attempt, lastError?.code)
     if (refusal) return stop('repairs-exhausted', refusal)
@@ -150,19 +148,16 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       // overlay (where the sandbox has one) the watch learns what validation touched from it.
       const cwd = settings.runner.cwd
       const watched = settings.steps.length > 0
-      // Whatever the round leaves that is not the change goes, however it ends (finally below).
-      if (watched)
-        guard = await guardTree(
-          settings,
-          applied.edits.map((edit) => edit.path)
-        )
-      const overlay = guard?.overlay
+      const own = repoFolder(cwd, settings.log.dir)
+      if (watched) overlay = settings.runner.overlay?.(own ? [own] : [])
+      const leftovers = watched
+        ? await IgnoredLeftovers.before(settings.branch.git, overlay?.record)
+        : undefined
       const watch = watched
         ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
             untracked: settings.branch.untrackedAtStart,
             ownFolder: settings.log.dir,
-            touched: overlay?.record,
-            keep: keepMatcher(settings.validationKeep)
+            touched: overlay?.record
           })
         : undefined
       const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
@@ -183,7 +178,6 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       countRuns(stats, pipeline.results)
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
-        await guard?.putBack(applied.edits.map((edit) => edit.path))
         await watch?.settleWorkTree()
         if (reproduction.kind === 'reproduced' && !reproduction.committed)
           applied = await withoutTest(settings, applied, reproduction.edit.path)
@@ -199,8 +193,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
         }
         return { ok: true, change: { ...change, placements: drafted.placements }, stats }
       }
-      await guard?.putBack(applied.edits.map((edit) => edit.path))
       await watch?.removeCreatedFiles()
+      await leftovers?.remove()
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
       // Only failures the base has the same way and the issue does not name: no repair for them.
@@ -227,9 +221,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
           : new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
     } finally {
-      // A refusal, a cancellation or a time-out: the tree is put back all the same.
-      await guard?.putBack(applied?.edits.map((edit) => edit.path))
-      guard?.overlay?.dispose()
+      overlay?.dispose()
     }
   }
   return { ok: false, error: lastError ?? new InvalidDiffError('No attempt was made.'), stats }

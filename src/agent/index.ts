@@ -15,7 +15,6 @@ export { draftEdits, type DraftContext, type Drafted, type Drafter } from './dra
 export { commitChange, reportFailureOnIssue, type FinishContext } from './finish.js'
 export { AttemptProgress, resumePoint } from './last-attempt.js'
 export { runSetupCommands } from './setup-commands.js'
-export { RemovedAfterValidation } from './leftovers.js'
 export { signingPublisher } from './signing.js'
 export { scratchFolder } from './scratch.js'
 export type { Logger } from './logger.js'

@@ -21,7 +21,6 @@ import { checkOutputPath } from '../report/index.js'
 import { SecretMasker } from '../secrets/index.js'
 import {
   PhaseClock,
-  RemovedAfterValidation,
   scratchFolder,
   type Logger,
   type RunListener,
@@ -30,8 +29,6 @@ import {
 
 export interface RunSetup {
   clock: PhaseClock
-  /** What validation left that the run removed (metrics.removed_after_validation). */
-  removed: RemovedAfterValidation
   budget: RunBudget
   masker: SecretMasker
   /** The caller's logger behind the masker. */
@@ -69,7 +66,6 @@ export function startRun(
   checkLogDir(logDir)
   return {
     clock: new PhaseClock(env.progress),
-    removed: new RemovedAfterValidation(),
     budget: new RunBudget(
       {
         maxAttempts: config.maxAttempts,
