@@ -1,21 +1,13 @@
 import {
   InvalidDiffError,
   ValidationFailedError,
-  type LastAttempt,
   type ValidationResult
 } from '../contract/index.js'
 import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
 import { WorktreeFiles, asStoredByGit } from '../git/index.js'
-import type { RepairContext, RunBudget } from '../model/index.js'
-import {
-  assertExactChanges,
-  guardEdits,
-  repoFolder,
-  ValidationWatch,
-  type PathPolicy
-} from '../policy/index.js'
+import type { RepairContext } from '../model/index.js'
+import { assertExactChanges, guardEdits, repoFolder, ValidationWatch } from '../policy/index.js'
 import type { TreeOverlay } from '../sandbox/index.js'
-import type { SecretMasker } from '../secrets/index.js'
 import {
   issueContext,
   noRepairReason,
@@ -27,37 +19,18 @@ import {
 } from '../validation/index.js'
 import { onOverlay } from './commands.js'
 import { IgnoredLeftovers } from './leftovers.js'
-import { reproduce, type ReproductionSettings } from './reproduction.js'
+import type { AttemptSettings } from './attempt-settings.js'
+import { reproduce } from './reproduction.js'
 import { provenBy, withoutTest, withReproduction } from './reproduction-change.js'
-import { draftEdits, type DraftContext, type Drafted } from './drafting.js'
-import { resumedEdits, type AttemptProgress } from './last-attempt.js'
-import type { PhaseClock } from './phase-clock.js'
+import { draftEdits, type Drafted } from './drafting.js'
+import { resumedEdits } from './last-attempt.js'
 import {
   fingerprintOf,
   repairFor,
   validateRound,
   validationError,
-  type Applied,
-  type RoundSettings
+  type Applied
 } from './validation-round.js'
-
-export interface AttemptSettings extends DraftContext, RoundSettings {
-  maxRepairs: number
-  policy: PathPolicy
-  clock: PhaseClock
-  /** The run's one masker: no secret may be written into a planned file. */
-  masker: SecretMasker
-  // model (issue 7): max-attempts, max-total-tokens and time-limit, asked before each round
-  budget?: RunBudget
-  /** Told of each diff that applies and of its validation, so a stopped run keeps its work. */
-  progress?: AttemptProgress
-  /** An earlier run's last attempt (`resume`): the first attempt applies it instead of drafting. */
-  resume?: LastAttempt
-  /** Files whose text is content, beside the defaults (`unicode-text-paths`). */
-  unicodeTextPaths?: readonly string[]
-  /** A test that reproduces the issue first (`reproduction`); unset: none is asked for. */
-  reproduction?: ReproductionSettings
-}
 
 export interface AttemptStats {
   attempts: number

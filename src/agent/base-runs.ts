@@ -3,7 +3,7 @@ import { renderDiff, type FileEdit } from '../edits/index.js'
 import { asStoredByGit } from '../git/index.js'
 import { guardEdits, repoFolder, ValidationWatch } from '../policy/index.js'
 import { commandRun, type CommandRun, type PipelineStep } from '../validation/index.js'
-import type { AttemptSettings } from './attempts.js'
+import type { AttemptSettings } from './attempt-settings.js'
 import { onOverlay } from './commands.js'
 import { IgnoredLeftovers } from './leftovers.js'
 

@@ -6,10 +6,10 @@
 export {
   attemptChange,
   type AttemptOutcome,
-  type AttemptSettings,
   type AttemptStats,
   type GreenChange
 } from './attempts.js'
+export type { AttemptSettings, ReproductionSettings } from './attempt-settings.js'
 export { sandboxedCommands, type CommandRunner } from './commands.js'
 export { draftEdits, type DraftContext, type Drafted, type Drafter } from './drafting.js'
 export { commitChange, reportFailureOnIssue, type FinishContext } from './finish.js'

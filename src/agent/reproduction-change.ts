@@ -2,7 +2,7 @@ import type { FileChange } from '../contract/index.js'
 import { renderDiff } from '../edits/index.js'
 import { assertExactChanges } from '../policy/index.js'
 import type { ProvenBy } from '../validation/index.js'
-import type { AttemptSettings } from './attempts.js'
+import type { AttemptSettings } from './attempt-settings.js'
 import type { Reproduction } from './reproduction.js'
 import type { Applied } from './validation-round.js'
 

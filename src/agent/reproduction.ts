@@ -12,7 +12,7 @@ import {
   reproductionMessages,
   type ChatMessage
 } from '../model/index.js'
-import { guardReplyClaims } from '../policy/index.js'
+import { guardReplyClaims, onlyDocumentation } from '../policy/index.js'
 import {
   FRAMEWORK_NAMES,
   issueContext,
@@ -20,24 +20,15 @@ import {
   judgeReproduction,
   namedBy,
   packageScripts,
-  parseTestReport,
+  reportOf,
   reproductionLocation,
   testFramework,
   type BaseCheck,
   type CommandRun,
   type TestFramework
 } from '../validation/index.js'
-import type { AttemptSettings } from './attempts.js'
+import type { AttemptSettings } from './attempt-settings.js'
 import { runOnBase } from './base-runs.js'
-
-export interface ReproductionSettings {
-  /** commit: the test goes into the commit; evidence: run and shown only; off: none. */
-  mode: 'commit' | 'evidence' | 'off'
-  /** Model requests for a reproduction, at most. */
-  attempts: number
-  /** No reproduction stops the run before drafting. */
-  required: boolean
-}
 
 /** What the run has to prove the fix with, decided before the first draft. */
 export type Reproduction =
@@ -186,8 +177,7 @@ function untestableReason(settings: AttemptSettings): string | undefined {
   )
   if (kind && NOT_BEHAVIOUR.test(kind.trim()))
     return `the triage classifies the issue as ${kind.trim().slice(0, 40)}, not a behaviour to reproduce`
-  const changes = settings.input.fix_plan.file_changes
-  if (changes.every((change) => /\.(md|mdx|rst|txt|adoc)$/i.test(change.path)))
+  if (onlyDocumentation(settings.input.fix_plan.file_changes.map((change) => change.path)))
     return 'the plan changes documentation only'
   return undefined
 }
@@ -201,7 +191,7 @@ function namedFailures(
   const named: string[] = []
   for (const { run } of runs) {
     if (run.exit_code === 0) continue
-    const report = parseTestReport(`${run.stdout}\n${run.stderr}`) ?? run.files
+    const report = reportOf(run)
     for (const test of report?.tests ?? [])
       if (test.status === 'failed' && namedBy(text, test)) named.push(test.id)
   }

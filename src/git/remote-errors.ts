@@ -1,5 +1,5 @@
 import { GitConflictError, PermissionDeniedError, type PatchsmithError } from '../contract/index.js'
-import type { GitOutput } from './git.js'
+import type { GitOutput } from './git-output.js'
 
 // `[rejected] (fetch first)` and the like: the branch moved on the remote between our look and
 // our push. `[remote rejected]` is the remote refusing (a hook, a protection rule).

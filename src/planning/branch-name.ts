@@ -1,7 +1,6 @@
-const MAX_SLUG = 40
+import { onlyDocumentation } from '../policy/index.js'
 
-// What a docs-only change touches: prose files, or anything under a docs folder.
-const DOCUMENTATION = /(^|\/)docs?\/|\.(md|mdx|markdown|rst|adoc|txt)$/i
+const MAX_SLUG = 40
 
 /**
  * `fix/<n>-<slug>` from the issue title (`docs/<n>-<slug>` when every planned path is
@@ -12,7 +11,7 @@ export function planBranchName(
   title: string,
   paths: readonly string[] = []
 ): string {
-  const kind = paths.length > 0 && paths.every((path) => DOCUMENTATION.test(path)) ? 'docs' : 'fix'
+  const kind = onlyDocumentation(paths) ? 'docs' : 'fix'
   const words = title
     .normalize('NFKD')
     .toLowerCase()

@@ -32,3 +32,4 @@ export { DEFAULT_UNICODE_TEXT_GLOBS, unicodeTextMatcher } from './unicode-text.j
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'
 export type { ActorCheck, PermissionLevel } from './actor-policy.js'
+export { onlyDocumentation } from './documentation.js'

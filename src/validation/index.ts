@@ -10,6 +10,7 @@ export {
   issueContext,
   judgeCommand,
   namedBy,
+  reportOf,
   verificationOf,
   proofFields,
   repairNote,

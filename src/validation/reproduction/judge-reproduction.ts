@@ -1,6 +1,6 @@
 import { errorExcerpt } from '../failure-text.js'
-import { parseTestReport, type TestCase, type TestReport } from '../test-report/index.js'
-import type { CommandRun } from '../verdict/index.js'
+import type { TestCase } from '../test-report/index.js'
+import { reportOf, type CommandRun } from '../verdict/index.js'
 
 /** What the base run with the new test in place showed: a reproduction, or why it is none. */
 export type ReproductionJudgement =
@@ -104,11 +104,6 @@ export function judgeReproduction(
   if (asserted.length === 0)
     return no(`its failure is no assertion or expected value (${ids(reproducing)})`)
   return { ok: true, tests: asserted.map((t) => t.id), excerpt }
-}
-
-/** The tests a command's output (and report files) name. */
-function reportOf(run: CommandRun): TestReport | undefined {
-  return parseTestReport(`${run.stdout}\n${run.stderr}`) ?? run.files
 }
 
 /** A test of the new file: its id or file names the file (runners that print no file fall back to ids new since the base). */

@@ -1,4 +1,4 @@
-export { judgeCommand } from './judge.js'
+export { judgeCommand, reportOf } from './judge.js'
 export { namedBy } from './tied.js'
 export { repairNote, settle } from './settle.js'
 export type { CommandFailure, Settled } from './settle.js'

@@ -119,7 +119,8 @@ function sameOutput(a: CommandRun, b: CommandRun): boolean {
   )
 }
 
-function reportOf(run: CommandRun): TestReport | undefined {
+/** The tests a command's run names: its printed report, with the JUnit XML files it wrote. */
+export function reportOf(run: CommandRun): TestReport | undefined {
   // unittest writes to stderr, most runners to stdout: both, as the terminal shows them.
   const printed = parseTestReport(`${run.stdout}\n${run.stderr}`)
   if (!run.files) return printed
