@@ -315,6 +315,23 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
       expect(existsSync(`/dev/shm/${name}`)).toBe(false)
     })
 
+    it.skipIf(skip)(
+      'keeps no mount of its own making that holds host devices (the stash is gone)',
+      async () => {
+        // The unshare jail binds the host's /dev into a private stash to build its own /dev; a
+        // stash left mounted is reachable wherever the private folder is in sight (a TMPDIR the
+        // jail shows), and holds the host's block devices, writable through a read-only mount.
+        const out = await jail.run(
+          "awk '{print $4, $5, $9}' /proc/self/mountinfo; echo mounts-listed"
+        )
+        expect(out).toContain('mounts-listed')
+        expect(out).not.toMatch(/\/stash(\/| |$)/m)
+        expect(out).not.toContain('patchsmith-stash')
+        // The host's devtmpfs whole is only where the jail's own /dev covers it.
+        expect(out).not.toMatch(/^\/ (?!\/dev )\S+ devtmpfs$/m)
+      }
+    )
+
     it.skipIf(skip)('holds the command to a task limit (a fork bomb stops there)', async () => {
       // A subshell forks children that live until they are counted, and dies on the first fork
       // the limit refuses: the count is set by the limit, not by how fast a loaded machine forks

@@ -18,6 +18,7 @@ export interface Programs {
   setpriv?: string
   prlimit?: string
   mount?: string
+  umount?: string
   ip?: string
   /** For the overlay's listing (overlay.ts). */
   find?: string

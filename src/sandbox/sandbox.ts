@@ -213,13 +213,12 @@ async function findPrograms(): Promise<Programs> {
   // Never through a relative PATH entry: it names a folder of the working directory (the work
   // tree), and these run as root outside the jail, find in the upper validation wrote.
   const find = async (name: string) => (await findInPath(name)).find((path) => isAbsolute(path))
-  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'find']
-  const [bwrap, unshare, sudo, setpriv, prlimit, mount, ip, findProgram] = await Promise.all(
-    names.map(find)
-  )
-  const found = { bwrap, unshare, sudo, setpriv, prlimit, mount, ip, find: findProgram }
+  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
+  const [bwrap, unshare, sudo, setpriv, prlimit, mount, umount, ip, findProgram] =
+    await Promise.all(names.map(find))
+  const found = { bwrap, unshare, sudo, setpriv, prlimit, mount, umount, ip, find: findProgram }
   // sbin is not on every user's PATH.
-  for (const name of ['mount', 'ip'] as const)
+  for (const name of ['mount', 'umount', 'ip'] as const)
     found[name] ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin']
       .map((dir) => `${dir}/${name}`)
       .find((path) => isExecutable(path))

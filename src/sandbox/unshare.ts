@@ -74,6 +74,10 @@ export function unshareSpec(
     if (stashed(m)) lines.push(`${mount} --move /proc/self/fd/3/${index} ${path}`)
     else lines.push(`${mount} -o bind,ro /dev/null ${path}`)
   })
+  // The stash holds the host's /dev: detached once everything is moved out of it, through the
+  // descriptor (its path may lie under a tmpfs now, or in sight of the jail).
+  const umount = `${q(programs.umount ?? 'umount')} -n -c -l`
+  lines.push(`${umount} /proc/self/fd/3/dev`, `${umount} /proc/self/fd/3`)
   lines.push('exec 3<&-', ...procLines(plan, !viaSudo, mount))
   // Every other mount read-only (a bind remount changes this namespace's copy only); /sys too.
   const writable = plan.mounts.flatMap((m) =>
