@@ -6,12 +6,12 @@
  * Without bubblewrap or the sudo user these tests skip (the run ends with one line saying why,
  * support/sandbox-needs.ts), unless PATCHSMITH_REQUIRE_SANDBOX=1 (CI), where they fail.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer, type Server, type Socket } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { SecretMasker } from '../../src/secrets/index.js'
@@ -20,6 +20,7 @@ import { gitDirs } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { sandboxGaps, skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 import { sudoJail } from '../support/sudo-jail.js'
+import { until } from '../support/until.js'
 
 const SOCKET_GROUP = 'patchsmith-sock'
 const TOKEN = 'ghs_JAILcanary0123456789abcdefghijklmnop'
@@ -46,6 +47,8 @@ interface Host {
   home: string
   shm: string
   outside: string
+  /** A socket bound by a process in a network namespace of its own (root only). */
+  otherNetns?: { path: string; process: ChildProcess }
 }
 
 let host: Host
@@ -89,6 +92,16 @@ beforeAll(async () => {
   writeFileSync(join(outside, 'creds'), `https://x:${TOKEN}@github.com\n`)
   if (!sandboxGaps()['sudo-unshare'])
     execFileSync('chown', ['-R', `${SUDO_USER}:${SUDO_USER}`, home], { stdio: 'ignore' })
+  // /proc/net/unix lists this network namespace's sockets only; one bound in another (a
+  // container's, `unshare --net`) still connects by its path: here under /opt, which the jail shows.
+  let otherNetns: Host['otherNetns']
+  if (root) {
+    const path = join(mkdtempSync('/opt/patchsmith-jail-'), 'other-netns.sock')
+    const listen = `const s=require('net').createServer(c=>c.end('hello'));s.listen(${JSON.stringify(path)},()=>require('fs').chmodSync(${JSON.stringify(path)},0o666))`
+    const child = spawn('unshare', ['--net', process.execPath, '-e', listen], { stdio: 'ignore' })
+    otherNetns = { path, process: child }
+    await until(() => existsSync(path), 'the socket in another network namespace')
+  }
   const shm = `/dev/shm/patchsmith-host-${process.pid}`
   writeFileSync(shm, 'host')
   host = {
@@ -102,12 +115,15 @@ beforeAll(async () => {
     sockets,
     home,
     shm,
-    outside
+    outside,
+    otherNetns
   }
 })
 
 afterAll(() => {
   for (const server of [host.tcp, host.packages, ...host.sockets]) server.close()
+  host.otherNetns?.process.kill()
+  if (host.otherNetns) rmSync(dirname(host.otherNetns.path), { recursive: true, force: true })
   rmSync(host.outside, { recursive: true, force: true })
   rmSync(host.shm, { force: true })
 })
@@ -216,12 +232,13 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
             `node probe.cjs unix ${host.runSocket}`,
             `node probe.cjs unix ${host.looseSocket}`,
             `node probe.cjs abstract ${host.abstract}`,
+            ...(host.otherNetns ? [`node probe.cjs unix ${host.otherNetns.path}`] : []),
             'ls -A /run /var/run',
             'id -G'
           ].join('; ')
         )
         expect(out).not.toMatch(/unix-open|abstract-open/)
-        expect(out.match(/unix-closed/g)).toHaveLength(2)
+        expect(out.match(/unix-closed/g)).toHaveLength(host.otherNetns ? 3 : 2)
         expect(out).toContain('abstract-closed')
         if (backend === 'sudo-unshare') {
           // The user could reach it outside the jail: the jail, not the permissions, stops it.

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { release } from 'node:os'
 import type { GitFileCover } from './git-config.js'
 import { contains, type SandboxLayout } from './layout.js'
@@ -109,23 +109,60 @@ function mounted(mounts: JailMount[], path: string): boolean {
 }
 
 /**
- * Unix sockets bound on this host (its network namespace's list), where they exist as files:
- * a socket on a read-only mount still connects, so each is covered by an empty file.
+ * Unix sockets bound on this host, where they exist as files: a socket on a read-only mount still
+ * connects, so each is covered by an empty file. /proc/net/unix lists one network namespace's
+ * sockets, and a socket bound in another (a container's, `unshare --net`) connects by its path
+ * all the same: the list of every namespace a process here is in is read, once each.
  */
 export function hostSockets(): string[] {
-  let text: string
-  try {
-    text = readFileSync('/proc/net/unix', 'utf8')
-  } catch {
-    return []
-  }
   const paths = new Set<string>()
-  for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/)
-    const path = fields.slice(7).join(' ')
-    if (path.startsWith('/')) paths.add(path)
+  for (const text of unixSocketLists()) {
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      const path = fields.slice(7).join(' ')
+      if (path.startsWith('/')) paths.add(path)
+    }
   }
   return [...paths].filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isSocket())
+}
+
+/** The text of /proc/net/unix of each network namespace a process on this host is in. */
+function unixSocketLists(): string[] {
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8')
+    } catch {
+      return undefined
+    }
+  }
+  const namespaces = new Set<string>()
+  const texts = new Set<string>()
+  const own = read('/proc/net/unix')
+  if (own !== undefined) texts.add(own)
+  namespaces.add(namespaceOf('self') ?? 'self')
+  let pids: string[] = []
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return [...texts]
+  }
+  for (const pid of pids) {
+    // Where the namespace cannot be named (another user's process), its list is read anyway.
+    const namespace = namespaceOf(pid)
+    if (namespace !== undefined && namespaces.has(namespace)) continue
+    if (namespace !== undefined) namespaces.add(namespace)
+    const text = read(`/proc/${pid}/net/unix`)
+    if (text !== undefined) texts.add(text)
+  }
+  return [...texts]
+}
+
+function namespaceOf(pid: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`)
+  } catch {
+    return undefined
+  }
 }
 
 /** Tasks (processes and threads) `uid` has now: RLIMIT_NPROC counts them all, jailed or not. */
