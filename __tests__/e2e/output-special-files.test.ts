@@ -8,7 +8,15 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { lstatSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,9 +42,19 @@ function runCliIntoPipe(args: string[]) {
   return runProgram(['bash', '-c', pipeline, 'bash', process.execPath, entry('cli.js'), ...args])
 }
 
-async function typoRun(output: string, more: string[] = [], bundled = false) {
+async function typoRun(
+  output: string,
+  more: string[] = [],
+  bundled = false,
+  /** Prepares the work tree and names the path a PLACEHOLDER argument stands for. */
+  prepare?: (dir: string) => string
+) {
   const repo = typoRepo()
   cleanups.push(() => repo.cleanup())
+  if (prepare) {
+    const path = prepare(repo.dir)
+    more = more.map((arg) => (arg === 'PLACEHOLDER' ? path : arg))
+  }
   const server: ModelServer = await startModelServer(replyByMatch(typoReplies().replies))
   cleanups.push(() => server.close())
   const args = [
@@ -68,7 +86,6 @@ it('writes the result to a character device and leaves the device in place', asy
     '--sandbox',
     'required'
   ])
-  console.log(run.stderr)
   expect(run.exitCode, run.stderr).toBe(0)
   const after = lstatSync(device)
   expect(after.isCharacterDevice()).toBe(true)
@@ -140,4 +157,42 @@ it('refuses a log-dir that is a device, and leaves it', async () => {
   })
   expect(server.requests).toHaveLength(0)
   expect(lstatSync(device).isCharacterDevice()).toBe(true)
+}, 120_000)
+
+it('writes the pull-request body only where its folder was: never through a link validation made there', async () => {
+  const outside = scratch()
+  // The body goes to an ignored folder of the work tree, which does not exist yet: validation
+  // makes it, as a link to a folder of the host.
+  const { run, repo } = await typoRun(
+    join(scratch(), 'result.json'),
+    [
+      '--pull-request-body',
+      'PLACEHOLDER',
+      '--validation-command',
+      `npm run lint && mkdir -p out && ln -sfn ${outside} out/body`,
+      '--sandbox',
+      'required'
+    ],
+    false,
+    (dir) => {
+      writeFileSync(join(dir, '.git/info/exclude'), 'out/\n')
+      return join(dir, 'out/body/pr.md')
+    }
+  )
+  expect(run.exitCode, run.stderr).toBe(0)
+  expect(readdirSync(outside)).toEqual([])
+  const result = JSON.parse(run.stdout) as CodeAgentOutput
+  expect(readFileSync(join(repo.dir, 'out/body/pr.md'), 'utf8')).toBe(result.pull_request?.body)
+}, 120_000)
+
+it('refuses a folder at the pull-request body path before anything is asked', async () => {
+  const folder = scratch()
+  const { run, server } = await typoRun(join(scratch(), 'result.json'), [
+    '--pull-request-body',
+    folder
+  ])
+  expect(run.exitCode).toBe(1)
+  expect(run.stderr).toMatch(/pull-request-body .* is a folder/)
+  expect(server.requests).toHaveLength(0)
+  expect(lstatSync(folder).isDirectory()).toBe(true)
 }, 120_000)

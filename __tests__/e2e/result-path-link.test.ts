@@ -3,7 +3,7 @@
  * reachable by validation: a link it leaves at that name must not carry the result file over a
  * runner file outside the jail.
  */
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
@@ -48,3 +48,30 @@ it('never writes the pull-request body through a link validation left beside the
   expect(lstatSync(body).isFile()).toBe(true)
   expect(readFileSync(body, 'utf8')).toBe(written.pull_request?.body)
 }, 120_000)
+
+it.each(['true', 'false'])(
+  'never writes the result or the body through a folder validation replaced by a link (validation-overlay: %s)',
+  async (overlay) => {
+    const repo = fruitRepo({ '.gitignore': 'out/\n' })
+    cleanups.push(() => repo.cleanup())
+    const outside = join(repo.root, 'runner-folder')
+    mkdirSync(outside)
+    mkdirSync(join(repo.dir, 'out/run'), { recursive: true })
+    const hostile = `rm -rf out/run && ln -sfn ${outside} out/run; node check.js`
+    const result = join(repo.dir, 'out/run/result.json')
+    await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
+      'validation-commands': hostile,
+      'output-path': result,
+      sandbox: 'required',
+      settings: `validation-overlay: ${overlay}`
+    }).catch(() => undefined)
+    expect(readdirSync(outside)).toEqual([])
+    expect(lstatSync(join(repo.dir, 'out/run')).isDirectory()).toBe(true)
+    const written = JSON.parse(readFileSync(result, 'utf8')) as CodeAgentOutput
+    expect(written.success, JSON.stringify(written.error)).toBe(true)
+    expect(readFileSync(join(repo.dir, 'out/run/pull-request.md'), 'utf8')).toBe(
+      written.pull_request?.body
+    )
+  },
+  120_000
+)

@@ -3,12 +3,21 @@
  * /dev: the e2e side, through the command line, is e2e/output-special-files.test.ts.
  */
 import { execFileSync } from 'node:child_process'
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { gitDirs } from '../../src/git/index.js'
-import { writeOutputFile } from '../../src/report/index.js'
+import { checkOutputPath, writeOutputFile } from '../../src/report/index.js'
 import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { SecretMasker } from '../../src/secrets/index.js'
 import { runCommand } from '../../src/validation/index.js'
@@ -79,4 +88,54 @@ describe.each(BACKENDS)('an output under /dev with %s', (backend) => {
     },
     60_000
   )
+})
+
+describe('a folder on the way to an output, replaced by a link during the run', () => {
+  it('is taken away and made again: nothing is written where the link leads', () => {
+    const dir = scratch()
+    const outside = join(dir, 'host-folder')
+    mkdirSync(outside)
+    mkdirSync(join(dir, 'out/res'), { recursive: true })
+    const path = join(dir, 'out/res/result.json')
+    checkOutputPath(path, 'output-path')
+    // What validation does in the work tree: `rm -rf out && ln -sfn <host folder> out`.
+    rmSync(join(dir, 'out'), { recursive: true })
+    symlinkSync(outside, join(dir, 'out'))
+    writeOutputFile(path, '{"ok":1}\n', 'output-path')
+    expect(readdirSync(outside)).toEqual([])
+    expect(lstatSync(join(dir, 'out')).isDirectory()).toBe(true)
+    expect(readFileSync(path, 'utf8')).toBe('{"ok":1}\n')
+  })
+
+  it('follows a link that was there before the run, to where it led then', () => {
+    const dir = scratch()
+    const real = join(dir, 'real-out')
+    mkdirSync(real)
+    symlinkSync(real, join(dir, 'out'))
+    const path = join(dir, 'out/result.json')
+    checkOutputPath(path, 'output-path')
+    const elsewhere = join(dir, 'elsewhere')
+    mkdirSync(elsewhere)
+    rmSync(join(dir, 'out'))
+    symlinkSync(elsewhere, join(dir, 'out'))
+    writeOutputFile(path, 'x\n', 'output-path')
+    expect(readFileSync(join(real, 'result.json'), 'utf8')).toBe('x\n')
+    expect(readdirSync(elsewhere)).toEqual([])
+  })
+
+  it('refuses a file left where a folder was, naming the setting, and writes nothing', () => {
+    const dir = scratch()
+    mkdirSync(join(dir, 'out'))
+    const path = join(dir, 'out/result.json')
+    checkOutputPath(path, 'pull-request-body')
+    rmSync(join(dir, 'out'), { recursive: true })
+    writeFileSync(join(dir, 'out'), 'planted\n')
+    expect(() => writeOutputFile(path, 'x\n', 'pull-request-body')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INPUT',
+        details: expect.objectContaining({ field: 'pull-request-body', rule: 'not-a-file' })
+      })
+    )
+    expect(readFileSync(join(dir, 'out'), 'utf8')).toBe('planted\n')
+  })
 })

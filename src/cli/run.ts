@@ -81,7 +81,9 @@ export async function cli(argv: readonly string[]): Promise<number> {
       progress,
       cancel: cancellation.signal,
       // --no-push never moves the branch a person has checked out (`commit`: the seed's contract).
-      unpushedOnOwnBranch: command === 'run'
+      unpushedOnOwnBranch: command === 'run',
+      // Checked before any work (a folder, a socket there is refused), hidden from validation.
+      outputFiles: bodyPath ? [{ path: bodyPath, field: 'pull-request-body' }] : []
     }
     const run = await runMode(command, config, env)
     if (bodyPath) writePullRequestBody(run.response, bodyPath, config.dryRun, progress.logger)

@@ -35,6 +35,8 @@ export interface RunSetup {
   logger: Logger
   repoDir: string
   outputPath: string
+  /** Folders the run's outputs go to (the result's, the CLI's pull-request body's): hidden in the jail. */
+  outputFolders: string[]
   logDir: string
   facts: RunnerFacts
 }
@@ -51,6 +53,8 @@ export function startRun(
     cancel?: AbortSignal
     progress?: RunListener
     masker?: SecretMasker
+    /** Other files the caller writes once the run ends (the CLI's `--pull-request-body`). */
+    outputFiles?: ReadonlyArray<{ path: string; field: string }>
   }
 ): RunSetup {
   const masker = env.masker ?? runMasker(config, env.vars)
@@ -63,6 +67,7 @@ export function startRun(
     ? resolve(config.logDir)
     : defaultLogDir((scratch ??= scratchFolder(env.vars)))
   checkOutputPath(outputPath, 'output-path')
+  for (const file of env.outputFiles ?? []) checkOutputPath(file.path, file.field)
   checkLogDir(logDir)
   return {
     clock: new PhaseClock(env.progress),
@@ -85,6 +90,9 @@ export function startRun(
     },
     repoDir: resolve(config.repo),
     outputPath,
+    outputFolders: [outputPath, ...(env.outputFiles ?? []).map((file) => file.path)].map((path) =>
+      dirname(path)
+    ),
     logDir,
     facts: env
   }
@@ -120,7 +128,7 @@ function defaultLogDir(scratch: string): string {
  * one, `auto` says so in the log (and the summary, through the metrics).
  */
 export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<Sandbox> {
-  const { repoDir, logger, outputPath, logDir, facts } = setup
+  const { repoDir, logger, outputFolders, logDir, facts } = setup
   if (config.sandbox === 'off') {
     logger.warn('sandbox: off: validation commands run with the powers of this step.')
     return Sandbox.none(['sandbox: off'])
@@ -128,7 +136,7 @@ export async function openSandbox(config: RunConfig, setup: RunSetup): Promise<S
   // No repository there: loading refuses the run with the right error before anything runs.
   if (!existsSync(join(repoDir, '.git'))) return Sandbox.none(['no repository'])
   const layout = jailLayout(facts.vars, repoDir, gitDirs(repoDir), [
-    dirname(outputPath),
+    ...outputFolders,
     logDir,
     journalKeyFolder()
   ])

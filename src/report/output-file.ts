@@ -4,12 +4,13 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  realpathSync,
   statSync,
   unlinkSync,
   writeSync,
   type Stats
 } from 'node:fs'
-import { dirname, isAbsolute, relative } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { InvalidInputError } from '../contract/index.js'
 
 /**
@@ -30,7 +31,11 @@ export function writeOutputFile(path: string, text: string, field: string): void
   }
 }
 
-/** Refuses an output path that names something Patchsmith cannot write as a file (before a run). */
+/**
+ * Refuses an output path that names something Patchsmith cannot write as a file (before a run),
+ * and pins the real folder it names then: a folder on the way that validation replaces by a link
+ * (`ln -sfn /etc out`) is taken away and made again when the file is written, never followed.
+ */
 export function checkOutputPath(path: string, field: string): void {
   if (contains('/dev', path)) {
     systemTarget(path, field)
@@ -38,14 +43,56 @@ export function checkOutputPath(path: string, field: string): void {
   }
   const found = lstatSync(path, { throwIfNoEntry: false })
   if (found && !found.isSymbolicLink()) refuseUnwritable(path, field, found)
+  const folder = resolve(dirname(path))
+  pinnedFolders.set(folder, realFolder(folder))
+}
+
+/** Folders of output paths as they were before the run: resolved path → its real path then. */
+const pinnedFolders = new Map<string, string>()
+
+/** The real path of `folder`, or of its nearest existing parent with the rest appended. */
+function realFolder(folder: string): string {
+  const rest: string[] = []
+  for (let at = folder; ; at = dirname(at)) {
+    try {
+      return join(realpathSync(at), ...rest.reverse())
+    } catch {
+      if (at === dirname(at)) return folder
+      rest.push(basename(at))
+    }
+  }
+}
+
+/**
+ * Makes the pinned real folder exist again as folders only: it held no link when pinned, so a
+ * link on the way now was made during the run and is taken away (never followed); anything else
+ * but a folder there is refused.
+ */
+function settleFolder(real: string, path: string, field: string): void {
+  let at = ''
+  for (const part of real.split(sep).filter(Boolean)) {
+    at = `${at}${sep}${part}`
+    const found = lstatSync(at, { throwIfNoEntry: false })
+    if (found?.isDirectory()) continue
+    if (found?.isSymbolicLink()) unlinkSync(at)
+    else if (found)
+      throw new InvalidInputError(
+        `${field} ${path}: ${at} was a folder when the run started and is no longer one; nothing was written there.`,
+        { field, path, rule: 'not-a-file' }
+      )
+    mkdirSync(at)
+  }
 }
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW
 /** A device or fifo is opened as it is: never created, never truncated, never followed. */
 const EXISTING = constants.O_WRONLY | constants.O_NOFOLLOW
 
-function openOutput(path: string, field: string): number {
-  if (contains('/dev', path)) return openSystemPath(path, field)
+function openOutput(given: string, field: string): number {
+  if (contains('/dev', given)) return openSystemPath(given, field)
+  const pinned = pinnedFolders.get(resolve(dirname(given)))
+  if (pinned) settleFolder(pinned, given, field)
+  const path = pinned ? join(pinned, basename(given)) : given
   const found = lstatSync(path, { throwIfNoEntry: false })
   if (found?.isSymbolicLink()) unlinkSync(path)
   else if (found?.isCharacterDevice()) return openSync(path, EXISTING)
