@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { EDIT_FORMAT_SETTINGS } from './edits/index.js'
-import { parsePricing, STRUCTURED_MODES } from './model/index.js'
+import { parseCeiling, parsePricing, runCap, STRUCTURED_MODES } from './model/index.js'
 import { FORBIDDEN_EXTRA_NAME, NETWORK_MODES, SANDBOX_MODES } from './sandbox/index.js'
 import { ConfigError, expandSettings } from './settings.js'
+import type { Ceiling, RunCap } from './model/index.js'
 
 export { ACTION_INPUTS, ACTION_INPUT_GROUPS, ConfigError, GROUPED_SETTINGS } from './settings.js'
 
@@ -36,6 +37,16 @@ const list = () =>
     .default([])
 
 const text = () => z.string().trim().optional()
+
+const ceiling = (window: 'day' | 'week') =>
+  text().superRefine((value, ctx) => {
+    if (!value) return
+    try {
+      parseCeiling(window, value)
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message })
+    }
+  })
 
 // The artifact a run uploads its result in, and the one a later run reads its inputs from.
 const RESULT_ARTIFACT = 'patchsmith-result'
@@ -94,6 +105,8 @@ export const RunConfigSchema = z.strictObject({
         ctx.addIssue({ code: 'custom', message: (error as Error).message })
       }
     }),
+  budgetPerDay: ceiling('day'),
+  budgetPerWeek: ceiling('week'),
   maxTokensPerDraft: int(5000, 500, 1_000_000),
   maxAttempts: int(4, 1, 20),
   maxTotalTokens: int(200_000, 0, 100_000_000),
@@ -183,6 +196,8 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   modelStream: 'boolean',
   structuredOutput: 'text',
   modelPricing: 'text',
+  budgetPerDay: 'text',
+  budgetPerWeek: 'text',
   maxTokensPerDraft: 'text',
   maxAttempts: 'text',
   maxTotalTokens: 'text',
@@ -232,12 +247,42 @@ export function parseRunConfig(input: RunConfigInput): RunConfig {
         'max-cost'
       )
     assertSigningFits(result.data)
+    assertBudgetFits(result.data)
     return result.data
   }
   const issue = result.error.issues[0]
   const key = issue?.path[0]
   const name = typeof key === 'string' ? settingName(key as SettingKey) : 'settings'
   throw new ConfigError(`Setting "${name}": ${issue?.message ?? 'invalid value'}`, name)
+}
+
+/** The rolling budgets' ceilings, from the budget-per-day and budget-per-week lines. */
+export function budgetCeilings(config: RunConfig): Ceiling[] {
+  return [
+    ...(config.budgetPerDay ? [parseCeiling('day', config.budgetPerDay)] : []),
+    ...(config.budgetPerWeek ? [parseCeiling('week', config.budgetPerWeek)] : [])
+  ]
+}
+
+/** What one run reserves of the rolling budgets: its caps (runCap). */
+export function budgetCap(config: RunConfig): RunCap {
+  return runCap(budgetCeilings(config), {
+    maxTotalTokens: config.maxTotalTokens,
+    maxCost: config.maxCost,
+    pricing: config.modelPricing ? parsePricing(config.modelPricing) : undefined
+  })
+}
+
+/** A ceiling needs a cap of its unit to reserve, and a cap that fits in it. */
+function assertBudgetFits(config: RunConfig): void {
+  const ceilings = budgetCeilings(config)
+  if (ceilings.length === 0) return
+  try {
+    budgetCap(config)
+  } catch (error) {
+    const name = `budget-per-${ceilings[0]!.window}`
+    throw new ConfigError(`Setting "${name}": ${(error as Error).message}.`, name)
+  }
 }
 
 /** The API commit needs a branch on GitHub to point at it, and one per run. */

@@ -96,7 +96,9 @@ export async function run(): Promise<void> {
         )
       )
     }
-    if (!response.success)
+    if (response.outcome === 'budget-exhausted')
+      actionsIo.warning(response.rolling_budget?.refused?.message ?? 'The rolling budget is spent.')
+    else if (!response.success)
       actionsIo.setFailed(
         `${response.error?.code}: ${response.error?.message}`,
         placeOf(response.error?.details)

@@ -70,6 +70,16 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       'USD per million input, cached input and output tokens, e.g. `2.00 0.50 8.00` (two numbers: cached input costs as input); gives the `cost` output and the metrics their dollars, and max-cost its measure.'
   },
+  'budget-per-day': {
+    key: 'budgetPerDay',
+    about:
+      "The repository's spend over any 24 hours, across runs: `20 usd` (or `$20`, needs model-pricing) or `2000000 tokens` (for endpoints with no price). Each run reserves its cap (max-cost, or max-total-tokens at the dearest price; max-total-tokens for tokens) in a ledger on origin (refs/patchsmith/budget) before its first model call and settles what it spent at the end; a run whose cap does not fit does not start (outcome budget-exhausted, not a failure) and says when budget frees up. Needs a github-token that can push."
+  },
+  'budget-per-week': {
+    key: 'budgetPerWeek',
+    about:
+      'The same over any 7 days; with budget-per-day, a run starts only when its cap fits both.'
+  },
   'max-tokens-per-draft': {
     key: 'maxTokensPerDraft',
     about:

@@ -108,6 +108,23 @@ function writeConfig(repo: TestRepo, branch: string): void {
   writeFileSync(file, `${initial}${lines.join('\n')}\n`)
 }
 
+/**
+ * Another work tree of the same origin (`<root>/<name>`), as a second runner's checkout would
+ * be: cloned, with createRepo's identity and no signing. Returns its folder.
+ */
+export function cloneWorkTree(repo: TestRepo, name: string): string {
+  const dir = join(repo.root, name)
+  runGit(repo.root, [...QUIET, 'clone', '--quiet', repo.origin, dir])
+  for (const [key, value] of [
+    ['core.autocrlf', 'false'],
+    ['user.name', 'Patchsmith Test'],
+    ['user.email', 'patchsmith-test@example.invalid'],
+    ['commit.gpgsign', 'false']
+  ])
+    runGit(dir, ['config', key!, value!])
+  return dir
+}
+
 /** Reads every file under `dir` (recursively, skipping `.git`) keyed by relative POSIX path. */
 export function copyDirFiles(dir: string): Record<string, string> {
   const files: Record<string, string> = {}

@@ -50,7 +50,9 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
       ['max-attempts', 'N', 'draft rounds in all (default: 1 + max-repairs)'],
       ['max-total-tokens', 'N', 'tokens over all model calls; 0: no limit (200000)'],
       ['max-cost', 'USD', 'dollars over all model calls (--model-pricing); 0: no limit (0)'],
-      ['time-limit', 'SECONDS', 'how long the whole run may take; 0: no limit (1500)']
+      ['time-limit', 'SECONDS', 'how long the whole run may take; 0: no limit (1500)'],
+      ['budget-per-day', "'20 usd'", "the repository's spend over 24 h, across runs ('N tokens')"],
+      ['budget-per-week', "'100 usd'", 'the same over 7 days (patchsmith budget shows the ledger)']
     ]
   ],
   [
@@ -178,10 +180,12 @@ export function usage(aliases: Readonly<Record<string, string>>): string {
     '       patchsmith commit [--repo DIR]   (seed code-commit: agent-config/query.txt, build.sh)',
     "       patchsmith follow-up --repo DIR --pr N   (answer the review of Patchsmith's own PR)",
     '       patchsmith recover [--repo DIR]  (undo what a killed run left, clear a stale lock)',
+    "       patchsmith budget [--repo DIR] [--budget-per-day '20 usd'] [--json]  (the budget ledger)",
     '',
     'Turns an issue and a fix plan into a validated commit. Progress and a short summary go to',
     'stderr; the result JSON to a file (--output FILE) and, with --json, to stdout. Exit codes:',
-    '0 committed (or validated, in a dry run), 1 refused or failed, 2 bad usage. A flag with …',
+    '0 committed (or validated, in a dry run), 1 refused or failed, 2 bad usage, 75 not started:',
+    'the rolling budget is spent (the summary says when it frees up). A flag with …',
     'may repeat; --[no-]x is --x or --no-x; defaults are in parentheses. docs/cli.md says more.',
     ...groups,
     '',

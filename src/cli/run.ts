@@ -10,6 +10,7 @@ import { writeOutputFile } from '../report/index.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import { CliProgress, DEFAULT_PROGRESS_INTERVAL_MS } from './progress.js'
 import { cliSummary } from './summary.js'
+import { budgetCommand } from './budget.js'
 
 /** A workflow step that runs the CLI logs its stderr and stdout: nothing there may run a command. */
 const toStderr = (text: string) => process.stderr.write(inertForLog(text))
@@ -50,6 +51,12 @@ export async function cli(argv: readonly string[]): Promise<number> {
       const token = process.env.GITHUB_TOKEN || parsed.settings.githubToken
       return await recoverByHand(repo, token, stderrLogger)
     }
+    if (command === 'budget')
+      return await budgetCommand(parsed.settings, {
+        json,
+        warn: say,
+        print: (text) => process.stdout.write(json ? inertJson(text) : inertForLog(text))
+      })
     if (command !== 'run' && command !== 'commit' && command !== 'follow-up')
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.')
     const settings = {
@@ -100,7 +107,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
       })
     )
     if (json) printJson(run.result)
-    return cancellation.exitCode() ?? (run.response.success ? 0 : 1)
+    return cancellation.exitCode() ?? exitCode(run.response)
   } catch (thrown) {
     // What failed before a run could write its result (GitHub down while a follow-up reads the
     // pull request, say): the same JSON shape, the error named, no stack unless it is our bug.
@@ -118,6 +125,14 @@ export async function cli(argv: readonly string[]): Promise<number> {
     cancellation.dispose()
   }
 }
+
+/** 0 committed, 75 (EX_TEMPFAIL: try again later) not started for the budget, 1 failed. */
+function exitCode(response: CodeAgentOutput): number {
+  if (response.success) return 0
+  return response.outcome === 'budget-exhausted' ? BUDGET_EXHAUSTED_EXIT : 1
+}
+
+const BUDGET_EXHAUSTED_EXIT = 75
 
 const RAN_NOTHING = { branch: '', dryRun: false, push: false }
 

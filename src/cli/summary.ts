@@ -21,6 +21,9 @@ export function cliSummary(facts: SummaryFacts): string {
   const { response } = facts
   const took = seconds(facts.elapsedMs)
   const commits = response.data ?? []
+  const refused = response.rolling_budget?.refused
+  if (response.outcome === 'budget-exhausted' && refused)
+    return `Not started (budget-exhausted): ${refused.message}\n  result: ${resultPlace(facts)}\n`
   const lines = [
     response.success
       ? `${facts.dryRun ? 'Validated (dry run: rolled back, nothing committed)' : `Committed ${where(facts)}`} in ${took}`

@@ -84,6 +84,9 @@ export const REFUSAL_RULES = {
   'signing-needs-token': '`commit-signing: github` has no GitHub token or repository',
   'signed-commit-failed': 'the GitHub API did not make the verified commit',
   'signed-commit-mismatch': 'the commit GitHub made is not the approved tree and message',
+  // The rolling budget's ledger on origin
+  'budget-ledger-busy': 'the budget ledger on origin changed under every write (too many runs)',
+  'budget-ledger-unreadable': 'the budget ledger on origin is not a Patchsmith ledger',
   // Who may start a run, and follow-ups
   'unauthorized-actor': 'the user who started the run lacks `require-actor-permission`',
   'follow-up-needs-token': 'a follow-up has no GitHub token or repository',

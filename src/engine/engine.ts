@@ -5,6 +5,7 @@ import { OnePlan } from './one-plan.js'
 import { RunContext } from './run-context.js'
 import type { PlanRun, RunMode } from './run-mode.js'
 import { RunSession } from './run-session.js'
+import { BudgetExhausted } from './budget-ledger.js'
 import type { AgentEnvironment, AgentRun } from './session.js'
 
 /**
@@ -25,7 +26,11 @@ export async function runEngine(
     await ctx.session.open()
     response = await plans.run()
   } catch (error) {
-    response = await stopped(ctx, plans, ctx.session.failure(error))
+    // Refused by the rolling budget before anything was read or changed: not a failure.
+    if (error instanceof BudgetExhausted) {
+      ctx.logger.warn(error.message)
+      response = error.response()
+    } else response = await stopped(ctx, plans, ctx.session.failure(error))
   }
   // The result says it now (error.details.last_attempt), or there is nothing to resume.
   if (plans.baseCommit !== undefined) ctx.kept.remove()

@@ -7,6 +7,7 @@ import { pullRequestText, writeResultFile } from '../report/index.js'
 import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import type { CommandRunnerOptions } from '../validation/index.js'
 import { claimRepository, openSandbox, startRun, type RunSetup } from './run-setup.js'
+import { BudgetLedger } from './budget-ledger.js'
 import { runSetupCommands, runUrl } from '../agent/index.js'
 import {
   assertStarterAllowed,
@@ -64,6 +65,7 @@ export class RunSession {
   prompter?: DraftPrompter
   private lock?: RunLock
   private model?: ModelClient
+  private ledger?: BudgetLedger
 
   constructor(
     readonly config: RunConfig,
@@ -83,7 +85,8 @@ export class RunSession {
   /**
    * What comes before anything is read or changed, cheapest first: a missing API key, the actor
    * (then the progress comment is posted), the sandbox, then the work tree's lock (and a dead
-   * run's journal carried out).
+   * run's journal carried out), then this run's cap reserved in the rolling budget before any
+   * model call (BudgetExhausted when it has no room).
    */
   async open(): Promise<void> {
     modelKey(this.config)
@@ -92,6 +95,13 @@ export class RunSession {
     await this.env.progress?.start?.()
     this.sandbox = await openSandbox(this.config, this.setup)
     this.lock = await claimRepository(this.setup.repoDir, this.config, this.logger, this.env)
+    if (this.lock)
+      this.ledger = await BudgetLedger.reserve(
+        this.config,
+        this.setup.repoDir,
+        this.env,
+        this.logger
+      )
   }
 
   /** setup-commands on the checked-out base, before drafting (setup-commands.ts). */
@@ -179,6 +189,9 @@ export class RunSession {
       duration_ms: clock.elapsed(),
       ...after
     }
+    // What the run spent, over its reservation, before anything else can fail.
+    if (this.ledger) response.rolling_budget = await this.ledger.settle(this.budget, this.logger)
+    response.outcome ??= response.success ? 'succeeded' : 'failed'
     let masked = this.masked(response)
     let branch = names.branch
     try {

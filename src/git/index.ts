@@ -45,3 +45,4 @@ export {
   type UnverifiedJournal
 } from './unverified-journal.js'
 export { journalKeyFolder, loadJournalKey } from './journal-key.js'
+export { RemoteRefFile, type RefFileVersion } from './remote-ref-file.js'

@@ -46,3 +46,21 @@ export type { CommitPromptInput } from './commit-prompt.js'
 export { modelMetrics } from './metrics.js'
 export type { TokenTotals } from './metrics.js'
 export { costOf, formatUsd, parsePricing, type ModelPricing, type TokenUsage } from './pricing.js'
+export {
+  admit,
+  ledgerSchema,
+  parseCeiling,
+  pruned,
+  runCap,
+  show as showBudget,
+  windowStates,
+  WINDOW_MS,
+  type BudgetRefusal,
+  type BudgetUnit,
+  type BudgetWindow,
+  type Ceiling,
+  type Ledger,
+  type LedgerEntry,
+  type RunCap,
+  type WindowState
+} from './rolling-budget.js'

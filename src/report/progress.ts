@@ -98,7 +98,11 @@ export class ProgressComment {
 
   /** The outcome as the comment's last state; waits for every edit. */
   async finish(response: CodeAgentOutput, branch = ''): Promise<void> {
-    const body = response.success ? this.success(response, branch) : this.failure(response, branch)
+    const body = response.success
+      ? this.success(response, branch)
+      : response.outcome === 'budget-exhausted'
+        ? this.waiting(response)
+        : this.failure(response, branch)
     await this.comment.settle(this.options.mask(body))
   }
 
@@ -146,6 +150,19 @@ export class ProgressComment {
       '#### Proof',
       proofTable(last)
     ].join('\n\n')
+  }
+
+  /** Not started: the repository's rolling budget had no room (not a failure). */
+  private waiting(response: CodeAgentOutput): string {
+    const refused = response.rolling_budget?.refused
+    return [
+      '### ⏸️ Patchsmith did not start: the rolling budget is spent',
+      refused?.message ?? '',
+      `Rerun the job after ${refused ? code(refused.frees_at) : 'the budget frees up'}.`,
+      this.runLine()
+    ]
+      .filter(Boolean)
+      .join('\n\n')
   }
 
   private failure(response: CodeAgentOutput, branch: string): string {

@@ -19,6 +19,7 @@ export function actionOutputs(
   const last = commits[commits.length - 1]
   return {
     success: String(response.success),
+    outcome: response.outcome ?? (response.success ? 'succeeded' : 'failed'),
     commits: JSON.stringify(commits),
     'output-path': outputPath,
     branch: last?.branch ?? branch,

@@ -4,6 +4,7 @@ import { whatFailed } from './failure-comment.js'
 import { formatUsd } from '../model/index.js'
 import { cell, code, details, duration, fence, table, tail } from './markdown.js'
 import { renderProofTable } from './proof-table.js'
+import { budgetExhaustedParts, rollingBudgetParts } from './budget-text.js'
 
 export interface SummaryContext {
   issueNumber?: number
@@ -31,8 +32,11 @@ export function summaryMarkdown(response: CodeAgentOutput, context: SummaryConte
   const issue = context.issueNumber ? ` for #${context.issueNumber}` : ''
   const parts = response.success
     ? successParts(response.data ?? [], issue, context)
-    : failureParts(response, issue)
+    : response.outcome === 'budget-exhausted'
+      ? budgetExhaustedParts(response, issue)
+      : failureParts(response, issue)
   if (response.metrics?.sandbox === 'none') parts.splice(1, 0, UNSANDBOXED)
+  parts.push(...rollingBudgetParts(response))
   parts.push(...runParts(response.metrics ?? {}))
   return `${parts.join('\n\n')}\n`
 }
