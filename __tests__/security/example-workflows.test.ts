@@ -202,3 +202,41 @@ describe('the pull requests the examples open', () => {
     }
   )
 })
+
+describe('examples/workflows/app-token.yml (issue 38 point 5)', () => {
+  const flow = workflows.find((w) => w.name === 'app-token.yml')!.flow
+  const job = flow.jobs.patchsmith!
+  const app = job.steps.find((s) => s.uses?.startsWith('actions/create-github-app-token@'))!
+  const token = '${{ steps.app.outputs.token }}'
+
+  it('mints an App token for this repository with only what the run needs', () => {
+    expect(app.with).toMatchObject({
+      'permission-contents': 'write',
+      'permission-issues': 'write',
+      'permission-pull-requests': 'write'
+    })
+    expect(app.with).not.toHaveProperty('owner')
+    expect(app.with).not.toHaveProperty('repositories')
+    // Every write is the App's: the workflow's own token only reads.
+    expect(job.permissions).toEqual({ contents: 'read' })
+  })
+
+  it('hands the App token to Patchsmith (push, signing, comments) and the pull request only', () => {
+    const holders = job.steps.filter((step) => JSON.stringify(step).includes('steps.app.outputs'))
+    expect(holders.map((step) => step.uses?.split('@')[0])).toEqual([
+      'patchsmith/patchsmith',
+      'actions/github-script'
+    ])
+    for (const step of holders) {
+      expect(step.with?.['github-token']).toBe(token)
+      expect(JSON.stringify(step.env ?? {})).not.toContain('steps.app')
+    }
+    const patchsmith = holders[0]!
+    expect(patchsmith.with?.push).toBe(true)
+    expect(String(patchsmith.with?.settings)).toMatch(/^commit-signing: github$/m)
+    // Setup and validation commands are Patchsmith inputs that run in its sandbox, not steps.
+    expect(job.steps.filter((step) => step.run).map((step) => step.env?.GH_TOKEN)).toEqual([
+      '${{ github.token }}'
+    ])
+  })
+})
