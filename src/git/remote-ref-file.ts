@@ -9,6 +9,12 @@ export interface RefFileVersion {
 }
 
 const FILE = 'ledger.json'
+
+// --porcelain: "!\t<src>:<dst>\t[rejected] (stale info)" when the lease did not hold (a ref
+// created meanwhile: "fetch first", "already exists"); origin refusing a write because another
+// push holds the ref's lock, or its old value changed under it, is the same lost race.
+const LOST_RACE =
+  /\[rejected\] \((stale info|fetch first|already exists|non-fast-forward)\)|\[remote rejected\] \((failed to update ref|cannot lock ref[^)]*|incorrect old value provided)\)/
 const AUTHOR = {
   GIT_AUTHOR_NAME: 'Patchsmith',
   GIT_AUTHOR_EMAIL: 'patchsmith@users.noreply.github.com',
@@ -80,12 +86,7 @@ export class RemoteRefFile {
       `${this.ref}:${expected.oid ?? ''}`
     )
     if (out.exitCode === 0) return true
-    // --porcelain: "!\t<src>:<dst>\t[rejected] (stale info)" when the lease did not hold; a
-    // ref created meanwhile is "(fetch first)" or "(already exists)".
-    if (
-      /\[rejected\] \((stale info|fetch first|already exists|non-fast-forward)\)/.test(out.stdout)
-    )
-      return false
+    if (LOST_RACE.test(out.stdout)) return false
     const url = await this.git.remoteTarget(this.remote)
     throw pushPermissionError(this.remote, out, url) ?? pushError(this.ref, out)
   }
