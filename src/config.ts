@@ -144,6 +144,7 @@ export const RunConfigSchema = z.strictObject({
   artifactRunId: z.string().trim().regex(/^\d+$/, 'expected a workflow run id (digits)').optional(),
   inputArtifactName: z.string().trim().min(1).default(RESULT_ARTIFACT),
   resume: text(),
+  planApproval: z.enum(['off', 'required']).default('off'),
   dryRun: bool(false),
   // The grouped settings as `name: value` lines; parseRunConfig spreads them over their keys.
   settings: list()
@@ -227,6 +228,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   artifactRunId: 'text',
   inputArtifactName: 'text',
   resume: 'text',
+  planApproval: 'text',
   dryRun: 'boolean',
   settings: 'list'
 }
@@ -248,6 +250,7 @@ export function parseRunConfig(input: RunConfigInput): RunConfig {
       )
     assertSigningFits(result.data)
     assertBudgetFits(result.data)
+    assertApprovalFits(result.data)
     return result.data
   }
   const issue = result.error.issues[0]
@@ -296,4 +299,21 @@ function assertSigningFits(config: RunConfig): void {
       'github makes the commit through the GitHub API on the branch on origin, so it needs push: true. With push: false let the pull-request step sign (create-pull-request: sign-commits: true), or leave commit-signing unset.'
     )
   if (config.taskFile) refuse('github does not yet work with task-file; leave it unset.')
+}
+
+/** Plan approval holds one plan (given or plan-less); the other ways of running have none to hold. */
+function assertApprovalFits(config: RunConfig): void {
+  if (config.planApproval !== 'required') return
+  const other = config.taskFile
+    ? 'task-file'
+    : config.codingTask
+      ? 'coding-task'
+      : config.followUp
+        ? 'follow-up'
+        : undefined
+  if (other)
+    throw new ConfigError(
+      `Setting "plan-approval": required holds one plan for approval (a fix plan, or one Patchsmith plans); it does not work with ${other}.`,
+      'plan-approval'
+    )
 }

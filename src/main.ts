@@ -98,7 +98,8 @@ export async function run(): Promise<void> {
     }
     if (response.outcome === 'budget-exhausted')
       actionsIo.warning(response.rolling_budget?.refused?.message ?? 'The rolling budget is spent.')
-    else if (!response.success)
+    // A plan held for approval is no failure: the step succeeds (outputs.outcome says why).
+    else if (!response.success && !response.awaiting_approval)
       actionsIo.setFailed(
         `${response.error?.code}: ${response.error?.message}`,
         placeOf(response.error?.details)

@@ -201,6 +201,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       'Follow-up rounds per pull request (counted from its commits) before Patchsmith stops with a summary comment.'
   },
+  'plan-approval': {
+    key: 'planApproval',
+    about:
+      "required: a run loads and guards its plan, then posts it in the progress comment (files, steps, validation commands, the reproduction test it would write) with its hash, changes nothing and ends awaiting approval (the result's awaiting_approval, the outcome output; the step succeeds). A writer approves with a comment `/patchsmith approve <hash>`; the run that comment starts uses exactly the plan that hash names, as the plan comment holds it (a writer may edit the plan's JSON there, then approve the new hash) and refuses when the plan or the issue's text no longer has that hash, or the approver lacks write permission. off (default): no approval."
+  },
   resume: {
     key: 'resume',
     about:

@@ -109,7 +109,7 @@ describe('rolling budget (node dist/index.js)', () => {
       )
     )
     for (const run of runs) expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    const started = runs.filter((run) => run.outputs.outcome === 'succeeded')
+    const started = runs.filter((run) => run.outputs.outcome === 'committed')
     const refused = runs.filter((run) => run.outputs.outcome === 'budget-exhausted')
     expect(started.length + refused.length).toBe(8)
     // A cap of $0.02 fits $0.05 while at most $0.03 is recorded: 2 or 3 runs, never more.
@@ -191,7 +191,7 @@ describe('rolling budget (node dist/index.js)', () => {
     tokenInputs.settings = 'budget-per-week: 100000 tokens'
     const run = await runAction({ workspace: repo.dir, inputs: tokenInputs })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    expect(run.outputs.outcome).toBe('succeeded')
+    expect(run.outputs.outcome).toBe('committed')
     const [entry] = readLedger(repo).entries
     expect(entry).toMatchObject({ usd: 0, tokens: 4_020, open: false, run: 'local' })
 

@@ -87,7 +87,7 @@ describe('the App token (examples/workflows/app-token.yml)', () => {
       }
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    expect(run.outputs).toMatchObject({ success: 'true', pushed: 'true', outcome: 'succeeded' })
+    expect(run.outputs).toMatchObject({ success: 'true', pushed: 'true', outcome: 'committed' })
 
     // Signed: the branch tip is the commit GitHub made (Verified), with the approved change.
     const tip = work.gitOrigin('rev-parse', 'docs/42-fix-typo-readme')

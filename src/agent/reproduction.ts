@@ -171,13 +171,20 @@ export async function reproduce(
 
 /** Why a test cannot show the issue, when the triage or the plan already says so. */
 function untestableReason(settings: AttemptSettings): string | undefined {
-  const triage = settings.input.triage_result as Record<string, unknown>
+  return untestableInput(settings.input)
+}
+
+/** untestableReason from the input alone (a plan shown for approval says it too). */
+export function untestableInput(
+  input: Pick<AttemptSettings['input'], 'triage_result' | 'fix_plan'>
+): string | undefined {
+  const triage = input.triage_result as Record<string, unknown>
   const kind = [triage.classification, triage.issue_type, triage.type].find(
     (value): value is string => typeof value === 'string' && value.trim() !== ''
   )
   if (kind && NOT_BEHAVIOUR.test(kind.trim()))
     return `the triage classifies the issue as ${kind.trim().slice(0, 40)}, not a behaviour to reproduce`
-  if (onlyDocumentation(settings.input.fix_plan.file_changes.map((change) => change.path)))
+  if (onlyDocumentation(input.fix_plan.file_changes.map((change) => change.path)))
     return 'the plan changes documentation only'
   return undefined
 }

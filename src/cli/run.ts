@@ -126,9 +126,9 @@ export async function cli(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** 0 committed, 75 (EX_TEMPFAIL: try again later) not started for the budget, 1 failed. */
+/** 0 committed or awaiting approval, 75 (EX_TEMPFAIL: try again later) not started for the budget, 1 failed. */
 function exitCode(response: CodeAgentOutput): number {
-  if (response.success) return 0
+  if (response.success || response.awaiting_approval) return 0
   return response.outcome === 'budget-exhausted' ? BUDGET_EXHAUSTED_EXIT : 1
 }
 

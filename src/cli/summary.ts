@@ -24,10 +24,13 @@ export function cliSummary(facts: SummaryFacts): string {
   const refused = response.rolling_budget?.refused
   if (response.outcome === 'budget-exhausted' && refused)
     return `Not started (budget-exhausted): ${refused.message}\n  result: ${resultPlace(facts)}\n`
+  const held = response.awaiting_approval
   const lines = [
-    response.success
-      ? `${facts.dryRun ? 'Validated (dry run: rolled back, nothing committed)' : `Committed ${where(facts)}`} in ${took}`
-      : `Failed after ${took}: ${response.error?.code ?? 'INTERNAL_ERROR'}`
+    held
+      ? `Plan ${held.plan_hash} awaiting approval (nothing changed) after ${took}: approve with "${held.approve_command}"`
+      : response.success
+        ? `${facts.dryRun ? 'Validated (dry run: rolled back, nothing committed)' : `Committed ${where(facts)}`} in ${took}`
+        : `Failed after ${took}: ${response.error?.code ?? 'INTERNAL_ERROR'}`
   ]
   if (!response.success && response.error) lines.push(`  ${firstLine(response.error.message)}`)
   for (const commit of commits)

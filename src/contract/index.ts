@@ -1,4 +1,6 @@
 export * from './schemas.js'
+export * from './output.js'
+export * from './plan-approval.js'
 export * from './coding-task.js'
 export * from './errors.js'
 export * from './refusal-rules.js'

@@ -1,7 +1,7 @@
 import { z } from 'zod'
+import { codeAgentOutputSchema } from './output.js'
 import {
   codeAgentInputSchema,
-  codeAgentOutputSchema,
   commitSchema,
   fixPlanSchema,
   issueSchema,

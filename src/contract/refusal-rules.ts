@@ -96,6 +96,11 @@ export const REFUSAL_RULES = {
   'not-patchsmith-pr': "the pull request is not Patchsmith's own",
   'not-on-pr-branch': "the pull request's branch is not checked out",
   'too-many-threads': 'a pull request has more review threads than are read',
+  // Plan approval
+  'approver-not-writer': 'the user who approved a plan lacks write permission',
+  'approval-without-hash': 'a `/patchsmith approve` comment names no plan hash',
+  'no-plan-to-approve': 'the issue has no plan posted by Patchsmith to approve',
+  'plan-changed': 'the plan or the issue changed after the plan was approved',
   // Inputs from earlier runs and files
   'artifact-not-found': 'the artifact is not in the named run',
   'no-inputs': 'the artifact holds no input that is still missing',

@@ -2,12 +2,19 @@ import { z } from 'zod'
 import { lazySchema } from './lazy-schema.js'
 
 /**
- * How a run ended, beside `success`: `budget-exhausted` is a run that did not start because the
- * repository's rolling budget had no room for it. It is not a failure (no error, nothing rolled
- * back, no failure comment or label) and a rerun right away would end the same way:
- * `rolling_budget.refused.frees_at` says when one can start.
+ * How a run ended, beside `success`: `committed`; `validated` (a dry run); `awaiting-approval`
+ * (plan-approval: required posted the plan, nothing changed); `budget-exhausted` (the
+ * repository's rolling budget had no room for it: `rolling_budget.refused.frees_at` says when one
+ * can start); `failed`. Only `failed` is a failure: the others have no error, roll nothing back
+ * and post no failure comment or label.
  */
-export const RUN_OUTCOMES = ['succeeded', 'failed', 'budget-exhausted'] as const
+export const RUN_OUTCOMES = [
+  'committed',
+  'validated',
+  'awaiting-approval',
+  'budget-exhausted',
+  'failed'
+] as const
 export const runOutcomeSchema = lazySchema(() => z.enum(RUN_OUTCOMES))
 export type RunOutcome = (typeof RUN_OUTCOMES)[number]
 
@@ -54,3 +61,16 @@ export const rollingBudgetSchema = lazySchema(() =>
   })
 )
 export type RollingBudget = z.infer<ReturnType<typeof rollingBudgetSchema>>
+
+/** The outcome a response shows (one it set itself, or what its fields say). */
+export function outcomeOf(response: {
+  success: boolean
+  outcome?: RunOutcome
+  awaiting_approval?: unknown
+  data?: ReadonlyArray<{ sha?: string }>
+}): RunOutcome {
+  if (response.outcome) return response.outcome
+  if (response.awaiting_approval) return 'awaiting-approval'
+  if (!response.success) return 'failed'
+  return (response.data ?? []).some((commit) => commit.sha) ? 'committed' : 'validated'
+}

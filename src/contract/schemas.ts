@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { lazySchema } from './lazy-schema.js'
-import { rollingBudgetSchema, runOutcomeSchema } from './run-outcome.js'
 
 // Each schema parses a handful of values per run: compiling fast paths with `new Function` costs
 // more than it saves, and no code is generated from untrusted shapes.
@@ -273,27 +272,6 @@ export function agentResponseSchema<T extends z.ZodType>(data: T) {
   })
 }
 
-/** A green plan run's pull request, ready to open: the body ends with `Fixes #N`. */
-export const pullRequestTextSchema = lazySchema(() =>
-  z.object({
-    title: z.string(),
-    /** Markdown: what changed and why, the root cause, the proof table, cost, the run, Fixes #N. */
-    body: z.string()
-  })
-)
-export type PullRequestText = z.infer<ReturnType<typeof pullRequestTextSchema>>
-
-export const codeAgentOutputSchema = lazySchema(() =>
-  agentResponseSchema(z.array(commitSchema())).extend({
-    /** On a successful plan run (one plan or a task file) only; not on a follow-up round. */
-    pull_request: pullRequestTextSchema().optional(),
-    /** How the run ended; `budget-exhausted`: it did not start (see run-outcome.ts). */
-    outcome: runOutcomeSchema().optional(),
-    /** The repository's rolling budget (budget-per-day, budget-per-week lines) for this run. */
-    rolling_budget: rollingBudgetSchema().optional()
-  })
-)
-export type CodeAgentOutput = z.infer<ReturnType<typeof codeAgentOutputSchema>>
 export interface AgentResponse<T> {
   success: boolean
   data?: T

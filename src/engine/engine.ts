@@ -1,5 +1,5 @@
 import type { RunConfig } from '../config.js'
-import type { AgentError, CodeAgentOutput } from '../contract/index.js'
+import { awaitsApproval, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import { reportFailureOnIssue } from '../agent/index.js'
 import { OnePlan } from './one-plan.js'
 import { RunContext } from './run-context.js'
@@ -34,7 +34,8 @@ export async function runEngine(
   }
   // The result says it now (error.details.last_attempt), or there is nothing to resume.
   if (plans.baseCommit !== undefined) ctx.kept.remove()
-  if (!response.success) {
+  // A plan held for approval is no failure: nothing to report on the issue but the plan.
+  if (!response.success && !awaitsApproval(response)) {
     const { masker, logger } = ctx.setup
     await reportFailureOnIssue(config, env, plans.input, response, masker, logger)
   }

@@ -16,6 +16,7 @@ import {
   type AttemptStats,
   type GreenChange
 } from '../agent/index.js'
+import { approvalStep } from './plan-hold.js'
 import { loadAndGuard } from './prepare.js'
 import type { RunContext } from './run-context.js'
 import type { PlanRun, RunMode } from './run-mode.js'
@@ -63,6 +64,9 @@ export class OnePlan implements PlanRun {
     )
     this.branch = prepared.branch
     const git = (session.git = prepared.git)
+    // Loaded and guarded, nothing changed yet: a plan that needs approval ends the run here.
+    const held = await approvalStep(ctx, prepared)
+    if (held) return held
     jailHooks(git, config, session.sandbox, env.vars)
     ctx.model()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE

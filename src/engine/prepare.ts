@@ -33,6 +33,8 @@ export interface PreparedRun {
   base: Map<string, string | null>
   git: Git
   branch: ChangeBranch
+  /** ModeInput.approved: the approval the plan came with. */
+  approved?: ModeInput['approved']
 }
 
 /** Load and guard: everything that may refuse the run before a model is asked or a file written. */
@@ -82,7 +84,7 @@ export async function loadAndGuard(
               })
         }
   )
-  const { input, baseBranch = config.baseBranch, about } = loaded
+  const { input, baseBranch = config.baseBranch, about, approved } = loaded
   onInput(input)
   const plan = input.fix_plan
   logger.info(
@@ -127,7 +129,7 @@ export async function loadAndGuard(
     if (plain.status === 'rejected') throw plain.reason
     if (checked.status === 'rejected') throw checked.reason
     if (prepared.status === 'rejected') throw prepared.reason
-    return { input, policy, commands, base, git, branch: prepared.value }
+    return { input, policy, commands, base, git, branch: prepared.value, approved }
   } catch (error) {
     git.objects.close()
     throw error

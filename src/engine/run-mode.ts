@@ -23,6 +23,11 @@ export interface ModeInput {
    * a pull request's, and its commit goes on `baseBranch` (default: `Issue #N`, the plan's branch).
    */
   about?: { subject: string; on: string }
+  /**
+   * The plan is one a writer approved (`plan-approval: required`): the hash the approval named
+   * and who gave it. The engine runs it only while the input still has that hash.
+   */
+  approved?: { hash: string; by: string }
 }
 
 /**

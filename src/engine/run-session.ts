@@ -1,5 +1,5 @@
 import type { RunConfig } from '../config.js'
-import { toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
+import { outcomeOf, toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import type { Git, RunLock } from '../git/index.js'
 import { DraftPrompter, modelMetrics, type ModelClient } from '../model/index.js'
 import { issueFocus } from '../planning/index.js'
@@ -191,7 +191,7 @@ export class RunSession {
     }
     // What the run spent, over its reservation, before anything else can fail.
     if (this.ledger) response.rolling_budget = await this.ledger.settle(this.budget, this.logger)
-    response.outcome ??= response.success ? 'succeeded' : 'failed'
+    response.outcome ??= outcomeOf(response)
     let masked = this.masked(response)
     let branch = names.branch
     try {

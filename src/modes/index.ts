@@ -3,6 +3,7 @@ import type { RunConfig, RunConfigInput } from '../config.js'
 import { codeCommitSettings, runCodeCommit } from './code-commit/index.js'
 import { runCodingTask } from './coding-task/index.js'
 import { runFollowUp } from './follow-up/index.js'
+import { approvalRequest, approvedPlanMode } from './plan-approval/index.js'
 import { taskFileMode } from './task-file/index.js'
 
 export { followUpTrigger } from './follow-up/index.js'
@@ -27,6 +28,13 @@ export function runMode(
   if (config.followUp) return runFollowUp(config, env)
   // A task file runs its tasks batch after batch on the same engine (task-file/).
   if (config.taskFile) return runEngine(config, env, taskFileMode)
+  // plan-approval: required: a writer's `/patchsmith approve <hash>` runs the plan it names;
+  // any other start gets its plan posted (the engine's approval step).
+  const approval =
+    config.planApproval === 'required'
+      ? approvalRequest(env.vars.GITHUB_EVENT_NAME, env.eventPath)
+      : undefined
+  if (approval) return runEngine(config, env, approvedPlanMode(approval, config, env))
   return runEngine(config, env)
 }
 

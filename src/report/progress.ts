@@ -3,6 +3,7 @@ import type { CodeAgentOutput } from '../contract/index.js'
 import { failureComment } from './failure-comment.js'
 import { code, table } from './markdown.js'
 import { costLine, filesLine, proofTable } from './outcome-text.js'
+import { planComment } from './plan-comment.js'
 
 /** The events a person starts a run from: the comment answers them where they asked. */
 const ASKED_FROM = new Set([
@@ -98,11 +99,13 @@ export class ProgressComment {
 
   /** The outcome as the comment's last state; waits for every edit. */
   async finish(response: CodeAgentOutput, branch = ''): Promise<void> {
-    const body = response.success
-      ? this.success(response, branch)
-      : response.outcome === 'budget-exhausted'
-        ? this.waiting(response)
-        : this.failure(response, branch)
+    const body = response.awaiting_approval
+      ? planComment(response.awaiting_approval, this.options.runUrl)
+      : response.success
+        ? this.success(response, branch)
+        : response.outcome === 'budget-exhausted'
+          ? this.waiting(response)
+          : this.failure(response, branch)
     await this.comment.settle(this.options.mask(body))
   }
 

@@ -1,4 +1,4 @@
-import type { CodeAgentOutput } from '../contract/index.js'
+import { outcomeOf, type CodeAgentOutput } from '../contract/index.js'
 import { formatUsd, inertJson } from '../model/index.js'
 import { writeOutputFile } from './output-file.js'
 
@@ -19,7 +19,6 @@ export function actionOutputs(
   const last = commits[commits.length - 1]
   return {
     success: String(response.success),
-    outcome: response.outcome ?? (response.success ? 'succeeded' : 'failed'),
     commits: JSON.stringify(commits),
     'output-path': outputPath,
     branch: last?.branch ?? branch,
@@ -29,7 +28,8 @@ export function actionOutputs(
     tokens: tokensOutput(response.metrics),
     cost: costOutput(response.metrics),
     'patch-id': last?.patch_id ?? '',
-    pushed: String(Boolean(response.success && options.pushed && last?.sha))
+    pushed: String(Boolean(response.success && options.pushed && last?.sha)),
+    outcome: outcomeOf(response)
   }
 }
 

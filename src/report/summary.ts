@@ -3,6 +3,7 @@ import { diffStat, statLine, type FileStat } from './diff-stat.js'
 import { whatFailed } from './failure-comment.js'
 import { formatUsd } from '../model/index.js'
 import { cell, code, details, duration, fence, table, tail } from './markdown.js'
+import { planComment } from './plan-comment.js'
 import { renderProofTable } from './proof-table.js'
 import { budgetExhaustedParts, rollingBudgetParts } from './budget-text.js'
 
@@ -30,11 +31,13 @@ const UNSANDBOXED =
  */
 export function summaryMarkdown(response: CodeAgentOutput, context: SummaryContext = {}): string {
   const issue = context.issueNumber ? ` for #${context.issueNumber}` : ''
-  const parts = response.success
-    ? successParts(response.data ?? [], issue, context)
-    : response.outcome === 'budget-exhausted'
-      ? budgetExhaustedParts(response, issue)
-      : failureParts(response, issue)
+  const parts = response.awaiting_approval
+    ? [planComment(response.awaiting_approval)]
+    : response.success
+      ? successParts(response.data ?? [], issue, context)
+      : response.outcome === 'budget-exhausted'
+        ? budgetExhaustedParts(response, issue)
+        : failureParts(response, issue)
   if (response.metrics?.sandbox === 'none') parts.splice(1, 0, UNSANDBOXED)
   parts.push(...rollingBudgetParts(response))
   parts.push(...runParts(response.metrics ?? {}))

@@ -1,0 +1,69 @@
+import {
+  InvalidInputError,
+  planHash,
+  type AwaitingApproval,
+  type CodeAgentOutput
+} from '../contract/index.js'
+import { pipelineSteps } from '../validation/index.js'
+import { plannedReproduction } from '../agent/index.js'
+import type { PreparedRun } from './prepare.js'
+import type { RunContext } from './run-context.js'
+
+/** The reply that approves a plan, followed by its hash. */
+export const APPROVE_COMMAND = '/patchsmith approve'
+
+/**
+ * The approval step, between guard and the first change (`plan-approval: required`): a plan
+ * that came with an approval runs only while it still has the approved hash; a plan without one
+ * ends the run here, shown as it would run, with nothing changed (`awaiting_approval`).
+ */
+export async function approvalStep(
+  ctx: RunContext,
+  prepared: PreparedRun
+): Promise<CodeAgentOutput | undefined> {
+  const { config, logger } = ctx
+  if (config.planApproval !== 'required') return undefined
+  const hash = planHash(prepared.input)
+  const { approved } = prepared
+  if (approved) {
+    // The mode checked it against the plan it read; checked again against the plan loaded.
+    if (approved.hash !== hash)
+      throw new InvalidInputError(
+        `The plan changed after it was approved: ${approved.by} approved ${approved.hash}, the plan loaded is ${hash}. Nothing was changed; approve the plan as it is now.`,
+        { field: 'plan-approval', rule: 'plan-changed', approved: approved.hash, now: hash }
+      )
+    logger.info(`Plan ${hash}, approved by ${approved.by}: running it as approved`)
+    return undefined
+  }
+  const awaiting = await heldPlan(ctx, prepared, hash)
+  logger.info(
+    `plan-approval: required: the plan (${hash}) is posted for approval and nothing was changed; a writer approves it with "${awaiting.approve_command}"`
+  )
+  return { success: false, data: [], awaiting_approval: awaiting }
+}
+
+/** The plan as it would run: its files and steps, the commands in order, the reproduction. */
+async function heldPlan(
+  ctx: RunContext,
+  prepared: PreparedRun,
+  hash: string
+): Promise<AwaitingApproval> {
+  const { input, git, branch, commands } = prepared
+  const steps = pipelineSteps(ctx.config, commands)
+  const reproduction = await plannedReproduction(
+    git,
+    branch.baseCommit,
+    steps,
+    input,
+    ctx.config.reproduction
+  )
+  return {
+    issue_number: input.issue.number,
+    plan_hash: hash,
+    fix_plan: input.fix_plan,
+    triage_result: input.triage_result,
+    validation_commands: steps.map((step) => step.command),
+    reproduction,
+    approve_command: `${APPROVE_COMMAND} ${hash}`
+  }
+}
