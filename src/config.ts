@@ -145,6 +145,7 @@ export const RunConfigSchema = z.strictObject({
   inputArtifactName: z.string().trim().min(1).default(RESULT_ARTIFACT),
   resume: text(),
   planApproval: z.enum(['off', 'required']).default('off'),
+  issues: text(),
   dryRun: bool(false),
   // The grouped settings as `name: value` lines; parseRunConfig spreads them over their keys.
   settings: list()
@@ -229,6 +230,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   inputArtifactName: 'text',
   resume: 'text',
   planApproval: 'text',
+  issues: 'text',
   dryRun: 'boolean',
   settings: 'list'
 }
@@ -251,6 +253,7 @@ export function parseRunConfig(input: RunConfigInput): RunConfig {
     assertSigningFits(result.data)
     assertBudgetFits(result.data)
     assertApprovalFits(result.data)
+    assertBatchFits(result.data)
     return result.data
   }
   const issue = result.error.issues[0]
@@ -304,16 +307,31 @@ function assertSigningFits(config: RunConfig): void {
 /** Plan approval holds one plan (given or plan-less); the other ways of running have none to hold. */
 function assertApprovalFits(config: RunConfig): void {
   if (config.planApproval !== 'required') return
-  const other = config.taskFile
-    ? 'task-file'
-    : config.codingTask
-      ? 'coding-task'
-      : config.followUp
-        ? 'follow-up'
-        : undefined
+  const other = config.issues
+    ? 'issues'
+    : config.taskFile
+      ? 'task-file'
+      : config.codingTask
+        ? 'coding-task'
+        : config.followUp
+          ? 'follow-up'
+          : undefined
   if (other)
     throw new ConfigError(
       `Setting "plan-approval": required holds one plan for approval (a fix plan, or one Patchsmith plans); it does not work with ${other}.`,
       'plan-approval'
+    )
+}
+
+/** A batch plans each of its issues itself: an issue, a plan or another way of running is refused. */
+function assertBatchFits(config: RunConfig): void {
+  if (!config.issues) return
+  const other = ['fixPlan', 'agentInput', 'taskFile', 'codingTask', 'followUp', 'issue'].find(
+    (key) => config[key as keyof RunConfig] !== undefined
+  )
+  if (other)
+    throw new ConfigError(
+      `Setting "issues": a batch plans each of its issues itself; leave ${settingName(other as SettingKey)} unset.`,
+      'issues'
     )
 }

@@ -206,6 +206,11 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       "required: a run loads and guards its plan, then posts it in the progress comment (files, steps, validation commands, the reproduction test it would write) with its hash, changes nothing and ends awaiting approval (the result's awaiting_approval, the outcome output; the step succeeds). A writer approves with a comment `/patchsmith approve <hash>`; the run that comment starts uses exactly the plan that hash names, as the plan comment holds it (a writer may edit the plan's JSON there, then approve the new hash) and refuses when the plan or the issue's text no longer has that hash, or the approver lacks write permission. off (default): no approval."
   },
+  issues: {
+    key: 'issues',
+    about:
+      "Several issues in one run, on one branch (fix/batch-12-15-18): numbers in order (`12, 15, 18`) or `label:NAME` (its open issues, oldest first; at most 20). Each issue is planned plan-less on the branch as the issues before it left it, validated and committed with its own proof and Fixes #N, and pushed; the first that fails is rolled back and stops the batch, the commits before it stay. The result (metrics.issues, error.details.issues) and the pull-request body list each issue's outcome."
+  },
   resume: {
     key: 'resume',
     about:

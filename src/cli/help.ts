@@ -21,6 +21,7 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
       ['coding-task', 'FILE', 'a CodingTask: committed on agt/<id>; the result is a CommitResult'],
       ['follow-up', 'N', "answer the review of Patchsmith's pull request N"],
       ['resume', 'true|FILE', "repair from an earlier run's last attempt (true: its result)"],
+      ['issues', "'12, 15'|label:NAME", 'several issues on one branch, a commit each, in order'],
       ['plan-approval', 'MODE', 'required: post the plan, change nothing, await approval (off)'],
       ['artifact-run-id', 'ID', "take missing inputs from that workflow run's artifact"],
       ['input-artifact-name', 'NAME', 'the artifact --artifact-run-id reads (patchsmith-result)']

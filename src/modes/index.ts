@@ -3,6 +3,7 @@ import type { RunConfig, RunConfigInput } from '../config.js'
 import { codeCommitSettings, runCodeCommit } from './code-commit/index.js'
 import { runCodingTask } from './coding-task/index.js'
 import { runFollowUp } from './follow-up/index.js'
+import { batchMode } from './batch/index.js'
 import { approvalRequest, approvedPlanMode } from './plan-approval/index.js'
 import { taskFileMode } from './task-file/index.js'
 
@@ -28,6 +29,7 @@ export function runMode(
   if (config.followUp) return runFollowUp(config, env)
   // A task file runs its tasks batch after batch on the same engine (task-file/).
   if (config.taskFile) return runEngine(config, env, taskFileMode)
+  if (config.issues) return runEngine(config, env, batchMode)
   // plan-approval: required: a writer's `/patchsmith approve <hash>` runs the plan it names;
   // any other start gets its plan posted (the engine's approval step).
   const approval =

@@ -18,3 +18,4 @@ export { costLine, filesLine, proofTable, pullRequestText } from './outcome-text
 export { renderProofTable } from './proof-table.js'
 export type { PullRequestContext } from './outcome-text.js'
 export { PLAN_MARKER, planComment, readPlanJson } from './plan-comment.js'
+export { cell, code, table } from './markdown.js'

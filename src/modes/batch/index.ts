@@ -1,0 +1,37 @@
+import type { CodeAgentOutput } from '../../contract/index.js'
+import type { RunMode } from '../../engine/index.js'
+import { costLine, proofTable } from '../../report/index.js'
+import { issuesTable, type IssueStatus } from './outcome.js'
+import { BatchPlans } from './plans.js'
+
+/**
+ * Several issues in one run (`issues` setting) on the one engine: one branch, one validated
+ * commit per issue in order, stopping at the first failure. Its pull request, also after a
+ * failure that kept commits, lists every issue's outcome and each commit's proof.
+ */
+export const batchMode: RunMode = {
+  plans: (ctx) => new BatchPlans(ctx),
+  pullRequest: false,
+  after: async ({ response }) => ({ response: withBatchPullRequest(response) })
+}
+
+function withBatchPullRequest(response: CodeAgentOutput): CodeAgentOutput {
+  const commits = response.data ?? []
+  if (commits.length === 0) return response
+  const statuses = (response.metrics?.issues ??
+    response.error?.details?.issues ??
+    []) as IssueStatus[]
+  const committed = statuses.filter((s) => s.status === 'committed')
+  const body = [
+    '### Issues',
+    issuesTable(statuses),
+    ...commits.flatMap((commit) => [
+      `### #${commit.issue_number}: ${commit.message.split('\n')[0]}`,
+      proofTable(commit)
+    ]),
+    `Cost: ${costLine(response.metrics)}`,
+    committed.map((s) => `Fixes #${s.issue}`).join('\n')
+  ].join('\n\n')
+  const title = `Patchsmith: ${committed.map((s) => `#${s.issue}`).join(', ')}`
+  return { ...response, pull_request: { title, body: `${body}\n` } }
+}

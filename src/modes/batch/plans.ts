@@ -1,0 +1,177 @@
+import { join } from 'node:path'
+import {
+  toAgentError,
+  type CodeAgentInput,
+  type CodeAgentOutput,
+  type Commit
+} from '../../contract/index.js'
+import {
+  ChangeBranch,
+  Git,
+  RunJournal,
+  WorkBranch,
+  WorktreeFiles,
+  gitIncludedPaths,
+  pushAuth
+} from '../../git/index.js'
+import { DEFAULT_STYLE } from '../../model/index.js'
+import { planlessInput } from '../../planning/index.js'
+import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../../policy/index.js'
+import { AttemptLog } from '../../report/index.js'
+import { attemptChange, commitChange } from '../../agent/index.js'
+import { jailHooks, withinTimeLimit, type PlanRun, type RunContext } from '../../engine/index.js'
+import { batchIssues } from './issue-list.js'
+import { batchOutcome, type IssueStatus } from './outcome.js'
+
+/**
+ * Several issues on one branch (`issues: 12, 15, 18` or `issues: label:NAME`): each issue in
+ * order is planned (plan-less) on the branch as the issues before it left it, then drafted,
+ * validated and committed with its own proof and `Fixes #N`; the first issue that fails is
+ * rolled back and stops the batch, the commits before it stay (pushed after each one).
+ */
+export class BatchPlans implements PlanRun {
+  readonly baseCommit = undefined
+  input: CodeAgentInput | undefined
+  private readonly statuses: IssueStatus[] = []
+  private readonly commits: Commit[] = []
+  private work?: WorkBranch
+  private branchName = ''
+
+  constructor(private readonly ctx: RunContext) {}
+
+  async run(): Promise<CodeAgentOutput> {
+    const { ctx, statuses, commits } = this
+    const { config, env, session } = ctx
+    const { logger, repoDir, clock } = ctx.setup
+    const numbers = await batchIssues(config.issues!, {
+      token: config.githubToken,
+      repository: env.repository,
+      client: { apiUrl: env.apiUrl, warn: (message) => logger.warn(message) }
+    })
+    this.branchName = `fix/batch-${numbers.join('-')}`.slice(0, 200)
+    numbers.forEach((issue) => statuses.push({ issue, status: 'not-run' }))
+    logger.info(
+      `Batch of ${numbers.length} issue(s) on ${this.branchName}: #${numbers.join(', #')}`
+    )
+    const policy = new PathPolicy({
+      blockedGlobs: config.blockedPaths,
+      allowProtected: config.allowProtectedPaths,
+      protectedFiles: gitIncludedPaths(repoDir)
+    })
+    const git = (session.git = await Git.open(repoDir))
+    jailHooks(git, config, session.sandbox, env.vars)
+    const work = (this.work = await WorkBranch.open(git, {
+      branch: this.branchName,
+      baseBranch: config.baseBranch,
+      push: config.push && !config.dryRun,
+      keepStart: env.unpushedOnOwnBranch,
+      dryRun: config.dryRun,
+      auth: pushAuth(config.githubToken, env.serverUrl, env.vars),
+      journal: RunJournal.for(repoDir)
+    }))
+    await session.setupCommands()
+    const prompter = session.draftPrompter()
+    const planning = {
+      repoDir,
+      cwd: env.cwd,
+      policy,
+      model: () => ctx.model(),
+      logger,
+      github: { repository: env.repository, apiUrl: env.apiUrl }
+    }
+    for (const status of statuses) {
+      let branch: ChangeBranch | undefined
+      try {
+        const input = await clock.time('load', () =>
+          planlessInput(
+            { ...config, issueNumber: status.issue, issue: undefined, baseBranch: work.head },
+            undefined,
+            planning
+          )
+        )
+        this.input = input
+        status.title = input.issue.title
+        const paths = input.fix_plan.file_changes.map((change) => change.path)
+        policy.assertAllowed(paths, 'plan')
+        await assertRepoPaths(paths, policy, repoDir, git, 'plan')
+        const commands = assertCommandsAllowed(
+          input.fix_plan.validation_commands,
+          config.validationCommands,
+          config.allowPlanCommands
+        )
+        // Its own branch on the batch's tip: a failure rolls back to the last good commit.
+        const issueBranch = `${this.branchName}-${status.issue}`
+        input.fix_plan.branch_name = issueBranch
+        branch = await ChangeBranch.prepare(git, {
+          branch: issueBranch,
+          baseBranch: work.head,
+          push: false,
+          plannedPaths: paths
+        })
+        await branch.create()
+        const files = new WorktreeFiles(repoDir)
+        const base = new Map(paths.map((path) => [path, files.read(path)]))
+        const settings = ctx.attemptSettings({
+          input,
+          base,
+          policy,
+          log: new AttemptLog(join(ctx.setup.logDir, `issue-${status.issue}`), (text) =>
+            ctx.setup.masker.mask(text)
+          ),
+          style: DEFAULT_STYLE,
+          prompter,
+          branch,
+          commands
+        })
+        const attempted = await attemptChange(settings)
+        status.attempts = attempted.stats.attempts
+        if (!attempted.ok) throw attempted.error
+        const made = await commitChange(
+          ctx.finishContext({ input, git, branch, task: true }, settings),
+          attempted.change
+        )
+        await work.checkpoint(issueBranch)
+        commits.push(...made.map((commit) => ({ ...commit, branch: work.branch })))
+        status.status = 'committed'
+        status.sha = made[made.length - 1]?.sha
+        logger.info(`#${status.issue} committed: ${status.sha?.slice(0, 12)}`)
+      } catch (error) {
+        const agentError = withinTimeLimit(toAgentError(error), ctx.setup.budget)
+        logger.warn(`#${status.issue} failed: ${agentError.code}: ${agentError.message}`)
+        if (branch)
+          (await branch.rollback()).forEach((problem) => logger.warn(`Rollback: ${problem}`))
+        status.status = 'failed'
+        status.error = { code: agentError.code, message: agentError.message }
+        break
+      }
+    }
+    const problems = await work.finish(commits.length > 0)
+    problems.forEach((problem) => logger.warn(problem))
+    return batchOutcome(statuses, commits, this.branchName)
+  }
+
+  stopped() {
+    return { details: { issues: this.statuses }, data: this.commits }
+  }
+
+  async rollback(): Promise<string[]> {
+    return this.work ? this.work.finish(this.commits.length > 0) : []
+  }
+
+  metrics() {
+    const count = (status: IssueStatus['status']) =>
+      this.statuses.filter((s) => s.status === status).length
+    return {
+      own: {
+        issues: this.statuses,
+        issues_committed: count('committed'),
+        attempts: this.statuses.reduce((sum, s) => sum + (s.attempts ?? 0), 0)
+      },
+      after: {}
+    }
+  }
+
+  names() {
+    return { branch: this.work?.branch ?? this.branchName, issueNumber: this.input?.issue.number }
+  }
+}
