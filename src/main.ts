@@ -67,7 +67,7 @@ export async function run(): Promise<void> {
       progress,
       masker
     }
-    const { response, outputPath, logDir, branch, issueNumber, mask } = await runMode(
+    const { response, outputPath, logDir, branch, issueNumber, mask, replayFile } = await runMode(
       'run',
       config,
       env
@@ -90,6 +90,7 @@ export async function run(): Promise<void> {
             { path: outputPath, name: 'result.json' },
             { name: 'summary.md', content: summary },
             { path: logDir, name: 'logs' },
+            ...(replayFile ? [{ path: replayFile, name: 'replay.json' }] : []),
             ...inputEntries(config, process.env.GITHUB_EVENT_PATH)
           ],
           mask

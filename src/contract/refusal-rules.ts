@@ -113,6 +113,10 @@ export const REFUSAL_RULES = {
   'other-run': 'the earlier attempt was for another issue or branch',
   'base-commit-mismatch': 'a coding task was planned on another commit than the checkout',
   'agent-config-not-ignored': '.gitignore does not ignore agent-config/ in a code-commit project',
+  'not-a-replay': 'a replay file is not a Patchsmith recording',
+  'replay-setting': 'a replay file sets what only your own settings may (sandbox, paths, endpoint)',
+  'replay-command': "a replay file's commands are not the ones your settings trust",
+  'replay-base-missing': "a replay file's base commit is not in the repository",
   // Task files
   'id-format': 'a task id is not T followed by three or more digits',
   checkbox: 'a task line has a malformed checkbox',

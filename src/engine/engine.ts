@@ -1,6 +1,7 @@
 import type { RunConfig } from '../config.js'
 import { awaitsApproval, type AgentError, type CodeAgentOutput } from '../contract/index.js'
 import { reportFailureOnIssue } from '../agent/index.js'
+import { generatedPlan } from '../planning/index.js'
 import { OnePlan } from './one-plan.js'
 import { RunContext } from './run-context.js'
 import type { PlanRun, RunMode } from './run-mode.js'
@@ -45,7 +46,16 @@ export async function runEngine(
     issueTitle: plans.input?.issue.title,
     planSteps: plans.input?.fix_plan.plan_steps
   }
-  return ctx.session.finish(response, own, after, names, mode)
+  // Only a run of one plan from the settings is recorded for replay (patchsmith replay).
+  const replayable = !mode.plans && !mode.loadInput && !mode.drafter && !mode.after
+  const replay = replayable
+    ? {
+        input: plans.input,
+        generatedPlan: generatedPlan(plans.input),
+        baseCommit: plans.baseCommit
+      }
+    : undefined
+  return ctx.session.finish(response, own, after, names, mode, replay)
 }
 
 /** A stopped run: what it made kept, the repository put back, its last attempt kept. */

@@ -8,6 +8,8 @@ import { validationEnv, type Sandbox } from '../sandbox/index.js'
 import type { CommandRunnerOptions } from '../validation/index.js'
 import { claimRepository, openSandbox, startRun, type RunSetup } from './run-setup.js'
 import { BudgetLedger } from './budget-ledger.js'
+import { RunRecorder } from '../replay/index.js'
+import { recordReplay, type ReplayFacts } from './replay-record.js'
 import { runSetupCommands, runUrl } from '../agent/index.js'
 import {
   assertStarterAllowed,
@@ -63,6 +65,8 @@ export class RunSession {
   sandbox?: Sandbox
   git?: Git
   prompter?: DraftPrompter
+  /** The model calls and commands of the run, for its replay file. */
+  readonly recorder = new RunRecorder()
   private lock?: RunLock
   private model?: ModelClient
   private ledger?: BudgetLedger
@@ -120,8 +124,13 @@ export class RunSession {
 
   /** The model client, made on first use (a plan-less run asks the model while loading). */
   modelClient(): ModelClient {
-    return (this.model ??= modelClient(this.config, this.budget, this.logger, this.secret, (text) =>
-      this.setup.masker.maskKnown(text)
+    return (this.model ??= modelClient(
+      this.config,
+      this.budget,
+      this.logger,
+      this.secret,
+      (text) => this.setup.masker.maskKnown(text),
+      this.recorder.onExchange
     ))
   }
 
@@ -149,7 +158,7 @@ export class RunSession {
       env: validationEnv(this.env.vars, config.validationEnv),
       sandbox: this.sandbox,
       signal: budget.signal,
-      onStart: this.env.progress?.command?.bind(this.env.progress)
+      onStart: this.recorder.commandStart(this.env.progress?.command?.bind(this.env.progress))
     }
   }
 
@@ -175,7 +184,8 @@ export class RunSession {
     own: Record<string, unknown>,
     after: Record<string, unknown>,
     { issueTitle, planSteps, ...names }: RunNames,
-    mode: ResultSeams
+    mode: ResultSeams,
+    replay?: ReplayFacts
   ): Promise<AgentRun> {
     const { clock, outputPath, logDir } = this.setup
     response.metrics = {
@@ -194,6 +204,15 @@ export class RunSession {
     response.outcome ??= outcomeOf(response)
     let masked = this.masked(response)
     let branch = names.branch
+    const replayFile =
+      replay &&
+      recordReplay(
+        this,
+        { outputPath, logDir, repoDir: this.setup.repoDir },
+        replay,
+        response,
+        this.mask
+      )
     try {
       if (mode.after) {
         const after = await mode.after({ response: masked, mask: this.mask })
@@ -209,7 +228,16 @@ export class RunSession {
       masked = this.withPullRequest(masked, names, { issueTitle, planSteps })
     const result = mode.result ? this.masked(mode.result(masked)) : masked
     writeResultFile(outputPath, result)
-    return { response: masked, result, mask: this.mask, outputPath, logDir, ...names, branch }
+    return {
+      response: masked,
+      result,
+      mask: this.mask,
+      outputPath,
+      logDir,
+      ...(replayFile ? { replayFile } : {}),
+      ...names,
+      branch
+    }
   }
 
   /**

@@ -1,6 +1,12 @@
 import type { RunConfig } from '../config.js'
 import { InvalidInputError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
-import { ModelClient, parseHeaderLines, secretHint, type RunBudget } from '../model/index.js'
+import {
+  ModelClient,
+  parseHeaderLines,
+  secretHint,
+  type ModelClientOptions,
+  type RunBudget
+} from '../model/index.js'
 import { assertActorAllowed } from '../policy/index.js'
 import type { SecretMasker } from '../secrets/index.js'
 import type { Logger, RunListener, RunnerFacts } from '../agent/index.js'
@@ -40,6 +46,8 @@ export interface AgentRun {
   outputPath: string
   /** The attempt logs (NN-request.json, NN-reply.txt, NN-build.txt), for the artifact. */
   logDir: string
+  /** The run's replay recording (replay.json beside the result), when one was written. */
+  replayFile?: string
   branch: string
   issueNumber?: number
 }
@@ -52,7 +60,8 @@ export function modelClient(
   budget: RunBudget,
   logger: Logger,
   secret: (value: string) => void,
-  scrub?: (text: string) => string
+  scrub?: (text: string) => string,
+  onExchange?: ModelClientOptions['onExchange']
 ): ModelClient {
   const apiKey = modelKey(config)
   const headers = parseHeaderLines(config.modelHeaders)
@@ -72,7 +81,8 @@ export function modelClient(
     structuredOutput: config.structuredOutput,
     budget,
     log: logger,
-    scrub
+    scrub,
+    onExchange
   })
   const key = config.apiKey ? `key ${secretHint(apiKey)}` : 'no key'
   const extra = Object.keys(headers)

@@ -1,4 +1,5 @@
 import type { RunBudget } from './budget.js'
+import type { ChatMessage } from './chat.js'
 import type { StructuredFormat, StructuredMode } from './structured.js'
 
 export interface CompleteOptions {
@@ -69,6 +70,18 @@ export interface ModelClientOptions {
    * key, the token, a validation-env value) never reaches the model, whatever its shape.
    */
   scrub?: (text: string) => string
+  /** Told of each call that got a reply, as sent and as answered (the run's replay recording). */
+  onExchange?: (exchange: ModelExchange) => void
+}
+
+/** One model call as it went over the wire: the messages sent (scrubbed) and the reply. */
+export interface ModelExchange {
+  label: string
+  attempt: number
+  messages: ChatMessage[]
+  reply: string
+  finishReason: string
+  usage: { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens: number }
 }
 
 export interface ModelUsage {

@@ -5,6 +5,7 @@ export type {
   CompleteOptions,
   Completion,
   ModelClientOptions,
+  ModelExchange,
   ModelLog,
   ModelUsage
 } from './call-types.js'

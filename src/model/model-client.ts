@@ -11,6 +11,7 @@ import type {
   ModelLog,
   ModelUsage
 } from './call-types.js'
+import { exchangeOf } from './exchange.js'
 import type { ChatMessage } from './chat.js'
 import { cappedFetch } from './capped-fetch.js'
 import { replyCompletion } from './completion.js'
@@ -123,6 +124,7 @@ export class ModelClient {
       record.cached_prompt_tokens = completion.cachedPromptTokens
       record.completion_tokens = completion.completionTokens
       if (completion.usageEstimated) record.usage_estimated = true
+      this.options.onExchange?.(exchangeOf(record, messages, completion))
       this.usage.promptTokens += completion.promptTokens
       this.usage.cachedPromptTokens += completion.cachedPromptTokens
       this.usage.completionTokens += completion.completionTokens
