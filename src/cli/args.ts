@@ -47,6 +47,8 @@ export interface CliInvocation {
   json: boolean
   /** `--pull-request-body FILE`: where a green run's pull-request body is written. */
   pullRequestBody?: string
+  /** `replay FILE`: the recording (replay.json, or the artifact folder holding it). */
+  target?: string
 }
 
 /** The command line's own flags, not settings: read from parseArgs's values. */
@@ -103,7 +105,10 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
     throw new UsageError(unknown ? `Unknown flag "${unknown}".` : message.split('\n')[0]!)
   }
   const positionals = parsed.positionals
-  if (positionals.length > 1) throw new UsageError(`Unexpected argument "${positionals[1]}".`)
+  // `replay FILE` names its recording; every other command takes flags only.
+  const allowed = positionals[0] === 'replay' ? 2 : 1
+  if (positionals.length > allowed)
+    throw new UsageError(`Unexpected argument "${positionals[allowed]}".`)
   for (const token of parsed.tokens) {
     if (token.kind !== 'option' || CLI_ONLY.has(token.name)) continue
     const { name, rawName, value } = token
@@ -126,6 +131,7 @@ export function parseCliArgs(argv: readonly string[]): CliInvocation {
   }
   return {
     command: positionals[0] ?? '',
+    ...(positionals[1] === undefined ? {} : { target: positionals[1] }),
     settings: settings as RunConfigInput,
     help: parsed.values.help === true,
     version: parsed.values.version === true,

@@ -183,6 +183,8 @@ export function usage(aliases: Readonly<Record<string, string>>): string {
     "       patchsmith follow-up --repo DIR --pr N   (answer the review of Patchsmith's own PR)",
     '       patchsmith recover [--repo DIR]  (undo what a killed run left, clear a stale lock)',
     "       patchsmith budget [--repo DIR] [--budget-per-day '20 usd'] [--json]  (the budget ledger)",
+    '       patchsmith replay FILE [--repo DIR] [--validation-command CMD …]  (rerun a recorded run',
+    '         offline from its replay.json: the same tree, or where it diverged)',
     '',
     'Turns an issue and a fix plan into a validated commit. Progress and a short summary go to',
     'stderr; the result JSON to a file (--output FILE) and, with --json, to stdout. Exit codes:',

@@ -11,6 +11,7 @@ import packageJson from '../../package.json' with { type: 'json' }
 import { CliProgress, DEFAULT_PROGRESS_INTERVAL_MS } from './progress.js'
 import { cliSummary } from './summary.js'
 import { budgetCommand } from './budget.js'
+import { replayCommand, type ReplayIo } from './replay.js'
 
 /** A workflow step that runs the CLI logs its stderr and stdout: nothing there may run a command. */
 const toStderr = (text: string) => process.stderr.write(inertForLog(text))
@@ -57,6 +58,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
         warn: say,
         print: (text) => process.stdout.write(json ? inertJson(text) : inertForLog(text))
       })
+    if (command === 'replay') return await replayCommand(parsed, replayIo)
     if (command !== 'run' && command !== 'commit' && command !== 'follow-up')
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.')
     const settings = {
@@ -135,6 +137,18 @@ function exitCode(response: CodeAgentOutput): number {
 const BUDGET_EXHAUSTED_EXIT = 75
 
 const RAN_NOTHING = { branch: '', dryRun: false, push: false }
+
+/** What `replay` prints with: the same stderr and stdout as a run, and a run's progress lines. */
+const replayIo: ReplayIo = {
+  say,
+  printJson,
+  progress: (config) =>
+    new CliProgress(toStderr, {
+      intervalMs: progressInterval(process.env.PATCHSMITH_PROGRESS_SECONDS),
+      maxRepairs: config.maxRepairs,
+      debug: Boolean(process.env.PATCHSMITH_DEBUG)
+    })
+}
 
 /** PATCHSMITH_PROGRESS_SECONDS: how often a long step says it is still going (default 15 s). */
 function progressInterval(value: string | undefined): number {
