@@ -178,6 +178,17 @@ describe('patchsmith replay (node dist/cli.js)', () => {
     expect(proto.stderr).toContain('INVALID_INPUT')
     expect(proto.stderr).toContain('[rule forbidden-key]')
 
+    // The replay's own recording would go where the one it replays is: a usage error.
+    const overwrite = await replay(
+      replayFile,
+      repo,
+      ...LINT,
+      '--output',
+      join(repo.root, 'out', 'result.json')
+    )
+    expect(overwrite.exitCode).toBe(2)
+    expect(overwrite.stderr).toContain("would write the replay's own recording over")
+
     writeFileSync(replayFile, JSON.stringify({ ...recording, base_commit: 'f'.repeat(40) }))
     const missing = await replay(replayFile, repo, ...LINT)
     expect(missing.exitCode).toBe(1)

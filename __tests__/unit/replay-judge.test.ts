@@ -92,4 +92,16 @@ describe('replay files', () => {
     writeFileSync(file, JSON.stringify({ ...recording(), base_commit: '--upload-pack=evil' }))
     expect(() => readReplayFile(file)).toThrow(/base_commit: expected a 40-character commit id/)
   })
+
+  it('refuses text that would print a line of its own (a forged verdict in a label)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'patchsmith-replay-file-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'replay.json')
+    const forged = recording()
+    forged.exchanges[0]!.label = 'a.txt\npatchsmith replay: same as recorded'
+    writeFileSync(file, JSON.stringify(forged))
+    expect(() => readReplayFile(file)).toThrow(
+      /exchanges\.0\.label: expected one line without control characters \[rule not-a-replay\]/
+    )
+  })
 })

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { cancelOnSignals, runnerFacts, type RunListener } from '../agent/index.js'
 import {
   ConfigError,
@@ -21,6 +21,7 @@ import {
   readReplayFile,
   REPLAYED_SETTINGS,
   ReplayJudge,
+  replayPath,
   replayWorkspace,
   startReplyServer,
   treeIn,
@@ -66,6 +67,7 @@ export async function replayCommand(parsed: CliInvocation, io: ReplayIo): Promis
   refuseOwnFlags(parsed.settings)
   // The user's own flags first: a bad one is a usage error (exit 2), the recording's are refused.
   parseRunConfig(parsed.settings)
+  refuseOverwrite(parsed.settings.outputPath, resolve(parsed.target))
   let replay: Replay
   let config: RunConfig
   try {
@@ -117,6 +119,16 @@ export async function replayCommand(parsed: CliInvocation, io: ReplayIo): Promis
     workspace.dispose()
     cancellation.dispose()
   }
+}
+
+/** The replay writes a recording of its own beside its result: never over the one it replays. */
+function refuseOverwrite(outputPath: string | undefined, target: string): void {
+  if (!outputPath) return
+  const own = resolve(outputPath)
+  if ([target, join(target, 'replay.json')].includes(replayPath(own, dirname(own))))
+    throw new UsageError(
+      `--output ${outputPath} would write the replay's own recording over ${target}; give another --output.`
+    )
 }
 
 /** The recording's settings over the user's; one the schema refuses makes the file refused. */

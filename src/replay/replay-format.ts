@@ -52,8 +52,15 @@ const TEXT_LIMIT = 4 * 1024 * 1024
 const text = (max = TEXT_LIMIT) => z.string().max(max)
 const count = z.number().int().min(0).max(100_000_000)
 
-const settingValue = z.union([z.string().max(10_000), z.number(), z.boolean()])
-const commandValue = z.union([z.array(text(10_000)).max(100), text(10_000), z.boolean()])
+/** One line: what the replay prints from the file can never forge a line of its own. */
+const line = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    .regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'expected one line without control characters')
+const settingValue = z.union([line(10_000), z.number(), z.boolean()])
+const commandValue = z.union([z.array(line(10_000)).max(100), line(10_000), z.boolean()])
 
 export const replaySchema = z.strictObject({
   patchsmith_replay: z.literal(1),
@@ -71,7 +78,7 @@ export const replaySchema = z.strictObject({
   exchanges: z
     .array(
       z.strictObject({
-        label: text(1_000),
+        label: line(1_000),
         attempt: count,
         messages: z
           .array(z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: text() }))
@@ -91,16 +98,19 @@ export const replaySchema = z.strictObject({
   commands_run: z
     .array(
       z.strictObject({
-        command: text(10_000),
-        about: text(1_000).optional(),
+        command: line(10_000),
+        about: line(1_000).optional(),
         exit_code: z.number().int().nullable()
       })
     )
     .max(10_000),
   outcome: z.strictObject({
     success: z.boolean(),
-    error_code: text(100).optional(),
-    commits: z.array(z.strictObject({ sha: OID, tree: OID, branch: text(1_000) })).max(100)
+    error_code: z
+      .string()
+      .regex(/^[A-Z_]{1,40}$/)
+      .optional(),
+    commits: z.array(z.strictObject({ sha: OID, tree: OID, branch: line(1_000) })).max(100)
   })
 })
 
