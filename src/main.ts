@@ -34,6 +34,7 @@ import {
 import { runMasker } from './engine/index.js'
 import { PatchsmithError, toAgentError, type CodeAgentOutput } from './contract/index.js'
 import { inputEntries, withArtifactInputs } from './inputs/artifact-inputs.js'
+import { namedIssueNumber } from './inputs/index.js'
 
 const SETTING_BY_NAME = new Map(SETTING_KEYS.map((key) => [settingName(key), key]))
 
@@ -128,7 +129,10 @@ export async function run(): Promise<void> {
   }
 }
 
-/** The progress comment, when a person asked for the run from an issue, a comment or a review. */
+/**
+ * The progress comment, when a person asked for the run from an issue, a comment or a review,
+ * or ran the workflow by hand for an issue.
+ */
 function startProgress(
   config: ReturnType<typeof parseRunConfig>,
   facts: RunnerFacts,
@@ -147,6 +151,7 @@ function startProgress(
     repository: facts.repository,
     eventName: process.env.GITHUB_EVENT_NAME,
     event,
+    inputIssue: namedIssueNumber({ ...config, baseDir: facts.cwd }),
     runId: facts.runId,
     runAttempt: process.env.GITHUB_RUN_ATTEMPT,
     runUrl: runUrl(facts),

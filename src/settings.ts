@@ -181,7 +181,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   'progress-comment': {
     key: 'progressComment',
     about:
-      'When an issue, a comment or a review starts the run: one comment there within seconds once the `require-actor-permission` of whoever started it is checked (someone refused gets only the refusal), naming the run, edited at each phase (planning, drafting, validating with the repair count, committing, pushing) and ending with the outcome (files, proof table, cost, or the failure and how to rerun). Needs `issues: write` (`pull-requests: write` on a pull request); never in a dry run.'
+      'When an issue, a comment or a review starts the run, or someone runs the workflow by hand (`workflow_dispatch`) for an issue: one comment there (on the issue the inputs name, for a run by hand) within seconds once the `require-actor-permission` of whoever started it is checked (someone refused gets only the refusal), naming the run, edited at each phase (planning, drafting, validating with the repair count, committing, pushing) and ending with the outcome (files, proof table, cost, or the failure and how to rerun). Needs `issues: write` (`pull-requests: write` on a pull request); never in a dry run.'
   },
   'failure-label': {
     key: 'failureLabel',

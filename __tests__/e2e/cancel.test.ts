@@ -231,7 +231,11 @@ describe('runs that meet another run or an operation in progress', () => {
     const { result, github, repo } = hostile
     expect(result.error).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'api-key' } })
     expect(result.metrics?.sandbox).toBeUndefined()
-    expect(github.requests).toHaveLength(0)
+    // GitHub hears only the outcome: the run (by hand) tells it on its issue, nothing before.
+    expect(github.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      expect.stringMatching(/^POST \/repos\/acme\/widgets\/issues\/\d+\/comments$/)
+    ])
+    expect(github.requests[0]!.body.body).toContain('`INVALID_INPUT`')
     expect(repo.git('status', '--porcelain')).toBe(' M src/a.js\n?? notes.txt')
   })
 

@@ -219,7 +219,9 @@ describe('a push refused by the remote', () => {
     expect(comments).toHaveLength(1)
     expect(labels).toHaveLength(1)
     expect(labels[0]!.body).toEqual({ labels: ['automation-failed'] })
-    const body = comments[0]!.body.body as string
+    // The run's one comment (its progress comment, the run being by hand) as it ends.
+    expect(github.comments).toHaveLength(1)
+    const body = github.comments[0]!.body
     expect(body).toContain('`PERMISSION_DENIED`')
     expect(body).toContain('refused by a server hook')
     expect(body).toContain('GH006: Protected branch policy')

@@ -35,6 +35,9 @@ async function failingRun(github: GitHubServer, inputs: Record<string, string> =
       'api-key': 'k',
       'github-token': TOKEN,
       'output-path': `${repo.root}/result.json`,
+      // The failure comment of its own: a run by hand (this event) would end its progress
+      // comment with the failure instead (progress-comment.test.ts).
+      'progress-comment': 'false',
       ...inputs
     }
   })

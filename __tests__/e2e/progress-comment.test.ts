@@ -1,8 +1,9 @@
 /**
  * The progress comment through `node dist/index.js` against the loopback GitHub API: created
  * once when an issue starts the run, edited at each phase, ending with the outcome (success,
- * failure, cancelled); no request when it is off or in a dry run. The success and the
- * cancellation go through the bundle; the other runs are in-process (src/main.ts's run()), sparing
+ * failure, cancelled); no request when it is off or in a dry run. A run started by hand
+ * (`workflow_dispatch`, as examples/workflows/rerun-dispatch.yml does) reports on the issue its
+ * inputs name. The success, the run by hand and the cancellation go through the bundle; the other runs are in-process (src/main.ts's run()), sparing
  * a Node start and the bundle's load each.
  */
 import { readFileSync } from 'node:fs'
@@ -142,6 +143,46 @@ describe('progress comment', () => {
     const last = w.github.comments[0]!.body
     expect(last).toContain('| Error code | `CANCELLED` |')
     expect(last).toContain('The job was cancelled')
+  })
+
+  it('is posted on the issue a run by hand (workflow_dispatch) works on, after the permission check', async () => {
+    const w = await world()
+    // As rerun-dispatch.yml runs it: the issue read with `gh issue view` into a file (#42).
+    const dispatch = options(w)
+    dispatch.event = { inputs: { 'issue-number': '42' }, sender: { login: 'maintainer' } }
+    const run = await runAction(dispatch)
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expect(w.github.comments).toHaveLength(1)
+    const [comment] = w.github.comments
+    expect(comment!.issue).toBe(42)
+    expect(comment!.history[0]).toMatch(/### 👀 Patchsmith is working/)
+    expect(comment!.history.some((state) => state.includes('⏳ Drafting'))).toBe(true)
+    expect(comment!.body).toContain('### ✅ Patchsmith fixed this')
+    const paths = w.github.requests.map((r) => `${r.method} ${r.path}`)
+    const permission = paths.indexOf('GET /repos/acme/widgets/collaborators/maintainer/permission')
+    expect(permission, paths.join('\n')).toBeGreaterThanOrEqual(0)
+    expect(permission).toBeLessThan(paths.indexOf('POST /repos/acme/widgets/issues/42/comments'))
+  })
+
+  it('is not posted for a refused dispatcher, nor on a run nobody asked for (a schedule)', async () => {
+    const w = await world()
+    w.github.route({
+      method: 'GET',
+      path: '/repos/acme/widgets/collaborators/passer-by/permission',
+      body: { permission: 'read', role_name: 'read', user: { login: 'passer-by' } }
+    })
+    const refused = options(w)
+    refused.event = { inputs: {}, sender: { login: 'passer-by' } }
+    const run = await runActionInProcess(refused)
+    expect(run.outputs['error-code']).toBe('SECURITY_VIOLATION')
+    expect(w.github.comments.map((c) => c.body).join('\n')).not.toContain('is working on this')
+    const scheduled = options(w)
+    scheduled.event = { schedule: '0 3 * * *' }
+    scheduled.env = { ...scheduled.env, GITHUB_EVENT_NAME: 'schedule' }
+    const before = w.github.requests.length
+    const quiet = await runActionInProcess(scheduled)
+    expect(quiet.exitCode, quiet.stdout + quiet.stderr).toBe(0)
+    expect(commentCalls(w.github).slice(before)).toEqual([])
   })
 
   it('makes no request when the setting is off, nor in a dry run', async () => {

@@ -181,9 +181,10 @@ describe('seed scenario 2: validation failure', () => {
       (r) => r.method === 'POST' && r.path.endsWith('/issues/7/labels')
     )
     expect(comments).toHaveLength(1)
-    expect(comments[0]!.path).toBe('/repos/acme/widgets/issues/7/comments')
-    expect(comments[0]!.body.body).toContain('VALIDATION_FAILED')
-    expect(comments[0]!.body.body).toContain('ReferenceError')
+    // The run's one comment (its progress comment, the run being by hand) as it ends.
+    expect(github.comments.map((c) => c.issue)).toEqual([7])
+    expect(github.comments[0]!.body).toContain('VALIDATION_FAILED')
+    expect(github.comments[0]!.body).toContain('ReferenceError')
     expect(labels).toHaveLength(1)
     expect(labels[0]!.body.labels).toEqual(['automation-failed'])
     expect(JSON.stringify(github.requests)).not.toContain('sk-test-broken')

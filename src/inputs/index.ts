@@ -1,3 +1,3 @@
-export { issueFromEvent, loadAgentInput, validate } from './load.js'
+export { issueFromEvent, loadAgentInput, namedIssueNumber, validate } from './load.js'
 export type { InputSources } from './load.js'
 export { readStructured, MAX_INPUT_BYTES } from './structured-text.js'

@@ -50,6 +50,26 @@ export function loadAgentInput(sources: InputSources): CodeAgentInput {
   }
 }
 
+/**
+ * The number of the issue the inputs name (`issue-number`, the `issue` input, or the issue of
+ * `agent-input`), read before the run loads them: undefined when there is none or it cannot be
+ * read, which is reported where the run loads its input.
+ */
+export function namedIssueNumber(
+  sources: Pick<InputSources, 'issue' | 'agentInput' | 'baseDir'> & { issueNumber?: number }
+): number | undefined {
+  if (sources.issueNumber) return sources.issueNumber
+  try {
+    const issue = sources.agentInput
+      ? (readStructured(sources.agentInput, 'agent-input', sources.baseDir) as { issue?: unknown })
+          .issue
+      : sources.issue && readStructured(sources.issue, 'issue', sources.baseDir)
+    return issue ? validate(issueSchema(), issue, 'issue').number : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export function issueFromEvent(eventPath: string | undefined): unknown {
   const payload: { issue?: unknown } =
     eventPath && existsSync(eventPath) ? (readStructured(eventPath, 'event', '/') as object) : {}

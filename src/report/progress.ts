@@ -12,6 +12,8 @@ const ASKED_FROM = new Set([
   'pull_request_review',
   'pull_request_review_comment'
 ])
+/** Run by hand (Actions → Run workflow): the comment goes on the issue the inputs name. */
+const BY_HAND = 'workflow_dispatch'
 
 const STAGES = ['Planning', 'Drafting', 'Validating', 'Committing', 'Pushing'] as const
 type Stage = (typeof STAGES)[number]
@@ -31,6 +33,8 @@ export interface ProgressOptions {
   /** GITHUB_EVENT_NAME and the event's payload. */
   eventName?: string
   event?: unknown
+  /** The issue the run's inputs name: where a run started by hand (`workflow_dispatch`) reports. */
+  inputIssue?: number
   runId?: string
   /** GITHUB_RUN_ATTEMPT: above 1, the comment of the first attempt is found and edited. */
   runAttempt?: string
@@ -41,18 +45,23 @@ export interface ProgressOptions {
 }
 
 /**
- * The run's one comment on the issue or pull request it was asked from: posted at the start
- * with the run's link, edited when the phase changes, ending with the outcome. Undefined when
- * off, in a dry run, without a token, or when no person asked (a schedule, a dispatch).
+ * The run's one comment on the issue or pull request it was asked from (for a run started by
+ * hand, on the issue it works on): posted at the start with the run's link, edited when the
+ * phase changes, ending with the outcome. Undefined when off, in a dry run, without a token, or
+ * when no person asked (a schedule, a push).
  */
 export function progressComment(options: ProgressOptions): ProgressComment | undefined {
   if (!options.enabled || options.dryRun || !options.token || !options.repository) return
-  if (!options.eventName || !ASKED_FROM.has(options.eventName)) return
   const payload = (options.event ?? {}) as {
     issue?: { number?: unknown }
     pull_request?: { number?: unknown }
   }
-  const number = payload.issue?.number ?? payload.pull_request?.number
+  const number =
+    options.eventName === BY_HAND
+      ? options.inputIssue
+      : options.eventName && ASKED_FROM.has(options.eventName)
+        ? (payload.issue?.number ?? payload.pull_request?.number)
+        : undefined
   if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) return
   return new ProgressComment(options, number)
 }
