@@ -1,6 +1,7 @@
 /**
  * commit-signing: github when GitHub falters: a 5xx of the Git Data API is GITHUB_API_ERROR,
- * recoverable; an answer lost after GitHub made the branch is resolved by reading the ref back.
+ * recoverable; an answer lost after GitHub made the branch (a 502, or none before the client's
+ * time-out) is resolved by reading the ref back.
  * In-process (src/main.ts's run()) against the loopback GitHub API on the test's bare origin.
  */
 import { readFileSync } from 'node:fs'
@@ -16,7 +17,11 @@ import { expectUntouched, writeInputs } from './scenario.js'
 const cleanups = cleanupAfterEach()
 const BRANCH = 'fix/3-greeting'
 
-async function signedRun(prefix: string, arrange: (state: GitDataState) => void) {
+async function signedRun(
+  prefix: string,
+  arrange: (state: GitDataState) => void,
+  env: Record<string, string> = {}
+) {
   const repo = createRepo({ files: { 'greet.txt': 'hello\n' }, prefix })
   cleanups.push(() => repo.cleanup())
   const github = await startGitHubServer()
@@ -41,7 +46,7 @@ async function signedRun(prefix: string, arrange: (state: GitDataState) => void)
   })
   const action = await runActionInProcess({
     workspace: repo.dir,
-    env: { GITHUB_API_URL: github.url },
+    env: { GITHUB_API_URL: github.url, ...env },
     inputs: {
       issue: files['issue.json']!,
       'fix-plan': files['plan.json']!,
@@ -72,11 +77,15 @@ describe('commit-signing: github when GitHub falters', () => {
   })
 
   it.each([
-    ['every answer to the ref request is lost (502)', 3],
-    ['the first answer is lost and the retry meets "already exists"', 1]
+    ['every answer to the ref request is lost (502)', 3, 'status 502'],
+    [
+      'the first answer is lost and the retry meets "already exists"',
+      1,
+      'the retry found it already made'
+    ]
   ])(
     'GitHub made the branch but %s: the ref read back holds our commit, the run succeeds',
-    async (_what, lost) => {
+    async (_what, lost, how) => {
       const w = await signedRun(`signing-lost-${lost}`, (state) => {
         state.loseRefAnswers = lost
       })
@@ -84,7 +93,26 @@ describe('commit-signing: github when GitHub falters', () => {
       const tip = w.repo.gitOrigin('rev-parse', BRANCH)
       expect(w.gitData.verified.has(tip)).toBe(true)
       expect(w.action.outputs.sha).toBe(tip)
-      expect(w.action.stdout).toContain(`but origin holds ${tip}: going on`)
+      expect(w.action.stdout).toContain(`was lost (${how}), but origin holds ${tip}: going on`)
     }
   )
+
+  it('GitHub made the branch but answered after the client gave up waiting: the ref read back decides', async () => {
+    // Held until the client's time-out ends the request: no sleep, no race with a timer here.
+    const w = await signedRun(
+      'signing-timeout',
+      (state) => {
+        state.holdRefAnswers = 1
+      },
+      { PATCHSMITH_GIT_DATA_TIMEOUT_SECONDS: '1' }
+    )
+    expect(w.gitData.givenUp).toBe(1)
+    expect(w.result, w.action.stdout).toMatchObject({ success: true })
+    const tip = w.repo.gitOrigin('rev-parse', BRANCH)
+    expect(w.gitData.verified.has(tip)).toBe(true)
+    expect(w.action.outputs.sha).toBe(tip)
+    expect(w.action.stdout).toContain(
+      `ref request for "${BRANCH}" was lost (no answer within 1 s), but origin holds ${tip}: going on`
+    )
+  })
 })

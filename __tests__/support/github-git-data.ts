@@ -24,6 +24,13 @@ export interface GitDataState {
    * exist yet) and answered 502 all the same, as after a proxy's time-out.
    */
   loseRefAnswers?: number
+  /**
+   * A GitHub slower than the client's time-out: the next N ref creations are done, and their
+   * answer is held until the client gives up waiting (closes the request), then let go.
+   */
+  holdRefAnswers?: number
+  /** How many held answers the client gave up on. */
+  givenUp?: number
   /** The next N tree, commit or ref requests answer this 5xx and do nothing. */
   failing?: { status: number; times: number }
 }
@@ -31,6 +38,8 @@ export interface GitDataState {
 interface Answer {
   status: number
   body?: unknown
+  /** Not sent until the client gives up on it; then this is called. */
+  holdUntilGivenUp?: () => void
 }
 
 const REPO = '^/repos/[^/]+/[^/]+/git'
@@ -97,8 +106,16 @@ export function gitDataAnswer(
       const exists = git(['for-each-ref', body.ref]) !== ''
       const lose = (state.loseRefAnswers ?? 0) > 0
       if (lose) state.loseRefAnswers! -= 1
+      const hold = !lose && (state.holdRefAnswers ?? 0) > 0
+      if (hold) state.holdRefAnswers! -= 1
       if (!exists) git(['update-ref', body.ref, body.sha, ZERO])
       if (lose) return { status: 502, body: { message: 'Bad Gateway' } }
+      if (hold)
+        return {
+          status: 201,
+          body: { ref: body.ref, object: { sha: body.sha, type: 'commit' } },
+          holdUntilGivenUp: () => (state.givenUp = (state.givenUp ?? 0) + 1)
+        }
       if (exists) return refused('Reference already exists')
       return { status: 201, body: { ref: body.ref, object: { sha: body.sha, type: 'commit' } } }
     }

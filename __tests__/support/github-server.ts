@@ -73,6 +73,8 @@ interface Answer {
   status: number
   body?: unknown
   headers?: Record<string, string>
+  /** Held until the client gives up (closes the request); then this is called, nothing sent. */
+  holdUntilGivenUp?: () => void
 }
 
 interface ActiveRoute {
@@ -106,13 +108,14 @@ export async function startGitHubServer(): Promise<GitHubServer> {
           body
         }
         requests.push(request)
-        send(
-          res,
+        const answer: Answer =
           fromRoutes(request) ??
-            pullsAnswer(pulls, request) ??
-            gitDataAnswer(gitData, request) ??
-            byDefault(request)
-        )
+          pullsAnswer(pulls, request) ??
+          gitDataAnswer(gitData, request) ??
+          byDefault(request)
+        const { holdUntilGivenUp } = answer
+        if (holdUntilGivenUp) res.once('close', holdUntilGivenUp)
+        else send(res, answer)
       })
       .catch((error: unknown) => {
         send(res, { status: 500, body: { message: String(error) } })

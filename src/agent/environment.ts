@@ -21,6 +21,11 @@ export interface RunnerFacts {
   vars: Readonly<Record<string, string | undefined>>
   /** The entry's working folder: input files are named as the user sees them, from there. */
   cwd: string
+  /**
+   * PATCHSMITH_GIT_DATA_TIMEOUT_SECONDS: how long each Git Data API request of
+   * `commit-signing: github` waits for its answer (unset: the client's 60 s).
+   */
+  gitDataTimeoutMs?: number
 }
 
 export function runnerFacts(
@@ -36,8 +41,15 @@ export function runnerFacts(
     serverUrl: vars.GITHUB_SERVER_URL || 'https://github.com',
     runId: vars.GITHUB_RUN_ID || undefined,
     tempDir: temp && isAbsolute(temp) ? temp : tmpdir(),
-    vars: { ...vars }
+    vars: { ...vars },
+    gitDataTimeoutMs: secondsAsMs(vars.PATCHSMITH_GIT_DATA_TIMEOUT_SECONDS)
   }
+}
+
+/** A positive number of seconds (fractions too) in ms; anything else is unset. */
+function secondsAsMs(text: string | undefined): number | undefined {
+  const seconds = Number(text)
+  return text && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds * 1000) : undefined
 }
 
 /** The workflow run's page, when the runner said which run this is. */

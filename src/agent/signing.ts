@@ -7,14 +7,18 @@ import type { Logger } from './logger.js'
 /** commit-signing: github publishes through the API; local git (undefined) pushes. */
 export function signingPublisher(
   config: RunConfig,
-  facts: Pick<RunnerFacts, 'repository' | 'apiUrl'>,
+  facts: Pick<RunnerFacts, 'repository' | 'apiUrl' | 'gitDataTimeoutMs'>,
   logger: Pick<Logger, 'info' | 'warn'>
 ): BranchPublisher | undefined {
   if (config.commitSigning !== 'github' || !config.push || config.dryRun) return undefined
   return verifiedCommits({
     token: config.githubToken,
     repository: facts.repository,
-    client: { apiUrl: facts.apiUrl, warn: (message) => logger.warn(message) },
+    client: {
+      apiUrl: facts.apiUrl,
+      requestTimeoutMs: facts.gitDataTimeoutMs,
+      warn: (message) => logger.warn(message)
+    },
     info: (message) => logger.info(message)
   })
 }

@@ -8,6 +8,8 @@ export interface GitHubClientOptions {
   /** Retries of a rate-limited request (the wait is what GitHub says, up to `maxWaitSeconds`). */
   rateLimitRetries?: number
   maxWaitSeconds?: number
+  /** How long one request waits for its answer, where the caller sets a time-out. */
+  requestTimeoutMs?: number
   warn?: (message: string) => void
 }
 

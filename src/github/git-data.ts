@@ -82,15 +82,19 @@ export class GitData {
   ): Promise<T> {
     this.octokit ??= await githubClient(this.token, this.client)
     this.requests++
-    const target = {
-      owner: this.owner,
-      repo: this.repo,
-      request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
-    }
+    const timeoutMs = this.client.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
+    const signal = AbortSignal.timeout(timeoutMs)
     try {
-      return await request(this.octokit, target)
+      return await request(this.octokit, {
+        owner: this.owner,
+        repo: this.repo,
+        request: { signal }
+      })
     } catch (error) {
-      throw apiError(error, branch, step, `${this.owner}/${this.repo}`)
+      const failure = apiError(error, branch, step, `${this.owner}/${this.repo}`)
+      // The client's own time-out (octokit reports it as a 500): say so, not "500".
+      if (signal.aborted) Object.assign(failure.details, { timeout_ms: timeoutMs })
+      throw failure
     }
   }
 }

@@ -100,9 +100,19 @@ async function setBranchOrReadBack(
       .catch(() => undefined)
     if (tip !== sha) throw error
     info?.(
-      `GitHub's answer to the ref request for "${request.branch}" was lost, but origin holds ${sha}: going on`
+      `GitHub's answer to the ref request for "${request.branch}" was lost (${lostHow(error)}), but origin holds ${sha}: going on`
     )
   }
+}
+
+/** How the answer was lost: the client's time-out, a retry that found the ref, or a status. */
+function lostHow(error: unknown): string {
+  const details = (error as { details?: Record<string, unknown> }).details
+  if (typeof details?.timeout_ms === 'number')
+    return `no answer within ${details.timeout_ms / 1000} s`
+  if (details?.rule === 'push-rejected-conflict') return 'the retry found it already made'
+  const status = details?.status
+  return typeof status === 'number' ? `status ${status}` : 'no answer'
 }
 
 async function commitsToPublish(git: Git, request: PublishRequest): Promise<StoredCommit[]> {

@@ -237,7 +237,11 @@ async function publishVerified(
   const publisher = verifiedCommits({
     token: config.githubToken,
     repository: env.repository,
-    client: { apiUrl: env.apiUrl, warn: (message) => env.logger.warn(message) },
+    client: {
+      apiUrl: env.apiUrl,
+      requestTimeoutMs: env.gitDataTimeoutMs,
+      warn: (message) => env.logger.warn(message)
+    },
     info: (message) => env.logger.info(message)
   })
   const request = { branch: pr.head, base: pr.headSha, tip, remoteTip: pr.headSha, fetchEnv }
