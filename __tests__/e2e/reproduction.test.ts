@@ -291,6 +291,18 @@ describe('proof by reproduction (issue 35)', () => {
     expect(result.pull_request?.body).toMatch(/Unverified: the triage classifies the issue as docs/)
   })
 
+  it('a test sent as a code block, not as a diff making the file, is refused; the reason reads as a sentence', async () => {
+    const block = '```python\n' + pyTest('self.assertEqual(add(2, 3), 5)') + '```\n'
+    const { result } = await runIssue(PY_UNITTEST, { tests: [block, block], drafts: [PY_FIX] })
+    expect(result.success).toBe(true)
+    expect(result.data![0]!.verification).toMatchObject({
+      status: 'unverified',
+      reason: expect.stringMatching(
+        /^no reproduction after 2 attempt\(s\): the last test could not be read as a new test file: /
+      )
+    })
+  })
+
   it('require-reproduction: true stops with VALIDATION_FAILED when no reproduction is found, nothing committed', async () => {
     const { run, result, repo } = await runIssue(
       PY_UNITTEST,

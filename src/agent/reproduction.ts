@@ -156,7 +156,8 @@ export async function reproduce(
       }
     } catch (error) {
       if (!(error instanceof InvalidDiffError)) throw error
-      problem = `the reply could not be read as a new test file: ${error.message}`
+      // "it …": the summary reads "the last test could not be read …".
+      problem = `it could not be read as a new test file: ${error.message}`
       tried = { test: reply.slice(0, 6_000), output: '' }
     }
     settings.logger.warn(`Reproduction ${attempt} of ${options.attempts} refused: ${problem}`)
