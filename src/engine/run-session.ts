@@ -1,5 +1,10 @@
 import type { RunConfig } from '../config.js'
-import { outcomeOf, toAgentError, type AgentError, type CodeAgentOutput } from '../contract/index.js'
+import {
+  outcomeOf,
+  toAgentError,
+  type AgentError,
+  type CodeAgentOutput
+} from '../contract/index.js'
 import type { Git, RunLock } from '../git/index.js'
 import { DraftPrompter, modelMetrics, type ModelClient } from '../model/index.js'
 import { issueFocus } from '../planning/index.js'
