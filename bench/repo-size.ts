@@ -19,7 +19,8 @@ import { join } from 'node:path'
 import { runActionInProcess } from '../__tests__/support/in-process.js'
 import { runProgram } from '../__tests__/support/action-runner.js'
 import { replyByMatch, startModelServer } from '../__tests__/support/model-server.js'
-import { typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from '../__tests__/e2e/scenario.js'
+import { typoReplies, TYPO_EXAMPLE, writeInputs } from '../__tests__/e2e/scenario.js'
+import { sizedRepo } from './lib/sized-repo.js'
 import type { TestRepo } from '../__tests__/support/repo.js'
 import { median, printFigure, runsFromEnv } from './lib/report.js'
 
@@ -115,41 +116,6 @@ try {
 } finally {
   await server.close()
   for (const repo of repos) repo.cleanup()
-}
-
-/**
- * The typo example's repository with generated files beside it up to `files` in all, built
- * with one `git fast-import` and one checkout, and pushed to its bare origin.
- */
-function sizedRepo(files: number): TestRepo {
-  const repo = typoRepo()
-  const head = repo.git('rev-parse', 'HEAD')
-  const extra = files - repo.git('ls-files').split('\n').length
-  // A hundred distinct contents, each stored once and named by a mark: the paths are what counts.
-  const chunks: string[] = []
-  for (let mark = 1; mark <= 100; mark++) {
-    const body = `generated file ${mark}\n${'x'.repeat(mark)}\n`
-    chunks.push('blob', `mark :${mark}`, `data ${Buffer.byteLength(body)}`, body)
-  }
-  chunks.push(
-    'commit refs/heads/main',
-    'committer Bench <bench@example.invalid> 0 +0000',
-    'data 15',
-    'generated files',
-    `from ${head}`
-  )
-  for (let i = 0; i < extra; i++) {
-    const path = `gen/d${String(Math.floor(i / 500)).padStart(4, '0')}/f${String(i).padStart(6, '0')}.txt`
-    chunks.push(`M 100644 :${(i % 100) + 1} ${path}`)
-  }
-  execFileSync('git', ['fast-import', '--quiet'], {
-    cwd: repo.dir,
-    input: `${chunks.join('\n')}\n`,
-    maxBuffer: 1 << 30
-  })
-  repo.git('reset', '--quiet', '--hard', 'main')
-  repo.git('push', '--quiet', 'origin', 'main')
-  return repo
 }
 
 async function actionRun(repo: TestRepo, branch: string) {

@@ -125,6 +125,7 @@ export const RunConfigSchema = z.strictObject({
   sandbox: z.enum(SANDBOX_MODES).default('auto'),
   validationNetwork: z.enum(NETWORK_MODES).default('closed'),
   validationOverlay: bool(true),
+  validationKeep: list(),
   validationEnv: list()
     .refine(
       (names) => names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)),
@@ -218,6 +219,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   sandbox: 'text',
   validationNetwork: 'text',
   validationOverlay: 'boolean',
+  validationKeep: 'list',
   validationEnv: 'list',
   githubToken: 'text',
   commentOnFailure: 'boolean',

@@ -131,6 +131,12 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     about:
       'true (default): where the sandbox can (as root, with util-linux unshare and mount, the work tree on the same file system as the temp folder), each validation command runs on an overlay of the work tree and what it did is carried into the tree when it ends, so nothing after validation scans the whole work tree. A command there cannot rename a folder that was in the tree before it (tools copy instead). false: commands run on the work tree itself.'
   },
+  'validation-keep': {
+    key: 'validationKeep',
+    list: true,
+    about:
+      "A glob (e.g. `dist/**`) of build output validation may leave in the work tree for a later step: regular files only, never a link or a special file. Everything else validation, the base check, auto-fixes or hooks created or changed that is not the approved change is removed or checked out again after it, on success and on failure, ignored files included; the result's metrics.removed_after_validation names what was removed."
+  },
   'output-path': {
     key: 'outputPath',
     about:

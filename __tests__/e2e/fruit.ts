@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
+import { runAction } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import {
   lastUserMessage,
@@ -59,12 +61,17 @@ export function fruitRepo(files: Record<string, string> = {}): TestRepo {
   })
 }
 
-/** One run of the action, in process, on the fruit repository; the result file beside it. */
+/**
+ * One run of the action, in process, on the fruit repository; the result file beside it.
+ * `how.dist`: through dist/index.js in a process of its own; `how.user`: as that user (a
+ * GitHub-hosted runner's, not root), the repository theirs for the run and root's again after.
+ */
 export async function runOnFruit(
   repo: TestRepo,
   script: ReplyScript,
   inputs: Record<string, string> = {},
-  env: Record<string, string> = {}
+  env: Record<string, string> = {},
+  how: { dist?: boolean; user?: string } = {}
 ): Promise<FruitRun> {
   const server = await startModelServer(script)
   const paths = writeInputs(repo, {
@@ -78,10 +85,28 @@ export async function runOnFruit(
   })
   const logDir = `${repo.root}/logs`
   const baseSha = repo.git('rev-parse', 'HEAD')
+  if (how.user) {
+    execFileSync('chown', ['-R', how.user, repo.root])
+    // As a fresh checkout would be: the index's stat data the user's (chown changed each ctime).
+    execFileSync('runuser', [
+      '-u',
+      how.user,
+      '--',
+      'git',
+      '-C',
+      repo.dir,
+      'update-index',
+      '-q',
+      '--refresh'
+    ])
+  }
   try {
-    const run = await runActionInProcess({
+    const start = how.dist || how.user ? runAction : runActionInProcess
+    const run = await start({
       workspace: repo.dir,
       env,
+      user: how.user,
+      timeoutMs: 120_000,
       inputs: {
         issue: paths['issue.json']!,
         'fix-plan': paths['plan.json']!,
@@ -105,6 +130,7 @@ export async function runOnFruit(
       baseSha
     }
   } finally {
+    if (how.user) execFileSync('chown', ['-R', '0:0', repo.root])
     await server.close()
   }
 }

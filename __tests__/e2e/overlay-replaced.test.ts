@@ -1,10 +1,11 @@
 /**
- * Validation on an overlay of the work tree (and on the tree itself, the same way): a file put
- * where a folder the user had was (an ignored build folder), or a folder put where the user's
- * own untracked file was, is validation's creation and is removed after a green run. The
- * pull-request step after Patchsmith commits what the work tree holds.
+ * Validation on an overlay of the work tree (and on the tree itself): a file put where a folder
+ * the user had was (an ignored build folder), or a folder put where the user's own untracked
+ * file was, is validation's creation and never stays after a green run. On the overlay it was
+ * never carried, so the user's folder and file are as they were; on the tree itself they are
+ * removed. The pull-request step after Patchsmith commits what the work tree holds.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -32,9 +33,15 @@ it.each([
     })
     expect(run.exitCode, run.stdout).toBe(0)
     expect(run.stdout.includes('on an overlay of the work tree')).toBe(overlay === 'true')
-    expect(existsSync(join(repo.dir, 'dist'))).toBe(false)
     expect(existsSync(join(repo.dir, 'mine.txt', 'payload.js'))).toBe(false)
-    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    if (overlay === 'true') {
+      expect(readFileSync(join(repo.dir, 'dist', 'bundle.js'), 'utf8')).toBe('built\n')
+      expect(readFileSync(join(repo.dir, 'mine.txt'), 'utf8')).toBe('my own\n')
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('?? mine.txt')
+    } else {
+      expect(existsSync(join(repo.dir, 'dist'))).toBe(false)
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
   },
   120_000
 )

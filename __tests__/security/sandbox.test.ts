@@ -138,10 +138,16 @@ describe('validation in the sandbox (default backend)', () => {
     for (const name of logs) expect(statSync(join(hostile.logDir, name)).mode & 0o777).toBe(0o600)
   })
 
-  it('hands over a work tree that is exactly the commit (push: false)', async () => {
+  it('hands over a work tree that is exactly the commit (push: false), and the build output validation-keep names', async () => {
     const attack =
       'echo junk > junk.txt; mkdir -p dist && echo built > dist/out.js; echo "export const a = 9" > src/a.js'
-    const hostile = await run({ inputs: { 'validation-commands': attack, push: 'false' } })
+    const hostile = await run({
+      inputs: {
+        'validation-commands': attack,
+        push: 'false',
+        settings: 'validation-keep: dist/**'
+      }
+    })
     expectCommitted(hostile)
     const { repo } = hostile
     expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')

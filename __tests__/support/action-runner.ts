@@ -48,6 +48,11 @@ export interface ActionRunOptions {
   timeoutMs?: number
   /** Signals to send once `when` resolves, as a runner cancelling the job would. */
   signals?: SignalPlan
+  /**
+   * Runs the action as this user (runuser, as root), the runner's files made theirs: a
+   * GitHub-hosted runner's user is not root. The caller makes the workspace theirs.
+   */
+  user?: string
 }
 
 export interface SignalPlan {
@@ -72,8 +77,10 @@ const DEFAULT_TIMEOUT_MS = 60_000
 
 export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
   const runner = runnerFiles(options)
+  const asUser = options.user ? ['runuser', '-u', options.user, '--'] : []
+  if (options.user) execFileSync('chown', ['-R', options.user, runner.folder])
   try {
-    const run = await runNode([process.execPath, entry('index.js')], {
+    const run = await runNode([...asUser, process.execPath, entry('index.js')], {
       cwd: options.workspace,
       env: runner.env,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -90,6 +97,8 @@ export interface RunnerFiles {
   env: Record<string, string>
   /** What the step wrote: outputs, the job summary, GITHUB_ENV and GITHUB_PATH. */
   read(): Pick<ActionRun, 'outputs' | 'summary' | 'state' | 'fileCommands'>
+  /** The temp folder holding them all. */
+  folder: string
   remove(): void
 }
 
@@ -139,6 +148,7 @@ export function runnerFiles(options: ActionRunOptions): RunnerFiles {
       state: parseOutputFile(readFileSync(stateFile, 'utf8')),
       fileCommands: { env: readFileSync(envFile, 'utf8'), path: readFileSync(pathFile, 'utf8') }
     }),
+    folder: temp,
     remove: () => rmSync(temp, { recursive: true, force: true })
   }
 }

@@ -4,6 +4,7 @@ import type { PathPolicy } from '../policy/index.js'
 import type { SecretMasker } from '../secrets/index.js'
 import type { DraftContext } from './drafting.js'
 import type { AttemptProgress } from './last-attempt.js'
+import type { RemovedAfterValidation } from './leftovers.js'
 import type { PhaseClock } from './phase-clock.js'
 import type { RoundSettings } from './validation-round.js'
 
@@ -24,6 +25,10 @@ export interface AttemptSettings extends DraftContext, RoundSettings {
   unicodeTextPaths?: readonly string[]
   /** A test that reproduces the issue first (`reproduction`); unset: none is asked for. */
   reproduction?: ReproductionSettings
+  /** Globs of build output validation may leave (`validation-keep`). */
+  validationKeep?: readonly string[]
+  /** Told what the run removed after validation (the result's metrics). */
+  removed?: RemovedAfterValidation
 }
 
 export interface ReproductionSettings {

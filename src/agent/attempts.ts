@@ -6,8 +6,7 @@ import {
 import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
 import { WorktreeFiles, asStoredByGit } from '../git/index.js'
 import type { RepairContext } from '../model/index.js'
-import { assertExactChanges, guardEdits, repoFolder, ValidationWatch } from '../policy/index.js'
-import type { TreeOverlay } from '../sandbox/index.js'
+import { assertExactChanges, guardEdits, ValidationWatch } from '../policy/index.js'
 import {
   issueContext,
   noRepairReason,
@@ -18,7 +17,7 @@ import {
   type CommandVerdict
 } from '../validation/index.js'
 import { onOverlay } from './commands.js'
-import { IgnoredLeftovers } from './leftovers.js'
+import { guardTree, keepMatcher } from './leftovers.js'
 import type { AttemptSettings } from './attempt-settings.js'
 import { reproduce } from './reproduction.js'
 import { provenBy, withoutTest, withReproduction } from './reproduction-change.js'
@@ -99,7 +98,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
   if (reproduction.kind === 'reproduced') issue.text += `\n${reproduction.tests.join('\n')}`
 
   for (let attempt = 1; attempt <= settings.maxRepairs + 1; attempt++) {
-    let overlay: TreeOverlay | undefined
+    let guard: Awaited<ReturnType<typeof guardTree>> | undefined
     // model (issue 7): TIMEOUT / TOKEN_BUDGET_EXCEEDED when spent; a reason when max-attempts stops
     const refusal = settings.budget?.beforeAttempt(attempt, lastError?.code)
     if (refusal) return stop('repairs-exhausted', refusal)
@@ -121,16 +120,19 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       // overlay (where the sandbox has one) the watch learns what validation touched from it.
       const cwd = settings.runner.cwd
       const watched = settings.steps.length > 0
-      const own = repoFolder(cwd, settings.log.dir)
-      if (watched) overlay = settings.runner.overlay?.(own ? [own] : [])
-      const leftovers = watched
-        ? await IgnoredLeftovers.before(settings.branch.git, overlay?.record)
-        : undefined
+      // Whatever the round leaves that is not the change goes, however it ends (finally below).
+      if (watched)
+        guard = await guardTree(
+          settings,
+          applied.edits.map((edit) => edit.path)
+        )
+      const overlay = guard?.overlay
       const watch = watched
         ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
             untracked: settings.branch.untrackedAtStart,
             ownFolder: settings.log.dir,
-            touched: overlay?.record
+            touched: overlay?.record,
+            keep: keepMatcher(settings.validationKeep)
           })
         : undefined
       const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
@@ -151,6 +153,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       countRuns(stats, pipeline.results)
       settings.log.build(attempt, pipeline.runs.map(logged))
       if (!pipeline.failed) {
+        await guard?.putBack(applied.edits.map((edit) => edit.path))
         await watch?.settleWorkTree()
         if (reproduction.kind === 'reproduced' && !reproduction.committed)
           applied = await withoutTest(settings, applied, reproduction.edit.path)
@@ -166,8 +169,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
         }
         return { ok: true, change: { ...change, placements: drafted.placements }, stats }
       }
+      await guard?.putBack(applied.edits.map((edit) => edit.path))
       await watch?.removeCreatedFiles()
-      await leftovers?.remove()
       lastError = validationError(pipeline.failed, pipeline.results, attempt)
       logger.warn(lastError.message)
       // Only failures the base has the same way and the issue does not name: no repair for them.
@@ -194,7 +197,9 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
           : new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
       repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
     } finally {
-      overlay?.dispose()
+      // A refusal, a cancellation or a time-out: the tree is put back all the same.
+      await guard?.putBack(applied?.edits.map((edit) => edit.path))
+      guard?.overlay?.dispose()
     }
   }
   return { ok: false, error: lastError ?? new InvalidDiffError('No attempt was made.'), stats }

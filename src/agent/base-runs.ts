@@ -1,11 +1,11 @@
 import { InvalidDiffError } from '../contract/index.js'
 import { renderDiff, type FileEdit } from '../edits/index.js'
 import { asStoredByGit } from '../git/index.js'
-import { guardEdits, repoFolder, ValidationWatch } from '../policy/index.js'
+import { guardEdits, ValidationWatch } from '../policy/index.js'
 import { commandRun, type CommandRun, type PipelineStep } from '../validation/index.js'
 import type { AttemptSettings } from './attempt-settings.js'
 import { onOverlay } from './commands.js'
-import { IgnoredLeftovers } from './leftovers.js'
+import { guardTree, keepMatcher } from './leftovers.js'
 
 /**
  * The test commands on the base, with `edits` (a reproduction test) in place or none: in the
@@ -20,14 +20,17 @@ export async function runOnBase(
   const { branch, policy } = settings
   const cwd = settings.runner.cwd
   const stored = edits.length > 0 ? await placeOnBase(settings, edits) : []
-  const own = repoFolder(cwd, settings.log.dir)
-  const overlay = settings.runner.overlay?.(own ? [own] : [])
+  const guard = await guardTree(
+    settings,
+    stored.map((edit) => edit.path)
+  )
+  const overlay = guard.overlay
   try {
-    const leftovers = await IgnoredLeftovers.before(branch.git, overlay?.record)
     const watch = await ValidationWatch.start(cwd, branch.git, policy, {
       untracked: stored.length === 0 ? branch.untrackedAtStart : undefined,
       ownFolder: settings.log.dir,
-      touched: overlay?.record
+      touched: overlay?.record,
+      keep: keepMatcher(settings.validationKeep)
     })
     const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
     const runs: Array<{ command: string; run: CommandRun }> = []
@@ -37,10 +40,12 @@ export async function runOnBase(
       runs.push({ command: step.command, run: commandRun(outcome) })
     }
     await watch.assertClean(stored)
+    await guard.putBack()
     await watch.removeCreatedFiles()
-    await leftovers.remove()
     return runs
   } finally {
+    // A refusal or a cancellation: what the runs left goes all the same.
+    await guard.putBack()
     overlay?.dispose()
     if (stored.length > 0) await branch.reset()
   }

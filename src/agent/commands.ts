@@ -1,4 +1,4 @@
-import type { NetworkMode, TreeOverlay } from '../sandbox/index.js'
+import type { CarryRule, NetworkMode, TreeOverlay } from '../sandbox/index.js'
 import { runCommand, type CommandOutcome, type CommandRunnerOptions } from '../validation/index.js'
 
 /**
@@ -21,9 +21,10 @@ export interface CommandRunner {
   ): Promise<CommandOutcome>
   /**
    * A fresh overlay of the work tree for one attempt's validation commands, where the sandbox
-   * proved one; `keep`: repository paths a merge never deletes.
+   * proved one; `keep`: repository paths a merge never deletes; `carry`: which of the
+   * commands' changes reach the work tree.
    */
-  overlay?(keep: readonly string[]): TreeOverlay | undefined
+  overlay?(keep: readonly string[], carry?: CarryRule): TreeOverlay | undefined
 }
 
 /** `runner` with every command on `overlay`. */
@@ -42,6 +43,6 @@ export function sandboxedCommands(options: CommandRunnerOptions): CommandRunner 
     signal: options.signal,
     // Spread per command: the time-out is read when each command starts.
     run: (command, extra) => runCommand(command, { ...options, ...extra }),
-    overlay: (keep) => options.sandbox?.overlay(keep)
+    overlay: (keep, carry) => options.sandbox?.overlay(keep, carry)
   }
 }

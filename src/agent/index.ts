@@ -16,6 +16,7 @@ export { commitChange, reportFailureOnIssue, type FinishContext } from './finish
 export { AttemptProgress, resumePoint } from './last-attempt.js'
 export { plannedReproduction } from './reproduction-preview.js'
 export { runSetupCommands } from './setup-commands.js'
+export { RemovedAfterValidation } from './leftovers.js'
 export { signingPublisher } from './signing.js'
 export { scratchFolder } from './scratch.js'
 export type { Logger } from './logger.js'

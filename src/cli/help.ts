@@ -76,6 +76,7 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
       ['sandbox', 'MODE', 'where the commands run: auto, required or off (auto)'],
       ['validation-network', 'MODE', 'closed (loopback only) or open (closed)'],
       ['validation-overlay', '', 'each command on an overlay of the work tree where it can (on)'],
+      ['validation-keep', 'GLOB', 'build output validation may leave in the work tree'],
       ['command-timeout', 'SECONDS', 'how long each command may run (300)'],
       ['output-limit', 'N', 'characters of stdout and of stderr kept per command (1000)'],
       ['retry-flaky', '', 'run a failing test once more; a pass is marked flaky (off)'],

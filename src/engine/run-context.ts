@@ -124,6 +124,8 @@ export class RunContext {
       },
       maxRepairs: config.maxRepairs,
       unicodeTextPaths: config.unicodeTextPaths,
+      validationKeep: config.validationKeep,
+      removed: setup.removed,
       // Made when the attempts start: the sandbox is open by then.
       runner: sandboxedCommands(this.session.commandRunner()),
       masker: setup.masker,

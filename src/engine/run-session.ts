@@ -200,6 +200,7 @@ export class RunSession {
       ...(this.sandbox ? { sandbox: this.sandbox.backend } : {}),
       ...(runUrl(this.env) ? { run_url: runUrl(this.env) } : {}),
       ...(this.sandbox?.active ? { validation_network: this.sandbox.network } : {}),
+      ...(this.setup.removed.metric ? { removed_after_validation: this.setup.removed.metric } : {}),
       phase_ms: clock.totals,
       duration_ms: clock.elapsed(),
       ...after

@@ -21,6 +21,7 @@ import { checkOutputPath } from '../report/index.js'
 import { SecretMasker } from '../secrets/index.js'
 import {
   PhaseClock,
+  RemovedAfterValidation,
   scratchFolder,
   type Logger,
   type RunListener,
@@ -29,6 +30,8 @@ import {
 
 export interface RunSetup {
   clock: PhaseClock
+  /** What validation left that the run removed (metrics.removed_after_validation). */
+  removed: RemovedAfterValidation
   budget: RunBudget
   masker: SecretMasker
   /** The caller's logger behind the masker. */
@@ -71,6 +74,7 @@ export function startRun(
   checkLogDir(logDir)
   return {
     clock: new PhaseClock(env.progress),
+    removed: new RemovedAfterValidation(),
     budget: new RunBudget(
       {
         maxAttempts: config.maxAttempts,

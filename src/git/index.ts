@@ -30,7 +30,6 @@ export {
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES } from './worktree-files.js'
-export { ignoredPaths, removeUntracked } from './worktree-settle.js'
 export { asStoredByGit } from './line-endings.js'
 export { RepoIntegrity } from './repo-integrity.js'
 export { gitDirs } from './git-dirs.js'

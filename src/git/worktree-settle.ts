@@ -24,21 +24,6 @@ export async function untrackedPaths(git: GitExec): Promise<string[]> {
   return nulFields((await git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout)
 }
 
-/** The ignored paths in the work tree; an ignored folder is one entry ("build/"). */
-export async function ignoredPaths(git: GitExec): Promise<string[]> {
-  const args = ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory', '-z']
-  return nulFields((await git.exec(args)).stdout)
-}
-
-/**
- * Untracked paths removed, ignored ones and whole folders (a repository inside one) included:
- * `git clean`, which never follows a link and never touches a tracked file.
- */
-export async function removeUntracked(git: GitExec, paths: readonly string[]): Promise<void> {
-  for (const batch of batches(paths))
-    await git.exec(['--literal-pathspecs', 'clean', '-f', '-f', '-d', '-x', '-q', '--', ...batch])
-}
-
 /**
  * The work tree put back to what is staged: `changed` tracked files checked out from the index,
  * `created` untracked files removed. What a pull-request step after `push: false` picks up is

@@ -28,6 +28,7 @@ export {
   assertNoSecretInChange
 } from './change-set.js'
 export { repoFolder, ValidationWatch, type TouchedPaths } from './validation-watch.js'
+export { TreeSnapshot } from './tree-snapshot.js'
 export { DEFAULT_UNICODE_TEXT_GLOBS, unicodeTextMatcher } from './unicode-text.js'
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'

@@ -1,7 +1,7 @@
-import { lstatSync, readFileSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
-import { gitDirs, RepoIntegrity } from '../git/repo-integrity.js'
+import { RepoIntegrity } from '../git/repo-integrity.js'
 import { WORKTREE_SCAN } from '../git/status.js'
 import {
   nulFields,
@@ -12,6 +12,7 @@ import {
 import { assertExactChanges, unexpected } from './change-set.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'
+import { refState } from './ref-state.js'
 import { EDITS_ONLY_GROUPS } from './protected-paths.js'
 import type { GitRunner } from './repo-paths.js'
 
@@ -33,6 +34,8 @@ export interface TouchedPaths {
   readonly removed: ReadonlySet<string>
   /** Names validation left that are not UTF-8 (never merged). */
   readonly unreadable: readonly string[]
+  /** Files validation created, changed or deleted that were not carried into the tree. */
+  readonly dropped?: ReadonlySet<string>
   /** The file was not there before validation. */
   isCreated(path: string): boolean
 }
@@ -49,6 +52,7 @@ export class ValidationWatch {
    * reads it instead of scanning the work tree twice more (`diff`, `ls-files --others`).
    */
   private settled?: StatusEntry[]
+  private keep: (path: string) => boolean = () => false
 
   private readonly before: ReadonlySet<string>
   /**
@@ -98,7 +102,13 @@ export class ValidationWatch {
     repoDir: string,
     git: GitRunner,
     policy: PathPolicy,
-    before: { untracked?: readonly string[]; ownFolder?: string; touched?: TouchedPaths } = {}
+    before: {
+      untracked?: readonly string[]
+      ownFolder?: string
+      touched?: TouchedPaths
+      /** Files validation may leave (`validation-keep`): never removed as its leftovers. */
+      keep?: (path: string) => boolean
+    } = {}
   ): Promise<ValidationWatch> {
     const integrity = await RepoIntegrity.snapshot(repoDir)
     const [paths, refs] = await Promise.all([
@@ -109,7 +119,18 @@ export class ValidationWatch {
     ])
     const folder = repoFolder(repoDir, before.ownFolder)
     const own = folder === undefined ? undefined : `${folder}/`
-    return new ValidationWatch(integrity, paths, own, before.touched, refs, git, policy, repoDir)
+    const watch = new ValidationWatch(
+      integrity,
+      paths,
+      own,
+      before.touched,
+      refs,
+      git,
+      policy,
+      repoDir
+    )
+    watch.keep = before.keep ?? (() => false)
+    return watch
   }
 
   /**
@@ -139,7 +160,7 @@ export class ValidationWatch {
     const untracked = status
       ? status.filter((e) => e.xy === '??').map((e) => e.path)
       : await untrackedPaths(this.git)
-    return untracked.filter((path) => !this.notNew(path))
+    return untracked.filter((path) => !this.notNew(path) && !this.keep(path))
   }
 
   /** The status assertClean took, once: any later settle scans the work tree again. */
@@ -163,7 +184,11 @@ export class ValidationWatch {
     // On an overlay every path listed was touched: a file of the user's among them was changed.
     const skip = (path: string) =>
       approved.has(path) || (this.touched ? this.ownPath(path) : this.notNew(path))
-    const changed = [...status.map((entry) => entry.path), ...(this.touched?.removed ?? [])]
+    const changed = [
+      ...status.map((entry) => entry.path),
+      ...(this.touched?.removed ?? []),
+      ...(await this.droppedInView((path) => !skip(path)))
+    ]
     for (const path of new Set(changed)) {
       if (skip(path)) continue
       const rule = watchedRule(this.policy, path)
@@ -178,6 +203,23 @@ export class ValidationWatch {
     const staged = await assertExactChanges(this.git, edits, 'validation')
     this.settled = status
     return staged
+  }
+
+  /**
+   * The files validation wrote that the overlay did not carry, where the rules would have seen
+   * them had they been (not ignored: git status would not have listed an ignored one either).
+   */
+  private async droppedInView(asked: (path: string) => boolean): Promise<string[]> {
+    const watched = [...(this.touched?.dropped ?? [])].filter(
+      (path) => asked(path) && watchedRule(this.policy, path)
+    )
+    if (watched.length === 0) return []
+    const out = await this.git.exec(['check-ignore', '-z', '--stdin'], {
+      input: `${watched.join('\0')}\0`,
+      allowFailure: true
+    })
+    const ignored = new Set(nulFields(out.stdout))
+    return watched.filter((path) => !ignored.has(path))
   }
 
   /**
@@ -205,39 +247,6 @@ export class ValidationWatch {
       `Validation changed git's refs (${changed.slice(0, 5).join(', ')}); nothing is committed or pushed after that [rule repo-tampered].`,
       { rule: 'repo-tampered', stage: 'validation', changed: changed.slice(0, 20) }
     )
-  }
-}
-
-/**
- * HEAD (what it points to and at), every ref and the stash list: validation that commits,
- * moves a branch or HEAD, or drops the user's stash is refused (the rollback that follows puts
- * the branch back; the user's stash is restored from its commit, which a drop does not delete).
- * One process: HEAD is read from its file (the ref it names, or the commit when detached; the
- * ref's own value is in the list), and the stash's reflog only when there is a stash (without
- * `refs/stash` there is no list to read, and a stash made or dropped changes the refs).
- */
-async function refState(git: GitRunner, repoDir: string): Promise<Map<string, string>> {
-  const refs = await git.exec(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)'])
-  const state = new Map<string, string>()
-  for (const line of refs.stdout.split('\n')) {
-    const [name, sha, symref] = line.split('\0')
-    if (name && sha !== undefined) state.set(name, `${sha} ${symref ?? ''}`)
-  }
-  state.set('HEAD', headFile(repoDir))
-  const stash = state.has('refs/stash')
-    ? await git.exec(['log', '--walk-reflogs', '--format=%H', 'refs/stash', '--'], {
-        allowFailure: true
-      })
-    : undefined
-  state.set('stash list', stash?.stdout.trim() ?? '')
-  return state
-}
-
-function headFile(repoDir: string): string {
-  try {
-    return `file ${readFileSync(join(gitDirs(repoDir)[0]!, 'HEAD'), 'utf8')}`
-  } catch (error) {
-    return `unreadable ${(error as NodeJS.ErrnoException).code ?? ''}`
   }
 }
 

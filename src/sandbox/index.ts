@@ -26,4 +26,4 @@ export {
 } from './lifetime.js'
 export { stopLeftovers } from './leftovers.js'
 export { TreeOverlay } from './overlay.js'
-export type { OverlayRecord } from './overlay-merge.js'
+export type { CarryRule, OverlayRecord } from './overlay-merge.js'

@@ -1,4 +1,13 @@
-import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, type Stats } from 'node:fs'
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  type Stats
+} from 'node:fs'
 import { join } from 'node:path'
 
 /** The wrapper's listing: each folder of the upper and the entries the overlay showed in it. */
@@ -7,6 +16,27 @@ export interface Listing {
   /** Names that are not UTF-8: nothing is merged when there is one. */
   unreadable: string[]
 }
+
+/**
+ * Which of a command's changes reach the work tree: files (regular files only, and deletions)
+ * at paths it `carries`, reached through folders that `mayHold` one. The rest of the upper is
+ * dropped. Without a rule everything is carried.
+ */
+export interface CarryRule {
+  carries(path: string): boolean
+  mayHold(folder: string): boolean
+}
+
+/**
+ * Past this many bytes of path the wrapper lists no view of a folder (find cannot start at it);
+ * the merge never carries anything into such a folder.
+ */
+export const LONGEST_LISTED = 3800
+
+/** A dropped folder's files named one by one for the watch's rules, up to this many. */
+const MOST_DROPPED_NAMED = 10_000
+/** Past this many bytes a dropped path is named by its folder (a chain past PATH_MAX). */
+const LONGEST_DROPPED_NAME = 2048
 
 /**
  * What the commands of one attempt did to the work tree, merge by merge: the validation watch
@@ -21,10 +51,18 @@ export class OverlayRecord {
   readonly removed = new Set<string>()
   /** Names a command left that are not UTF-8: never merged, reported. */
   readonly unreadable: string[] = []
+  /**
+   * Files a command created, changed or deleted that were not carried (the carry rule): the
+   * watch's rules still see them (a protected file validation wrote is refused all the same).
+   */
+  readonly dropped = new Set<string>()
+  /** The highest dropped paths: what the work tree would have gained had they been carried. */
+  readonly droppedTops: string[] = []
 
   constructor(
     /** Repository paths never deleted in the work tree: git's folder, Patchsmith's own. */
-    readonly keep: readonly string[]
+    readonly keep: readonly string[],
+    readonly carry?: CarryRule
   ) {}
 
   /** The file was not in the work tree before the attempt: a command made it. */
@@ -70,26 +108,44 @@ export function mergeOverlay(
     record.unreadable.push(...unreadable)
     return
   }
-  const merge = (folder: string) => {
+  const carry = record.carry
+  const merge = (folder: string, dropping: boolean) => {
     const shown = listing.folders.get(folder)
     // A folder of the upper the wrapper did not list: the listing is not this upper's.
     if (!shown) throw new Error(`the overlay's listing lacks "${folder}"`)
     const inTree = join(workTree, folder)
     for (const name of readdirSync(inTree)) {
       const path = child(folder, name)
-      if (!shown.has(name) && !record.kept(path)) remove(workTree, path, record)
+      if (shown.has(name) || record.kept(path)) continue
+      if (!dropping && (!carry || carry.carries(path))) remove(workTree, path, record)
+      else record.dropped.add(path)
     }
     for (const entry of readdirSync(join(upper, folder), { withFileTypes: true })) {
       const path = child(folder, entry.name)
       const from = lstatSync(join(upper, path))
       if (isWhiteout(from) || record.kept(path)) continue
       const there = lstatSync(join(workTree, path), { throwIfNoEntry: false })
+      const carried = !dropping && (!carry || (from.isFile() && carry.carries(path)))
       if (from.isDirectory() && there?.isDirectory()) {
-        if ((from.mode & 0o7777) !== (there.mode & 0o7777)) {
+        const listed = Buffer.byteLength(path) + 2 < LONGEST_LISTED
+        const enter = !dropping && listed && (!carry || carry.mayHold(path))
+        if (enter && (from.mode & 0o7777) !== (there.mode & 0o7777)) {
           chmodSync(join(workTree, path), from.mode & 0o7777)
           record.touched.add(path)
         }
-        merge(path)
+        merge(path, !enter)
+        continue
+      }
+      if (carry && !carried && from.isDirectory() && !there && !dropping && carry.mayHold(path)) {
+        // A folder only some of whose contents are carried: made in the tree, gone if empty.
+        mkdirSync(join(workTree, path), from.mode & 0o7777)
+        merge(path, false)
+        if (readdirSync(join(workTree, path)).length === 0) rmdirSync(join(workTree, path))
+        else record.noteCreated(path)
+        continue
+      }
+      if (!carried) {
+        drop(upper, path, from, record, !there)
         continue
       }
       if (there) remove(workTree, path, record)
@@ -100,7 +156,29 @@ export function mergeOverlay(
       else record.touched.add(path)
     }
   }
-  merge('')
+  merge('', false)
+}
+
+/**
+ * A path of the upper not carried: named for the watch's rules (each file under a folder, up to
+ * a bound), and as a top when the work tree has nothing there (validation made it).
+ */
+function drop(upper: string, path: string, stats: Stats, record: OverlayRecord, isNew: boolean) {
+  if (isNew) record.droppedTops.push(path)
+  if (!stats.isDirectory()) {
+    record.dropped.add(path)
+    return
+  }
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(join(upper, folder), { withFileTypes: true })) {
+      const inner = child(folder, entry.name)
+      if (record.dropped.size >= MOST_DROPPED_NAMED) return
+      if (!entry.isDirectory()) record.dropped.add(inner)
+      else if (Buffer.byteLength(inner) > LONGEST_DROPPED_NAME) record.dropped.add(inner)
+      else walk(inner)
+    }
+  }
+  walk(path)
 }
 
 /**

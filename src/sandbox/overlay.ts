@@ -2,7 +2,14 @@ import { execFileSync } from 'node:child_process'
 import { lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Programs, SpawnSpec } from './backends.js'
-import { mergeOverlay, OverlayRecord, utf8, type Listing } from './overlay-merge.js'
+import {
+  LONGEST_LISTED,
+  mergeOverlay,
+  OverlayRecord,
+  utf8,
+  type CarryRule,
+  type Listing
+} from './overlay-merge.js'
 
 /**
  * The wrapper a command's jail starts in when the work tree is an overlay: a mount namespace
@@ -30,9 +37,11 @@ const WRAPPER = [
   'cd "$U" || exit 125',
   'if [ -n "$("$FIND" . -mindepth 1 -maxdepth 1 -print -quit)" ]; then',
   // Every folder of the upper, then what the overlay shows in each: one find per batch of
-  // folders (their names start with ./, so none is taken for an expression).
+  // folders (their names start with ./, so none is taken for an expression). A folder whose
+  // path is too long for find to start at (a chain past PATH_MAX) gets no view: the merge
+  // never carries into it (LONGEST_LISTED).
   '  "$FIND" . -type d -printf "D%p\\0" > "$L" || exit 125',
-  '  "$FIND" . -type d -exec /bin/sh -c \'cd "$1" && shift && exec "$0" "$@" -mindepth 1 -maxdepth 1 -printf "E%h/%f\\0"\' "$FIND" "$W" {} + >> "$L" || exit 125',
+  `  "$FIND" . -type d -exec /bin/sh -c 'f=$0; cd "$1" && shift; n=$#; while [ $n -gt 0 ]; do d=$1; shift; [ \${#d} -lt ${LONGEST_LISTED} ] && set -- "$@" "$d"; n=$((n-1)); done; [ $# -eq 0 ] || exec "$f" "$@" -mindepth 1 -maxdepth 1 -printf "E%h/%f\\0"' "$FIND" "$W" {} + >> "$L" || exit 125`,
   // The end mark: a listing cut short (the wrapper killed while writing) is no listing.
   '  printf "Z\\0" >> "$L"',
   'fi',
@@ -58,21 +67,23 @@ export class TreeOverlay {
     readonly workTree: string,
     private readonly programs: Required<Pick<Programs, 'unshare' | 'mount' | 'find'>>,
     /** Repository paths the merge never deletes in the work tree (Patchsmith's own folders). */
-    keep: readonly string[]
+    keep: readonly string[],
+    carry: CarryRule | undefined
   ) {
-    this.record = new OverlayRecord(['.git', ...keep])
+    this.record = new OverlayRecord(['.git', ...keep], carry)
   }
 
   /**
    * An overlay whose folders lie in `folder`, when the work tree can be one here: as root, with
    * unshare and mount, the folder on the work tree's file system (the merge renames), and paths
-   * an overlay's options can name.
+   * an overlay's options can name. `carry`: which changes reach the work tree (all without).
    */
   static create(
     folder: string,
     workTree: string,
     programs: Programs,
-    keep: readonly string[] = []
+    keep: readonly string[] = [],
+    carry?: CarryRule
   ): TreeOverlay | undefined {
     const { unshare, mount, find } = programs
     if (process.getuid?.() !== 0 || !unshare || !mount || !find) return undefined
@@ -80,7 +91,7 @@ export class TreeOverlay {
     const device = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.dev
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     if (device(folder) === undefined || device(folder) !== device(workTree)) return undefined
-    return new TreeOverlay(folder, workTree, { unshare, mount, find }, keep)
+    return new TreeOverlay(folder, workTree, { unshare, mount, find }, keep, carry)
   }
 
   /** `spec` (the jail) started inside a fresh overlay of the work tree. */

@@ -17,6 +17,7 @@ import { gitFileCovers, type GitFileCover } from './git-config.js'
 import { jailPlan, tasksOf } from './jail-plan.js'
 import type { SandboxLayout } from './layout.js'
 import { TreeOverlay } from './overlay.js'
+import type { CarryRule } from './overlay-merge.js'
 import { unshareSpec } from './unshare.js'
 
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
@@ -118,10 +119,10 @@ export class Sandbox {
    * A fresh overlay of the work tree for the validation commands of one attempt, where the
    * probe proved one; `keep`: repository paths a merge never deletes (Patchsmith's own).
    */
-  overlay(keep: readonly string[] = []): TreeOverlay | undefined {
+  overlay(keep: readonly string[] = [], carry?: CarryRule): TreeOverlay | undefined {
     if (!this.layout || !this.privateDir || !this.overlaysProved) return undefined
     const folder = join(this.privateDir, `overlay-${++this.overlayCount}`)
-    return TreeOverlay.create(folder, this.layout.workTree, this.programs, keep)
+    return TreeOverlay.create(folder, this.layout.workTree, this.programs, keep, carry)
   }
 
   /** Validation commands here run on an overlay of the work tree (the probe proved one). */
