@@ -30,7 +30,7 @@ describe('a rollback on a full disk', () => {
       const { dir, origin, git } = smallDiskCheckout(cleanups, {
         'note.txt': 'short\n',
         'mine.txt': 'theirs\n',
-        // Ignored build output stays after validation: the disk stays full.
+        // Ignored build output the run keeps (validation-keep below): the disk stays full.
         '.gitignore': 'filler.bin\n'
       })
       // The user's own uncommitted work: stashed by the run, to be put back.
@@ -58,7 +58,8 @@ describe('a rollback on a full disk', () => {
             'max-repairs': '0',
             'output-path': join(inputs, output),
             'log-dir': join(inputs, `logs-${output}`),
-            'validation-commands': validation
+            'validation-commands': validation,
+            settings: 'validation-keep: filler.bin'
           }
         })
       // Validation fills the disk once the run has stashed, branched and applied: every write

@@ -89,9 +89,15 @@ export class RepoIntegrity {
     }
   }
 
-  /** Throws `repo-tampered` (after restoring what changed) when anything watched differs. */
-  async assertUnchanged(): Promise<void> {
-    const changed = this.changes()
+  /**
+   * Throws `repo-tampered` (after restoring what changed) when anything watched differs, or when
+   * `written` (what a command wrote that never reached the tree: an overlay's dropped paths)
+   * holds a watched entry or lies inside one.
+   */
+  async assertUnchanged(written: readonly string[] = []): Promise<void> {
+    const watched = (path: string) =>
+      this.targets.some((target) => path === target || path.startsWith(`${target}/`))
+    const changed = [...this.changes(), ...written.filter(watched)]
     if (changed.length === 0) return
     this.restore()
     throw new SecurityViolationError(

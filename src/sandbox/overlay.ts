@@ -135,6 +135,11 @@ export class TreeOverlay {
     }
   }
 
+  /** Where the command wrapped last wrote (each changed file whole), until `settle`. */
+  get upperFolder(): string {
+    return this.current().upper
+  }
+
   dispose(): void {
     this.remove(this.folder)
   }

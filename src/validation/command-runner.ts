@@ -64,10 +64,11 @@ export async function runCommand(
   } finally {
     ended?.(outcome?.exit_code)
   }
-  // Before its report files are read: they are in the work tree once merged. A cancelled
-  // command's overlay is dropped.
+  // On an overlay the report files are read where the command wrote them, before the merge
+  // (which carries only the approved change); a cancelled command's overlay is dropped.
+  const mask = (text: string) => options.masker.mask(text)
+  const read = await reports.read(mask, options.overlay?.upperFolder)
   options.overlay?.settle(options.signal?.aborted)
-  const read = await reports.read((text) => options.masker.mask(text))
   return read.files.length > 0 || read.refused.length > 0
     ? { ...outcome, reportFiles: read }
     : outcome

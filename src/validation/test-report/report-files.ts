@@ -68,10 +68,16 @@ export class JUnitReportFiles {
     return new JUnitReportFiles(root, named, stock, limits)
   }
 
-  /** The fresh report files, parsed; `mask` hides secrets before anything is parsed. */
-  async read(mask: (text: string) => string = (t) => t): Promise<ReportFilesRead> {
+  /**
+   * The fresh report files, parsed; `mask` hides secrets before anything is parsed. `from`: where
+   * the command's writes are (an overlay's upper folder, before it is dropped), else the tree.
+   */
+  async read(
+    mask: (text: string) => string = (t) => t,
+    from: string = this.root
+  ): Promise<ReportFilesRead> {
     const refused: string[] = []
-    const fresh = [...candidates(this.root, this.named, this.limits, refused)].filter(
+    const fresh = [...candidates(from, this.named, this.limits, refused)].filter(
       ([path, stats]) => this.before.get(path) !== signature(stats)
     )
     const files: string[] = []
@@ -87,7 +93,7 @@ export class JUnitReportFiles {
         refused.push(`${path}: over the size cap`)
         continue
       }
-      const text = await readInside(this.root, path, stats)
+      const text = await readInside(from, path, stats)
       if (typeof text !== 'string') {
         refused.push(`${path}: ${text.refused}`)
         continue
