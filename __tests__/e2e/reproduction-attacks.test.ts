@@ -110,7 +110,12 @@ const newFile = (path: string, content: string) => {
 }
 
 /** A plan-ful run through the action: `test` is the reproduction reply, `draft` every draft. */
-async function planned(test: string, draft: string, settings: string) {
+async function planned(
+  test: string,
+  draft: string,
+  settings: string,
+  prepare?: (repo: TestRepo) => void
+) {
   const repo = createRepo({
     prefix: 'repro-attack',
     files: {
@@ -121,6 +126,7 @@ async function planned(test: string, draft: string, settings: string) {
     }
   })
   cleanups.push(() => repo.cleanup())
+  prepare?.(repo)
   const server = await startModelServer((request) =>
     isCommitMessageCall(request)
       ? 'fix(calc): add returns the sum of its operands'
@@ -176,6 +182,29 @@ describe('the base runs leave nothing for validation to find (issue 35, attack r
       expect(result.data?.[0]?.verification_passed).not.toBe(true)
       expect(result.success).toBe(false)
       expect(result.error?.code).toBe('VALIDATION_FAILED')
+      expect(repo.git('branch', '--list', 'fix/7-add')).toBe('')
+    }
+  )
+
+  it.each([
+    ['on an overlay', 'validation-overlay: true'],
+    ['on the work tree itself', 'validation-overlay: false']
+  ])(
+    '%s: an ignored file that was there, rewritten by the base run, does not make a non-fix pass',
+    async (_where, settings) => {
+      // build/cache.txt is the user's (ignored, there before the run). On the base the test
+      // rewrites it and fails; a later run that reads what it wrote passes, whatever add returns.
+      const test = `import os\nimport unittest\n\nfrom calc import add\n\n\nclass Issue7Test(unittest.TestCase):\n    def test_add_two_numbers(self):\n        seen = open('build/cache.txt').read() == 'seen' if os.path.exists('build/cache.txt') else False\n        open('build/cache.txt', 'w').write('seen')\n        self.assertTrue(seen or add(2, 3) == 5)\n`
+      const noFix = `--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,3 @@\n+# looked at\n def add(a, b):\n     return a - b\n`
+      const { run, result, repo } = await planned(
+        newFile('tests/test_issue_7.py', test),
+        noFix,
+        settings,
+        (repo) => repo.write('build/cache.txt', 'fresh')
+      )
+      expect(run.stdout).toContain('Reproduced on the base: tests/test_issue_7.py fails')
+      expect(result.data?.[0]?.verification_passed).not.toBe(true)
+      expect(result.success).toBe(false)
       expect(repo.git('branch', '--list', 'fix/7-add')).toBe('')
     }
   )

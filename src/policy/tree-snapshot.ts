@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process'
-import { chmodSync, lstatSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import type { GitRunner } from './repo-paths.js'
 
 /**
- * Every entry of the work tree (ignored files, links, fifos and sockets included; `.git` and the
- * run's own folder left out) with what its lstat says, listed by find: it never follows a link,
- * and walks folder chains past PATH_MAX from the inside. No file is read, so a 50 000-file
- * node_modules costs one pass of stats.
+ * The work tree's folders (with their modes) before validation, and a mark in time: afterwards
+ * only the entries whose ctime is past the mark are listed (find, never following a link, from
+ * the inside of folder chains past PATH_MAX). Validation cannot set a ctime back, so every entry
+ * it created, changed, renamed or chmodded is among them, ignored files, links, fifos and
+ * sockets included; nothing else of a 150 000-entry tree is printed or parsed, and the listing
+ * before reads folders only (no stat of each file).
  */
 type Stamps = Map<string, string>
 
@@ -16,6 +19,8 @@ const FORMAT = '%y %D %i %s %T@ %C@ %m %P\\0'
 const FIELDS = 7
 /** find with no relative folder on its PATH (-execdir refuses one). */
 const FIND_ENV = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', LC_ALL: 'C' }
+/** Waiting for the file system's clock to move past the mark, at most (a coarse one: 1 s). */
+const LONGEST_TICK_MS = 2500
 
 /**
  * The work tree as found before validation, to put it back afterwards (where validation ran on
@@ -26,12 +31,16 @@ export class TreeSnapshot {
   private constructor(
     private readonly root: string,
     private readonly skip: readonly string[],
-    private readonly before: Stamps
+    /** Each folder there was, with its permission bits. */
+    private readonly folders: ReadonlyMap<string, string>,
+    /** A file outside the tree whose mtime is the mark: what changed after it is validation's. */
+    private readonly mark: string
   ) {}
 
   /** `skip`: repository paths never listed nor touched (`.git`, the run's own folder). */
   static async take(root: string, skip: readonly string[]): Promise<TreeSnapshot> {
-    return new TreeSnapshot(root, skip, await listTree(root, skip, false))
+    const folders = await listFolders(root, skip)
+    return new TreeSnapshot(root, skip, folders, await timeMark())
   }
 
   /**
@@ -46,7 +55,12 @@ export class TreeSnapshot {
     keep: (path: string) => boolean
   ): Promise<string[]> {
     const unprivileged = process.getuid?.() !== 0
-    const after = await listTree(this.root, this.skip, unprivileged)
+    let after: Stamps
+    try {
+      after = await listChanged(this.root, this.skip, this.mark, unprivileged)
+    } finally {
+      rmSync(dirname(this.mark), { recursive: true, force: true })
+    }
     const spared = new Set<string>()
     const spare = (path: string) => {
       for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1))
@@ -62,13 +76,13 @@ export class TreeSnapshot {
     for (const [path, stamp] of after) {
       if (removing !== undefined && path.startsWith(removing)) continue
       removing = undefined
-      const was = this.before.get(path)
+      const was = this.folders.get(path)
       const isFolder = stamp[0] === 'd'
-      if (isFolder && was?.[0] === 'd') {
-        if (perm(was) !== perm(stamp) || (unprivileged && !userRwx(was))) modes.push([path, was])
+      if (isFolder && was !== undefined) {
+        if (was !== perm(stamp) || (unprivileged && !userRwx(was))) modes.push([path, was])
         continue
       }
-      if (spared.has(path) || (was !== undefined && sameFile(was, stamp))) continue
+      if (spared.has(path)) continue
       if (isFolder && [...spared].some((s) => s.startsWith(`${path}/`))) continue
       tops.push(path)
       if (isFolder) removing = `${path}/`
@@ -78,12 +92,17 @@ export class TreeSnapshot {
       const name = text(path)
       if (name === undefined) continue
       try {
-        chmodSync(join(this.root, name), Number.parseInt(perm(was), 8))
+        chmodSync(join(this.root, name), Number.parseInt(was, 8))
       } catch {
         // Past PATH_MAX, or gone: nothing validation made can be opened through it any more.
       }
     }
-    const gone = [...this.before.keys()].filter((path) => !after.has(path))
+    // Tracked files validation deleted (or that went with a folder) come back from the index.
+    const deleted = await git.exec(['ls-files', '--deleted', '-z'], { allowFailure: true })
+    const gone = deleted.stdout
+      .split('\0')
+      .filter((path) => path.length > 0)
+      .map(latin1)
     await restoreTracked(git, [...tops, ...gone])
     // Not listed again: what is back (a tracked file checked out) is asked about alone.
     return tops
@@ -92,9 +111,24 @@ export class TreeSnapshot {
   }
 }
 
-/** Non-folder entries are the same when nothing of their stat changed (ctime cannot be set back). */
-function sameFile(was: string, now: string): boolean {
-  return was === now
+/**
+ * A fresh file's mtime as the mark, once the file system's clock has moved past it: an entry
+ * changed in the same tick as the mark would have a ctime no later than it.
+ */
+async function timeMark(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'patchsmith-mark-'))
+  const mark = join(dir, 'mark')
+  writeFileSync(mark, '')
+  const marked = statSync(mark, { bigint: true }).mtimeNs
+  const probe = join(dir, 'probe')
+  const started = Date.now()
+  for (;;) {
+    writeFileSync(probe, '')
+    if (statSync(probe, { bigint: true }).ctimeNs > marked) break
+    if (Date.now() - started > LONGEST_TICK_MS) break
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  return mark
 }
 
 function present(root: string, path: string): boolean {
@@ -116,14 +150,36 @@ function userRwx(stamp: string): boolean {
   return (Number.parseInt(perm(stamp), 8) & 0o700) === 0o700
 }
 
-/**
- * The tree's entries in find's order (a folder before its contents). `openUp`: folders the
- * user cannot enter or change are opened first (validation may have closed one it made), so
- * nothing under them escapes the listing or the removal.
- */
-async function listTree(root: string, skip: readonly string[], openUp: boolean): Promise<Stamps> {
+/** `-path ./skipped -prune -o`: `.git` and the run's own folder are never entered. */
+function pruned(skip: readonly string[]): string[] {
   const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${path}`])
-  const prune = names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
+  return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
+}
+
+/** Every folder of the tree with its permission bits (readdir's types: no stat of each file). */
+async function listFolders(root: string, skip: readonly string[]): Promise<Map<string, string>> {
+  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'd', '-printf', '%m %P\\0']
+  const out = await run('find', args, root, true)
+  const folders = new Map<string, string>()
+  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
+    const field = out.subarray(start, end).toString('latin1')
+    const cut = field.indexOf(' ')
+    if (cut > 0) folders.set(field.slice(cut + 1), field.slice(0, cut))
+  }
+  return folders
+}
+
+/**
+ * The entries whose ctime is past `mark`, in find's order (a folder before its contents).
+ * `openUp`: folders the user cannot enter or change are opened first (validation may have closed
+ * one it made), so nothing under them escapes the listing or the removal.
+ */
+async function listChanged(
+  root: string,
+  skip: readonly string[],
+  mark: string,
+  openUp: boolean
+): Promise<Stamps> {
   const open = openUp
     ? [
         '(',
@@ -142,9 +198,12 @@ async function listTree(root: string, skip: readonly string[], openUp: boolean):
         ')'
       ]
     : []
-  const args = ['.', '-mindepth', '1', ...prune, ...open, '-printf', FORMAT]
+  const args = ['.', '-mindepth', '1', ...pruned(skip), ...open, '-cnewer', mark, '-printf', FORMAT]
   // A folder still closed, or an entry gone while listed, is no reason to stop putting back.
-  const out = await run('find', args, root, true)
+  return stampsOf(await run('find', args, root, true))
+}
+
+function stampsOf(out: Buffer): Stamps {
   const stamps: Stamps = new Map()
   for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
     const field = out.subarray(start, end).toString('latin1')
@@ -167,7 +226,7 @@ async function removeAll(root: string, paths: readonly string[]): Promise<void> 
     else {
       const slash = path.lastIndexOf('/')
       const folder = slash < 0 ? '.' : `./${text(path.slice(0, slash)) ?? '.'}`
-      const inode = (await listTree(root, [], false)).get(path)?.split(' ')[2]
+      const inode = await inodeOf(root, path)
       if (!inode) continue
       const args = [folder, '-mindepth', '1', '-maxdepth', '1', '-inum', inode]
       await run('find', [...args, '-exec', 'find', '{}', '-delete', ';'], root, true)
@@ -175,6 +234,14 @@ async function removeAll(root: string, paths: readonly string[]): Promise<void> 
   }
   for (let i = 0; i < named.length; i += 2000)
     await run('find', [...named.slice(i, i + 2000), '-delete'], root, true)
+}
+
+/** The inode of an entry whose name is not UTF-8, found by a listing of its folder. */
+async function inodeOf(root: string, path: string): Promise<string | undefined> {
+  const args = ['.', '-mindepth', '1', '-printf', FORMAT]
+  return stampsOf(await run('find', args, root, true))
+    .get(path)
+    ?.split(' ')[2]
 }
 
 /** Tracked files among `paths` checked out from the index again (others are not git's). */
