@@ -110,6 +110,10 @@ const ENVIRONMENT: Record<string, { what: string; fix: string }> = {
     fix: 'make the checkout and the temp folder writable by the job'
   },
   EPERM: { what: 'the operation was not permitted', fix: 'make the checkout writable by the job' },
+  EXDEV: {
+    what: 'a folder of the work tree is another mount (a bind mount inside the checkout)',
+    fix: 'move the mount out of the work tree, or set validation-overlay: false'
+  },
   EMFILE: {
     what: 'too many files are open',
     fix: 'rerun; raise the open-file limit on a self-hosted runner'
