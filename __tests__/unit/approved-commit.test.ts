@@ -3,7 +3,7 @@
  * without a process and asked of the run's object reader; what it writes is the approved bytes.
  */
 import { describe, expect, it } from 'vitest'
-import { commitApproved } from '../../src/git/approved-commit.js'
+import { commitApproved } from '../../src/change/approved-commit.js'
 import { Git } from '../../src/git/git.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { createRepo } from '../support/repo.js'

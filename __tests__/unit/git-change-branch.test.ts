@@ -12,13 +12,8 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  ChangeBranch,
-  FALLBACK_IDENTITY,
-  Git,
-  pushAuth,
-  type ChangeBranchOptions
-} from '../../src/git/index.js'
+import { ChangeBranch, type ChangeBranchOptions } from '../../src/change/index.js'
+import { FALLBACK_IDENTITY, Git, pushAuth } from '../../src/git/index.js'
 import { listenOnLoopback } from '../support/http.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { failure } from '../support/errors.js'

@@ -11,7 +11,8 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ChangeBranch, Git } from '../../src/git/index.js'
+import { ChangeBranch } from '../../src/change/index.js'
+import { Git } from '../../src/git/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 

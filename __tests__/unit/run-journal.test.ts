@@ -19,9 +19,14 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { recoverRepository, RunJournal, RunLock, type JournalRecord } from '../../src/git/index.js'
-import { journalKeyPath, loadJournalKey } from '../../src/git/journal-key.js'
-import { branchNameProblem, journalPathProblem } from '../../src/git/journal-record.js'
+import {
+  recoverRepository,
+  RunJournal,
+  RunLock,
+  type JournalRecord
+} from '../../src/run-state/index.js'
+import { journalKeyPath, loadJournalKey } from '../../src/run-state/journal-key.js'
+import { branchNameProblem, journalPathProblem } from '../../src/run-state/journal-record.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 
 let state: string

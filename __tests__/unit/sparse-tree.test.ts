@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
-import { sparseTree, type TreeChange } from '../../src/git/sparse-tree.js'
+import { sparseTree, type TreeChange } from '../../src/change/sparse-tree.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 

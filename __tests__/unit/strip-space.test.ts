@@ -1,7 +1,7 @@
 /** The commit message cleaned without a process reads exactly as `git stripspace` cleans it. */
 import { execFileSync } from 'node:child_process'
 import { expect, it } from 'vitest'
-import { stripSpace } from '../../src/git/approved-commit.js'
+import { stripSpace } from '../../src/change/approved-commit.js'
 import { printableMessage } from '../../src/git/commit-message.js'
 
 it('stripSpace matches git stripspace on printable messages', () => {

@@ -9,12 +9,10 @@ import {
   splitPatch,
   templateSubject,
   withRunTrailer,
-  type ChangeBranch,
   type CommitGroup,
-  type CommitRequest,
-  type Git,
-  type MadeCommit
+  type Git
 } from '../git/index.js'
+import type { ChangeBranch, CommitRequest, MadeCommit } from '../change/index.js'
 import { commitMessages, type ModelClient, type RunBudget } from '../model/index.js'
 import { assertCommittedAsApproved, assertNoSecretInChange } from '../policy/index.js'
 import { postFailureFeedback } from '../github/index.js'

@@ -11,7 +11,7 @@ import {
   type RefusalRule
 } from '../contract/index.js'
 import { editsFromReply, readReply, type FileEdit } from '../edits/index.js'
-import type { AttemptFile } from '../git/index.js'
+import type { AttemptFile } from '../run-state/index.js'
 import { guardReplyClaims, type PathPolicy } from '../policy/index.js'
 
 /** What the attempt loop has paid for so far: the last diff that applied, and its validation. */

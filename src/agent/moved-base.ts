@@ -4,7 +4,7 @@ import {
   type Commit,
   type ValidationResult
 } from '../contract/index.js'
-import type { ChangeBranch } from '../git/index.js'
+import type { ChangeBranch } from '../change/index.js'
 import { ValidationWatch, type PathPolicy } from '../policy/index.js'
 import { runPipeline, type PipelineStep } from '../validation/index.js'
 import type { CommandRunner } from './commands.js'

@@ -1,6 +1,6 @@
 import { ValidationFailedError, type ValidationResult } from '../contract/index.js'
 import type { FileEdit } from '../edits/index.js'
-import type { ChangeBranch } from '../git/index.js'
+import type { ChangeBranch } from '../change/index.js'
 import type { RepairContext } from '../model/index.js'
 import {
   commandRun,

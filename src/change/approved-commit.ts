@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { printableMessage, withPatchsmithTrailer, withSignoff } from './commit-message.js'
-import type { Git } from './git.js'
-import { committerIdent } from './identity.js'
-import { blobId } from './object-reader.js'
+import {
+  printableMessage,
+  withPatchsmithTrailer,
+  withSignoff,
+  type Git,
+  committerIdent,
+  blobId
+} from '../git/index.js'
 import { sparseTree, type TreeChange } from './sparse-tree.js'
 
 /** A file as approved: its path and its contents (null: deleted). */

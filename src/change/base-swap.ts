@@ -13,9 +13,8 @@ import {
   writeSync
 } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { gitDirs } from './git-dirs.js'
-import { privateFolder } from './private-file.js'
-import { walkPath } from './worktree-files.js'
+import { gitDirs, walkPath } from '../git/index.js'
+import { privateFolder } from '../run-state/index.js'
 
 /** A work-tree file's bytes and mode, or null when it does not exist. */
 type FileState = { bytes: Buffer; mode: number } | null

@@ -1,4 +1,4 @@
-import type { Git, GitOutput } from './git.js'
+import type { Git, GitOutput } from '../git/index.js'
 
 // branch.autoSetupMerge values under which a branch made from a local HEAD gets no upstream.
 const NO_UPSTREAM_FROM_HEAD = new Set(['true', 'false', 'simple'])

@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { GitConflictError, InvalidInputError } from '../contract/index.js'
-import { GitCommandError, type Git } from './git.js'
-import { gitDirs } from './git-dirs.js'
-import type { PushAuth } from './push-auth.js'
-import { pushPermissionError, remoteReadError } from './remote-errors.js'
-import type { RepoStatus } from './status.js'
+import {
+  GitCommandError,
+  type Git,
+  gitDirs,
+  type PushAuth,
+  pushPermissionError,
+  remoteReadError,
+  type RepoStatus
+} from '../git/index.js'
 
 export const REMOTE = 'origin'
 const BRANCH_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/

@@ -1,11 +1,17 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { GitCommandError, type CommitOptions, type Git, type GitOutput } from './git.js'
+import {
+  GitCommandError,
+  type CommitOptions,
+  type Git,
+  type GitOutput,
+  type BranchPublisher,
+  type PushAuth,
+  pushError,
+  type RepoStatus
+} from '../git/index.js'
+import type { RunJournal } from '../run-state/index.js'
 import { preflight, REMOTE } from './branch-preflight.js'
-import type { BranchPublisher } from './branch-publisher.js'
-import type { PushAuth } from './push-auth.js'
-import { pushError } from './remote-errors.js'
-import type { RunJournal } from './run-journal.js'
 import { ChangeState } from './change-state.js'
 import { commitChange, type CommitRequest, type MadeCommit } from './change-commit.js'
 import {
@@ -19,7 +25,6 @@ import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
 import { BaseSwap } from './base-swap.js'
 import { branchHere } from './branch-here.js'
 import { indexStamp } from './index-stamp.js'
-import type { RepoStatus } from './status.js'
 
 export type { CommitRequest, MadeCommit } from './change-commit.js'
 

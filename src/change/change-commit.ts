@@ -1,6 +1,5 @@
-import { GitCommandError, type CommitOptions, type Git } from './git.js'
+import { GitCommandError, type CommitOptions, type Git, patchId } from '../git/index.js'
 import { indexStamp } from './index-stamp.js'
-import { patchId } from './patch-id.js'
 import { commitApproved, type ApprovedFile } from './approved-commit.js'
 import { commitWithHooks } from './hooked-commit.js'
 import type { ChangeState } from './change-state.js'

@@ -1,5 +1,4 @@
-import type { Git } from './git.js'
-import type { PushAuth } from './push-auth.js'
+import type { Git, PushAuth } from '../git/index.js'
 import { REMOTE } from './branch-preflight.js'
 import type { ChangeState } from './change-state.js'
 

@@ -1,4 +1,4 @@
-import type { JournalRecord, RunJournal } from './run-journal.js'
+import type { JournalRecord, RunJournal } from '../run-state/index.js'
 
 /** What one change run fixes at its start, as the journal records it. */
 export interface ChangeStart {

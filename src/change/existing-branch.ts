@@ -1,7 +1,5 @@
 import { BranchExistsError, type RefusalRule } from '../contract/index.js'
-import type { BranchCommit, Git } from './git.js'
-import { patchId } from './patch-id.js'
-import type { PushAuth } from './push-auth.js'
+import { type BranchCommit, type Git, patchId, type PushAuth } from '../git/index.js'
 import { REMOTE } from './branch-preflight.js'
 import type { MadeCommit } from './change-commit.js'
 

@@ -1,9 +1,13 @@
 import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
-import type { Git } from './git.js'
-import { gitDirs } from './git-dirs.js'
-import { RepoIntegrity } from './repo-integrity.js'
-import { restoreWorkTree, unstagedPaths, untrackedPaths } from './worktree-settle.js'
+import {
+  type Git,
+  gitDirs,
+  RepoIntegrity,
+  restoreWorkTree,
+  unstagedPaths,
+  untrackedPaths
+} from '../git/index.js'
 
 /**
  * `git commit` with the repository's hooks (`git-hooks: true`), which run with `.git` writable.

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
-import { gitDirs } from './git-dirs.js'
+import { gitDirs } from '../git/index.js'
 
 /**
  * What changes whenever the index file is written: git renames a new file over it (a new inode),

@@ -1,9 +1,7 @@
 import { GitConflictError } from '../contract/index.js'
 import { REMOTE } from './branch-preflight.js'
-import type { Git } from './git.js'
-import type { PushAuth } from './push-auth.js'
+import { type Git, type PushAuth, patchId } from '../git/index.js'
 import type { MadeCommit } from './change-commit.js'
-import { patchId } from './patch-id.js'
 
 /** Where origin's branch is now, when it moved past the commit the change was made on. */
 export interface MovedBase {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Git } from './git.js'
-import type { TreeEntry } from './object-reader.js'
+import type { Git, TreeEntry } from '../git/index.js'
 
 /** A path's new blob (its SHA), or null when it is deleted. */
 export interface TreeChange {

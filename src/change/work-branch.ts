@@ -1,10 +1,8 @@
 import { BranchExistsError } from '../contract/index.js'
-import { GitCommandError, type Git } from './git.js'
+import { GitCommandError, type Git, type PushAuth, pushError } from '../git/index.js'
+import type { JournalRecord, RunJournal } from '../run-state/index.js'
 import { preflight, REMOTE } from './branch-preflight.js'
 import { attempt, settle } from './change-restore.js'
-import type { PushAuth } from './push-auth.js'
-import { pushError } from './remote-errors.js'
-import type { JournalRecord, RunJournal } from './run-journal.js'
 
 export interface WorkBranchOptions {
   /** The branch all task commits go to (reported as each Commit's branch). */

@@ -1,5 +1,5 @@
 import type { CodeAgentInput, CodeAgentOutput } from '../contract/index.js'
-import type { ChangeBranch } from '../git/index.js'
+import type { ChangeBranch } from '../change/index.js'
 import { EditorconfigRules } from '../editorconfig/index.js'
 import { DEFAULT_STYLE } from '../model/index.js'
 import {

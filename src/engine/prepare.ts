@@ -2,14 +2,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
-import {
-  ChangeBranch,
-  Git,
-  RunJournal,
-  WorktreeFiles,
-  gitIncludedPaths,
-  pushAuth
-} from '../git/index.js'
+import { ChangeBranch } from '../change/index.js'
+import { Git, WorktreeFiles, gitIncludedPaths, pushAuth } from '../git/index.js'
+import { RunJournal } from '../run-state/index.js'
 import { loadAgentInput } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
 import { fetchIssue, needsPlan, planlessInput } from '../planning/index.js'

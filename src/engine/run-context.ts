@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config.js'
 import { resolveEditFormat } from '../edits/index.js'
-import { AttemptFile } from '../git/index.js'
+import { AttemptFile } from '../run-state/index.js'
 import type { ModelClient } from '../model/index.js'
 import { pipelineSteps } from '../validation/index.js'
 import {

@@ -5,7 +5,8 @@ import {
   type AgentError,
   type CodeAgentOutput
 } from '../contract/index.js'
-import type { Git, RunLock } from '../git/index.js'
+import type { Git } from '../git/index.js'
+import type { RunLock } from '../run-state/index.js'
 import { DraftPrompter, modelMetrics, type ModelClient } from '../model/index.js'
 import { issueFocus } from '../planning/index.js'
 import { pullRequestText, writeResultFile } from '../report/index.js'

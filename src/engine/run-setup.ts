@@ -2,19 +2,17 @@ import { existsSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { GitConflictError, InvalidInputError, SecurityViolationError } from '../contract/index.js'
+import { gitDirs, pushAuth, type Git } from '../git/index.js'
 import {
-  gitDirs,
   journalKeyFolder,
   leftoverSigns,
   loadJournalKey,
-  pushAuth,
   recoverRepository,
   RunJournal,
   RunLock,
   unverifiedJournalMessage,
-  type Git,
   type UnverifiedJournal
-} from '../git/index.js'
+} from '../run-state/index.js'
 import { parsePricing, RunBudget } from '../model/index.js'
 import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
 import { checkOutputPath } from '../report/index.js'

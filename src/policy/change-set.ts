@@ -4,7 +4,7 @@ import type { SecretMasker } from '../secrets/index.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable } from './path-policy.js'
 import type { GitRunner } from './repo-paths.js'
-import { nulFields } from '../git/worktree-settle.js'
+import { nulFields } from '../git/index.js'
 
 const STATUS = { CREATE: 'A', MODIFY: 'M', DELETE: 'D' } as const
 export function unexpected(stage: string, problems: string[]): SecurityViolationError {

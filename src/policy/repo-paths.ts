@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { sep } from 'node:path'
-import { walkPath } from '../git/worktree-files.js'
+import { walkPath } from '../git/index.js'
 import { printable, violationError, type PathPolicy, type PathViolation } from './path-policy.js'
 
 /** What the policy needs of git: the Git class fits it (argument arrays, safe config). */

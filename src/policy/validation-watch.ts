@@ -1,14 +1,14 @@
 import { lstatSync } from 'node:fs'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
-import { RepoIntegrity } from '../git/repo-integrity.js'
-import { WORKTREE_SCAN } from '../git/status.js'
 import {
+  RepoIntegrity,
+  WORKTREE_SCAN,
   nulFields,
   restoreWorkTree,
   unstagedPaths,
   untrackedPaths
-} from '../git/worktree-settle.js'
+} from '../git/index.js'
 import { assertExactChanges, unexpected } from './change-set.js'
 import type { GuardedEdit } from './edit-guard.js'
 import { printable, type PathPolicy } from './path-policy.js'

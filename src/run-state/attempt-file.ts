@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { privateFolder, writePrivateFile } from './private-file.js'
 import { lastAttemptSchema, type LastAttempt } from '../contract/index.js'
 import { journalTag, loadJournalKey, tagMatches } from './journal-key.js'
-import { gitDirs } from './repo-integrity.js'
+import { gitDirs } from '../git/index.js'
 
 const FORMAT = 'patchsmith-attempt/1'
 const MAX_BYTES = 8 << 20

@@ -1,9 +1,8 @@
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { stopLeftovers } from '../sandbox/index.js'
-import { Git } from './git.js'
+import { Git, type PushAuth } from '../git/index.js'
 import type { JournalRecord } from './journal-record.js'
-import type { PushAuth } from './push-auth.js'
 import { RunJournal, type JournalReading } from './run-journal.js'
 
 const REMOTE = 'origin'

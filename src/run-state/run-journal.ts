@@ -4,7 +4,7 @@ import { privateFolder, writePrivateFile } from './private-file.js'
 import { runProcesses } from '../sandbox/index.js'
 import { loadJournalKey, journalTag, tagMatches } from './journal-key.js'
 import { parseJournalRecord, type JournalRecord } from './journal-record.js'
-import { gitDirs } from './repo-integrity.js'
+import { gitDirs } from '../git/index.js'
 
 export type { JournalRecord } from './journal-record.js'
 

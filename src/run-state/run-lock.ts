@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { makeFolder } from './private-file.js'
 import { GitConflictError } from '../contract/index.js'
 import { processStartTime } from './process-start.js'
-import { gitDirs } from './repo-integrity.js'
+import { gitDirs } from '../git/index.js'
 
 interface LockRecord {
   pid: number

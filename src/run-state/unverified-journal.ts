@@ -1,4 +1,4 @@
-import { Git } from './git.js'
+import { Git } from '../git/index.js'
 import type { Recovery } from './journal-recovery.js'
 
 export type UnverifiedJournal = Extract<Recovery, { verified: false }>

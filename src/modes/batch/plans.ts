@@ -5,15 +5,9 @@ import {
   type CodeAgentOutput,
   type Commit
 } from '../../contract/index.js'
-import {
-  ChangeBranch,
-  Git,
-  RunJournal,
-  WorkBranch,
-  WorktreeFiles,
-  gitIncludedPaths,
-  pushAuth
-} from '../../git/index.js'
+import { ChangeBranch, WorkBranch } from '../../change/index.js'
+import { Git, WorktreeFiles, gitIncludedPaths, pushAuth } from '../../git/index.js'
+import { RunJournal } from '../../run-state/index.js'
 import { DEFAULT_STYLE } from '../../model/index.js'
 import { planlessInput } from '../../planning/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../../policy/index.js'

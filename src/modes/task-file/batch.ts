@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { toAgentError, type CodeAgentInput, type Commit } from '../../contract/index.js'
-import { ChangeBranch, WorktreeFiles, type Git, type WorkBranch } from '../../git/index.js'
+import { ChangeBranch, type WorkBranch } from '../../change/index.js'
+import { WorktreeFiles, type Git } from '../../git/index.js'
 import { taskInput as taskPlan, type LoadedTasks, type Task } from '../../inputs/tasks/index.js'
 import { DEFAULT_STYLE, type DraftPrompter } from '../../model/index.js'
 import type { PathPolicy } from '../../policy/index.js'

@@ -1,5 +1,7 @@
 import type { CodeAgentInput, CodeAgentOutput, Commit } from '../../contract/index.js'
-import { Git, RunJournal, WorkBranch, gitIncludedPaths, pushAuth } from '../../git/index.js'
+import { Git, gitIncludedPaths, pushAuth } from '../../git/index.js'
+import { RunJournal } from '../../run-state/index.js'
+import { WorkBranch } from '../../change/index.js'
 import { loadTasks, taskBatches, taskInput, type LoadedTasks } from '../../inputs/tasks/index.js'
 import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../../policy/index.js'
 import { jailHooks, type PlanRun, type RunContext } from '../../engine/index.js'
