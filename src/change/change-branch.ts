@@ -1,66 +1,20 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import {
-  GitCommandError,
-  type CommitOptions,
-  type Git,
-  type GitOutput,
-  type BranchPublisher,
-  type PushAuth,
-  pushError,
-  type RepoStatus
-} from '../git/index.js'
-import type { RunJournal } from '../run-state/index.js'
-import { preflight, REMOTE } from './branch-preflight.js'
+import { type CommitOptions, type Git, type GitOutput, type RepoStatus } from '../git/index.js'
+import { preflight } from './branch-preflight.js'
+import { createChange } from './branch-create.js'
+import type { ChangeBranchOptions } from './change-options.js'
 import { ChangeState } from './change-state.js'
 import { commitChange, type CommitRequest, type MadeCommit } from './change-commit.js'
-import {
-  assertSameChange,
-  existingCommits,
-  findExisting,
-  type ExistingBranch
-} from './existing-branch.js'
+import { assertSameChange, existingCommits, type ExistingBranch } from './existing-branch.js'
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
 import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
-import { BaseSwap } from './base-swap.js'
-import { branchHere } from './branch-here.js'
+import { DraftSwap } from './draft-swap.js'
 import { indexStamp } from './index-stamp.js'
+import { publish } from './publish.js'
 
 export type { CommitRequest, MadeCommit } from './change-commit.js'
-
-export interface ChangeBranchOptions {
-  branch: string
-  /** The branch to start from; the checked-out branch when absent. */
-  baseBranch?: string
-  /**
-   * true (default): the commit goes on the plan's branch, which is pushed. false: it goes on the
-   * base branch, unpushed, where a pull-request step (create-pull-request) picks it up.
-   */
-  push?: boolean
-  /**
-   * With push: false, the commit goes on the plan's branch all the same and the branch the run
-   * started on is checked out again at the end, as it was (the CLI, where it is a person's own
-   * branch); without it push: false commits on the base for a pull-request step.
-   */
-  keepStart?: boolean
-  /**
-   * A commit on the base (commitsOnBase) also gets a branch of the plan's name, for the
-   * pull-request step (default); false: the base alone (a follow-up, which pushes it itself).
-   */
-  handOffBranch?: boolean
-  /** Credentials for the commands that talk to origin. */
-  auth?: PushAuth
-  /** The plan's paths: uncommitted changes to them are refused, others are stashed. */
-  plannedPaths?: readonly string[]
-  /** The preflight lists untracked files (default; see PreflightOptions). */
-  untracked?: boolean
-  /** Branches the change must never go to (the repository's default branch). */
-  protectedBranches?: readonly string[]
-  /** Where each change to the repository is recorded first, for a run that dies (SIGKILL). */
-  journal?: RunJournal
-  /** Publishes the branch instead of `git push` (commit-signing: github). */
-  publisher?: BranchPublisher
-}
+export type { ChangeBranchOptions } from './change-options.js'
 
 /**
  * The git side of one change: prepared from the base, patches applied and undone, committed
@@ -75,9 +29,7 @@ export class ChangeBranch {
   published?: Map<string, string>
   private existing?: ExistingBranch
   /** The applied patch's files as at the base and as applied, for the base check (unapply). */
-  private swap?: BaseSwap
-  /** The work tree holds the swap's base files now (unapply went that way). */
-  private swapped = false
+  private readonly swap = new DraftSwap()
   /** The index's stamp when the caller last checked it (noteIndexChecked). */
   private checkedIndex?: string
   private untrackedStale = false
@@ -158,50 +110,17 @@ export class ChangeBranch {
   }
 
   /**
-   * Sets the repository up for the change: the user's other uncommitted changes stashed, the
-   * base checked out, and the plan's branch created (when pushing) or checked for (when not).
-   * A branch that exists already is reused only if it holds this very change; anything else on
-   * it is BRANCH_EXISTS.
+   * Sets the repository up for the change (createChange): the user's other uncommitted changes
+   * stashed, the base checked out, the plan's branch created or checked for.
    */
   async create(): Promise<void> {
-    const { state, git } = this
-    if (this.status.changed.length > 0) {
-      state.stashMessage = `patchsmith: uncommitted changes before ${this.branch}`
-      state.save()
-      state.stash = await git.stashPush(state.stashMessage)
-    }
-    if (this.status.branch !== this.base) {
-      state.leftStart = true
-      state.save()
-      await git.checkout(this.base)
-      state.baseSha = await git.revParse('HEAD')
-    }
-    let localTip: string | undefined
-    if (!this.commitsOnBase) {
-      state.save({ createdLocal: true })
-      const created = state.leftStart
-        ? await git.tryCreateBranch(this.branch, state.baseSha)
-        : await branchHere(git, this.branch, state.baseSha, this.status.branch, () => {
-            // Made: a rollback deletes it even if pointing HEAD at it fails.
-            state.createdLocal = true
-          })
-      if (created.exitCode === 0) {
-        state.createdLocal = true
-        state.localBefore = null
-        state.onBranch = true
-        state.save()
-      } else if (/already exists/i.test(created.stderr)) {
-        localTip = await git.revParse(`refs/heads/${this.branch}`)
-        state.localBefore = localTip
-      } else {
-        throw new GitCommandError(['checkout', '-b', this.branch], created)
-      }
-    } else {
-      localTip = this.found.local
-      state.localBefore = localTip ?? null
-    }
-    const change = { ...this.options, base: this.base, baseSha: state.baseSha }
-    this.existing = await findExisting(git, change, localTip, this.found.remote)
+    this.existing = await createChange(this.git, this.state, {
+      ...this.options,
+      base: this.base,
+      status: this.status,
+      found: this.found,
+      commitsOnBase: this.commitsOnBase
+    })
   }
 
   /** Applies a canonical patch to index and work tree; returns git's answer when it refuses. */
@@ -212,17 +131,12 @@ export class ChangeBranch {
     }
     this.state.worktreeChanged = true
     this.state.save()
-    this.dropSwap()
-    const swap = BaseSwap.before(this.git.dir, paths)
-    const out = await this.git.applyIndex(patch)
-    if (out.exitCode === 0 && swap?.afterApply()) this.swap = swap
-    else swap?.dispose()
-    return out
+    return this.swap.apply(this.git.dir, paths, () => this.git.applyIndex(patch))
   }
 
   /** Back to the base content, keeping the branch (nothing to do before the first apply). */
   async reset(): Promise<void> {
-    this.dropSwap()
+    this.swap.drop()
     await resetToBase(this.git, this.state, this.state.absent)
   }
 
@@ -240,7 +154,7 @@ export class ChangeBranch {
    * command's git must read (GIT_INDEX_FILE) to see the base's index too.
    */
   get baseIndexFile(): string | undefined {
-    return this.swapped ? this.swap?.indexFile : undefined
+    return this.swap.indexFile
   }
 
   /**
@@ -252,11 +166,7 @@ export class ChangeBranch {
    * stays for the validation watch to judge after the round.
    */
   async unapply(): Promise<void> {
-    if (this.swap?.toBase()) {
-      this.swapped = true
-      return
-    }
-    await this.reset()
+    if (!this.swap.toBase()) await this.reset()
   }
 
   /**
@@ -264,18 +174,10 @@ export class ChangeBranch {
    * way (the index never left it), else applied again.
    */
   async reapply(patch: string, paths: readonly string[]): Promise<GitOutput> {
-    if (this.swapped) {
-      this.swapped = false
-      if (this.swap?.toDraft()) return { exitCode: 0, stdout: '', stderr: '' }
-      await this.reset()
-    }
+    const back = this.swap.toDraft()
+    if (back) return { exitCode: 0, stdout: '', stderr: '' }
+    if (back === false) await this.reset()
     return this.apply(patch, paths)
-  }
-
-  private dropSwap(): void {
-    this.swap?.dispose()
-    this.swap = undefined
-    this.swapped = false
   }
 
   /**
@@ -286,7 +188,7 @@ export class ChangeBranch {
   async reuseExisting(): Promise<MadeCommit[] | undefined> {
     const { existing, state, git } = this
     if (!existing) return undefined
-    this.dropSwap()
+    this.swap.drop()
     assertSameChange(existing, this.branch, await git.writeTree())
     if (!this.commitsOnBase) {
       if (state.onBranch) await git.resetSoft(existing.tip)
@@ -308,7 +210,7 @@ export class ChangeBranch {
    * (commitWithHooks).
    */
   async commit(requests: readonly CommitRequest[], options: CommitOptions): Promise<MadeCommit[]> {
-    this.dropSwap()
+    this.swap.drop()
     this.state.save({ baseMoved: this.state.baseMoved || this.commitsOnBase })
     const made = await commitChange(this.git, this.state, requests, options, this.checkedIndex)
     if (this.commitsOnBase) this.state.baseMoved = true
@@ -368,46 +270,29 @@ export class ChangeBranch {
 
   /** Undoes everything this change did (see rollbackChange). */
   async rollback(): Promise<string[]> {
-    this.dropSwap()
+    this.swap.drop()
     return rollbackChange(this.git, this.state, this.options.auth)
   }
 
   private async pushHead(): Promise<void> {
-    this.state.pushing = true
-    this.state.save()
-    if (this.options.publisher) return this.publishHead(this.options.publisher)
-    const out = await this.git.push(
-      REMOTE,
-      `HEAD:refs/heads/${this.branch}`,
-      this.options.auth?.env
-    )
-    if (out.exitCode !== 0) throw pushError(this.branch, out)
-    this.state.pushed = !this.existing?.remote
-  }
-
-  /** The branch published by `publisher`, then the local branch moved onto what origin holds. */
-  private async publishHead(publisher: BranchPublisher): Promise<void> {
     const { git, state } = this
-    const tip = await git.revParse('HEAD')
-    const published = await publisher.publish(
+    state.pushing = true
+    state.save()
+    const published = await publish({
       git,
-      {
-        branch: this.branch,
-        base: this.landedOn,
-        tip,
-        remoteTip: this.found.remote,
-        fetchEnv: this.options.auth?.env
-      },
-      (shas) => {
+      branch: this.branch,
+      ref: 'HEAD',
+      base: this.landedOn,
+      remoteTip: this.found.remote,
+      auth: this.options.auth,
+      publisher: this.options.publisher,
+      record: (shas) => {
         state.commits.push(...shas)
         state.save()
       }
-    )
-    this.state.pushed = !this.existing?.remote
+    })
+    state.pushed = !this.existing?.remote
     state.save()
-    // Same tree: the index and the work tree already match the published tip.
-    const head = [...published.values()].at(-1) ?? tip
-    await git.exec(['update-ref', '-m', 'patchsmith: verified commit', 'HEAD', head, tip])
     this.published = published
   }
 }

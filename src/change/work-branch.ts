@@ -1,8 +1,9 @@
 import { BranchExistsError } from '../contract/index.js'
-import { GitCommandError, type Git, type PushAuth, pushError } from '../git/index.js'
+import { GitCommandError, type BranchPublisher, type Git, type PushAuth } from '../git/index.js'
 import type { JournalRecord, RunJournal } from '../run-state/index.js'
-import { preflight, REMOTE } from './branch-preflight.js'
+import { preflight } from './branch-preflight.js'
 import { attempt, settle } from './change-restore.js'
+import { publish } from './publish.js'
 
 export interface WorkBranchOptions {
   /** The branch all task commits go to (reported as each Commit's branch). */
@@ -21,6 +22,8 @@ export interface WorkBranchOptions {
    */
   journal?: RunJournal
   plannedPaths?: readonly string[]
+  /** Publishes each checkpoint instead of `git push` (commit-signing: github). */
+  publisher?: BranchPublisher
 }
 
 const TASKS = { field: 'task-file', name: "The tasks' branch" }
@@ -31,6 +34,8 @@ const TASKS = { field: 'task-file', name: "The tasks' branch" }
  */
 export class WorkBranch {
   private created = false
+  /** The work branch's tip on origin: where the next checkpoint's commits go on. */
+  private onOrigin?: string
   private finished = false
   private constructor(
     private readonly git: Git,
@@ -40,7 +45,9 @@ export class WorkBranch {
     readonly head: string,
     private readonly start: string,
     private readonly stash: string | undefined,
-    private readonly options: WorkBranchOptions
+    private readonly options: WorkBranchOptions,
+    /** The commit the first task's commit goes on. */
+    private readonly baseSha: string
   ) {}
 
   /** The same preflight as a plan's ChangeBranch; the branch must not exist yet. */
@@ -88,7 +95,8 @@ export class WorkBranch {
       own ? branch : base,
       status.branch ?? status.head,
       stash,
-      options
+      options,
+      baseSha
     )
     if (own) {
       const out = await git.tryCreateBranch(branch, await git.revParse('HEAD'))
@@ -104,12 +112,21 @@ export class WorkBranch {
       await this.git.deleteLocalBranch(taskBranch)
     }
     if (!this.options.push) return
-    const out = await this.git.push(
-      REMOTE,
-      `refs/heads/${this.branch}:refs/heads/${this.branch}`,
-      this.options.auth?.env
-    )
-    if (out.exitCode !== 0) throw pushError(this.branch, out)
+    const ref = `refs/heads/${this.branch}`
+    const { git, branch, onOrigin } = this
+    const base = onOrigin ?? this.baseSha
+    const { auth, publisher } = this.options
+    const published = await publish({
+      git,
+      branch,
+      ref,
+      base,
+      remoteTip: onOrigin,
+      auth,
+      publisher
+    })
+    // A publisher's commits are new ones: the next task's go on them (a push keeps the SHAs).
+    if (published) this.onOrigin = [...published.values()].at(-1) ?? onOrigin
   }
 
   /**
