@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCli, secretFlag } from '../support/action-runner.js'
@@ -16,6 +16,8 @@ import {
   type RecordedRequest
 } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { startGitHttpServer } from '../support/git-http-server.js'
+import { recoverRepository } from '../../src/run-state/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 /** Follow-ups on Patchsmith's own pull request, through node dist/index.js, against loopback GitHub. */
@@ -23,6 +25,7 @@ import { cleanupAfterEach } from '../support/cleanups.js'
 const cleanups = cleanupAfterEach()
 
 const BRANCH = 'fix/12-totals-ignore-quantities'
+const TOKEN = 'ghs_followuptoken000000000000000000000'
 /** The pull request's first commit, as Patchsmith made it (signed off, its trailer last). */
 const FIRST =
   'docs: say what it does\n\nFixes #12\n\nSigned-off-by: Bot <bot@example.com>\nPatchsmith-Commit: validated'
@@ -111,17 +114,22 @@ const run = (
   github: GitHubServer,
   model: ModelServer,
   event?: { name: string; payload: object },
-  inputs: Record<string, string> = {}
+  inputs: Record<string, string> = {},
+  env: Record<string, string> = {}
 ) =>
   runActionInProcess({
     workspace: repo.dir,
     ...(event ? { event: event.payload } : {}),
-    env: { GITHUB_API_URL: github.url, ...(event ? { GITHUB_EVENT_NAME: event.name } : {}) },
+    env: {
+      GITHUB_API_URL: github.url,
+      ...(event ? { GITHUB_EVENT_NAME: event.name } : {}),
+      ...env
+    },
     inputs: {
       'follow-up': event ? 'true' : '12',
       'base-url': model.url,
       'api-key': 'sk-test-follow-up',
-      'github-token': 'ghs_followuptoken000000000000000000000',
+      'github-token': TOKEN,
       'validation-commands': 'node check.mjs',
       'output-path': `${repo.root}/result.json`,
       ...inputs
@@ -506,6 +514,54 @@ describe('follow-up on review threads', () => {
     expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
       /follow-up:escalated -->\n.*GIT_CONFLICT \(base-moved-conflict\)/
     )
+  })
+
+  it('pushes the round while its journal is kept: a run killed in the push is put back by the next', async () => {
+    const { repo } = pullRequestRepo('follow-up-journal')
+    const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })
+    repo.write('check.mjs', `${CHECK.split('\n').slice(0, 3).join('\n')}\n`)
+    const head = repo.commitAll('test: check totals')
+    repo.git('push', '--quiet', 'origin', BRANCH)
+    const journal = join(repo.dir, '.git', 'patchsmith', 'journal.json')
+    let atPush: string | undefined
+    const remote = await startGitHttpServer(repo.origin, {
+      writeTokens: [TOKEN],
+      onPush: () => {
+        atPush = existsSync(journal) ? readFileSync(journal, 'utf8') : undefined
+      }
+    })
+    cleanups.push(() => remote.close())
+    repo.git('remote', 'set-url', 'origin', remote.url)
+    pullRequest(github, head, {
+      threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
+    })
+
+    const action = await run(
+      repo,
+      github,
+      model,
+      undefined,
+      {},
+      { GITHUB_SERVER_URL: remote.origin }
+    )
+    expect(action.exitCode, action.stdout + action.stderr).toBe(0)
+    const tip = repo.gitOrigin('rev-parse', BRANCH)
+    expect(repo.gitOrigin('rev-parse', `${tip}^`)).toBe(head)
+    // While origin received the round's commit, the journal said how to undo it locally.
+    expect(atPush, 'no journal while the round was pushed').toBeDefined()
+    const { record } = JSON.parse(atPush!) as { record: string }
+    expect(JSON.parse(record)).toMatchObject({ base: BRANCH, baseMoved: true, pushing: true })
+    expect(existsSync(journal)).toBe(false)
+
+    // Killed right there: the journal as it was makes the next run (here: recover) put the
+    // pull request's branch back where GitHub had it; origin's branch is never rewritten.
+    writeFileSync(journal, atPush!)
+    const recovery = await recoverRepository(repo.dir)
+    expect(recovery).toMatchObject({ verified: true, problems: [] })
+    expect(repo.git('rev-parse', BRANCH)).toBe(head)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(tip)
+    expect(existsSync(journal)).toBe(false)
   })
 
   it('runs as patchsmith follow-up --pr N on the command line (node dist/cli.js)', async () => {

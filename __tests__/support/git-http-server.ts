@@ -26,7 +26,11 @@ const REPOSITORY = 'acme/widgets.git'
 
 export async function startGitHttpServer(
   bareRepo: string,
-  access: { writeTokens: string[] }
+  access: {
+    writeTokens: string[]
+    /** Called as an allowed push's pack arrives, before git receives it (what the pusher holds then). */
+    onPush?: () => void
+  }
 ): Promise<GitHttpServer> {
   const requests: GitHttpServer['requests'] = []
   const name = basename(bareRepo)
@@ -47,6 +51,7 @@ export async function startGitHttpServer(
       res.end(`Permission to acme/${name} denied to github-actions[bot].\n`)
       return
     }
+    if (pushing && req.method === 'POST') access.onPush?.()
     backend(req, res, url, dirname(bareRepo))
   })
   const listening = await listenOnLoopback(server)

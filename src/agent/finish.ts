@@ -48,7 +48,7 @@ export interface FinishContext {
   task?: boolean
   /** How the change is validated again when origin's base moved during the run. */
   revalidation?: Revalidation
-  /** The mode pushes the base branch after the run (RunMode.pushesBase). */
+  /** The change is committed on the base and published there (RunMode.pushesBase). */
   pushesBase?: boolean
 }
 
@@ -149,6 +149,10 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
     // A push already under way finishes; the rollback then deletes the branch it published.
     ctx.budget?.assertNotCancelled('during the push')
     logger.info(`Pushed ${plan.branch_name} to origin`)
+  } else if (branch.publishesBase && !branch.reused) {
+    // The pull request's branch, which the run did not make: once pushed, the change stays.
+    ctx.budget?.assertNotCancelled('before the push')
+    await clock.time('push', () => branch.pushBranch())
   } else if (!branch.push && !ctx.task && !ctx.pushesBase) {
     // A mode that pushes the base itself once the run is over says so then (a follow-up).
     logger.info(notPushed(branch, plan.branch_name))

@@ -4,13 +4,17 @@ import { verifiedCommits } from '../github/index.js'
 import type { RunnerFacts } from './environment.js'
 import type { Logger } from './logger.js'
 
-/** commit-signing: github publishes through the API; local git (undefined) pushes. */
+/**
+ * commit-signing: github publishes through the API; local git (undefined) pushes. `publishes`:
+ * the run publishes a branch (default: push; a follow-up publishes its base with push: false).
+ */
 export function signingPublisher(
   config: RunConfig,
   facts: Pick<RunnerFacts, 'repository' | 'apiUrl' | 'gitDataTimeoutMs'>,
-  logger: Pick<Logger, 'info' | 'warn'>
+  logger: Pick<Logger, 'info' | 'warn'>,
+  publishes = config.push
 ): BranchPublisher | undefined {
-  if (config.commitSigning !== 'github' || !config.push || config.dryRun) return undefined
+  if (config.commitSigning !== 'github' || !publishes || config.dryRun) return undefined
   return verifiedCommits({
     token: config.githubToken,
     repository: facts.repository,

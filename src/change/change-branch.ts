@@ -6,7 +6,7 @@ import { createChange } from './branch-create.js'
 import type { ChangeBranchOptions } from './change-options.js'
 import { ChangeState } from './change-state.js'
 import { commitChange, type CommitRequest, type MadeCommit } from './change-commit.js'
-import { assertSameChange, existingCommits, type ExistingBranch } from './existing-branch.js'
+import { existingCommits, takeOver, type ExistingBranch } from './existing-branch.js'
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
 import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
 import { DraftSwap } from './draft-swap.js'
@@ -189,17 +189,8 @@ export class ChangeBranch {
     const { existing, state, git } = this
     if (!existing) return undefined
     this.swap.drop()
-    assertSameChange(existing, this.branch, await git.writeTree())
-    if (!this.commitsOnBase) {
-      if (state.onBranch) await git.resetSoft(existing.tip)
-      else await git.exec(['symbolic-ref', 'HEAD', `refs/heads/${this.branch}`])
-      state.onBranch = true
-      if (this.push && !existing.remote) await this.pushHead()
-    } else {
-      // The index already holds the branch's tree, so the base fast-forwards onto it.
-      await git.resetSoft(existing.tip)
-      state.baseMoved = true
-    }
+    await takeOver(git, state, existing, this.branch, this.commitsOnBase)
+    if (this.push && !existing.remote) await this.publishRef(this.branch, 'HEAD', this.found.remote)
     this.reused = true
     return existingCommits(git, existing)
   }
@@ -248,10 +239,21 @@ export class ChangeBranch {
     return made
   }
 
-  /** Pushes the branch to origin: never forced, always to refs/heads/<branch>. */
+  /** A commit on the base that the change publishes itself (publishBase: a follow-up's). */
+  get publishesBase(): boolean {
+    return this.commitsOnBase && this.options.publishBase === true
+  }
+
+  /**
+   * Publishes the change (see publish): the plan's branch when pushing, or the base it was
+   * committed on (publishesBase); never forced. Journaled first, so a run killed meanwhile is
+   * undone by the next one; the base, which the run did not create, is never deleted.
+   */
   async pushBranch(): Promise<void> {
-    if (!this.push || this.reused) return
-    await this.pushHead()
+    if (this.reused) return
+    if (this.push) await this.publishRef(this.branch, 'HEAD', this.found.remote)
+    else if (this.publishesBase)
+      await this.publishRef(this.base, `refs/heads/${this.base}`, this.landedOn)
   }
 
   /**
@@ -274,25 +276,25 @@ export class ChangeBranch {
     return rollbackChange(this.git, this.state, this.options.auth)
   }
 
-  private async pushHead(): Promise<void> {
+  private async publishRef(branch: string, ref: string, remoteTip?: string): Promise<void> {
     const { git, state } = this
     state.pushing = true
     state.save()
-    const published = await publish({
+    this.published = await publish({
       git,
-      branch: this.branch,
-      ref: 'HEAD',
+      branch,
+      ref,
       base: this.landedOn,
-      remoteTip: this.found.remote,
+      remoteTip,
       auth: this.options.auth,
       publisher: this.options.publisher,
+      protectedBranches: this.options.protectedBranches,
       record: (shas) => {
         state.commits.push(...shas)
         state.save()
       }
     })
-    state.pushed = !this.existing?.remote
+    if (branch === this.branch) state.pushed = !this.existing?.remote
     state.save()
-    this.published = published
   }
 }

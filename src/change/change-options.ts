@@ -18,9 +18,11 @@ export interface ChangeBranchOptions {
   keepStart?: boolean
   /**
    * A commit on the base (commitsOnBase) also gets a branch of the plan's name, for the
-   * pull-request step (default); false: the base alone (a follow-up, which pushes it itself).
+   * pull-request step (default); false: the base alone (a follow-up's).
    */
   handOffBranch?: boolean
+  /** A commit on the base is published to origin's base branch (a follow-up's pull request). */
+  publishBase?: boolean
   /** Credentials for the commands that talk to origin. */
   auth?: PushAuth
   /** The plan's paths: uncommitted changes to them are refused, others are stashed. */

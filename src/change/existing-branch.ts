@@ -2,6 +2,7 @@ import { BranchExistsError, type RefusalRule } from '../contract/index.js'
 import { type BranchCommit, type Git, patchId, type PushAuth } from '../git/index.js'
 import { REMOTE } from './branch-preflight.js'
 import type { MadeCommit } from './change-commit.js'
+import type { ChangeState } from './change-state.js'
 
 const MAX_EXISTING_COMMITS = 100
 
@@ -70,6 +71,29 @@ export function assertSameChange(existing: ExistingBranch, branch: string, tree:
     `Branch "${branch}" already exists (${where(existing)}) with a different change than this run made; delete it or choose another branch_name.`,
     { branch, tip: existing.tip, rule: 'different-change' }
   )
+}
+
+/**
+ * Takes an earlier run's branch over when it holds exactly the change now in the index (any
+ * other change is BRANCH_EXISTS): checked out as the plan's branch, or fast-forwarded onto as the
+ * base (the index already holds the branch's tree).
+ */
+export async function takeOver(
+  git: Git,
+  state: ChangeState,
+  existing: ExistingBranch,
+  branch: string,
+  commitsOnBase: boolean
+): Promise<void> {
+  assertSameChange(existing, branch, await git.writeTree())
+  if (!commitsOnBase) {
+    if (state.onBranch) await git.resetSoft(existing.tip)
+    else await git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
+    state.onBranch = true
+  } else {
+    await git.resetSoft(existing.tip)
+    state.baseMoved = true
+  }
 }
 
 /** The existing branch's commits as this run would report them. */

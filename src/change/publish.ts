@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../contract/index.js'
 import { pushError, type BranchPublisher, type Git, type PushAuth } from '../git/index.js'
 import { REMOTE } from './branch-preflight.js'
 
@@ -15,6 +16,8 @@ export interface Publication {
   auth?: PushAuth
   /** commit-signing: github (verifiedCommits); undefined: `git push`. */
   publisher?: BranchPublisher
+  /** Branches never published to (the repository's default branch). */
+  protectedBranches?: readonly string[]
   /** Told the new commits a publisher made, before any ref on origin moves (the journal). */
   record?: (published: readonly string[]) => void
 }
@@ -28,6 +31,11 @@ export interface Publication {
  */
 export async function publish(target: Publication): Promise<Map<string, string> | undefined> {
   const { git, branch, ref, auth, publisher } = target
+  if (target.protectedBranches?.includes(branch))
+    throw new InvalidInputError(`Refusing to push to the default branch ${branch}.`, {
+      field: 'base-branch',
+      rule: 'base-branch'
+    })
   if (!publisher) {
     const out = await git.push(REMOTE, `${ref}:refs/heads/${branch}`, auth?.env)
     if (out.exitCode !== 0) throw pushError(branch, out)

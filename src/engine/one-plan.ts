@@ -58,6 +58,7 @@ export class OnePlan implements PlanRun {
       {
         loadInput: this.loadInput,
         handOffBranch: ctx.handOffBranch,
+        pushesBase: ctx.pushesBase,
         model: () => ctx.model(),
         overlays: session.sandbox?.overlays ?? false
       }

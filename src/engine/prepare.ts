@@ -44,6 +44,8 @@ export async function loadAndGuard(
     loadInput?: RunMode['loadInput']
     /** RunMode.handOffBranch (default true). */
     handOffBranch?: boolean
+    /** RunMode.pushesBase: the change publishes the base it is committed on. */
+    pushesBase?: boolean
     model: () => ModelClient
     /** Validation runs on an overlay of the work tree: no untracked list is needed before it. */
     overlays?: boolean
@@ -79,7 +81,13 @@ export async function loadAndGuard(
               })
         }
   )
-  const { input, baseBranch = config.baseBranch, about, approved } = loaded
+  const {
+    input,
+    baseBranch = config.baseBranch,
+    about,
+    approved,
+    protectedBranches = []
+  } = loaded
   onInput(input)
   const plan = input.fix_plan
   logger.info(
@@ -113,12 +121,18 @@ export async function loadAndGuard(
           push: config.push && !config.dryRun,
           keepStart: facts.unpushedOnOwnBranch === true && !config.dryRun,
           handOffBranch: sources.handOffBranch,
+          publishBase: sources.pushesBase,
           auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
           plannedPaths: paths,
           untracked: !sources.overlays,
           journal: RunJournal.for(repoDir),
-          protectedBranches: defaultBranchOf(eventPath),
-          publisher: signingPublisher(config, facts, logger)
+          protectedBranches: [...defaultBranchOf(eventPath), ...protectedBranches],
+          publisher: signingPublisher(
+            config,
+            facts,
+            logger,
+            config.push || sources.pushesBase === true
+          )
         }))()
     ])
     if (plain.status === 'rejected') throw plain.reason

@@ -26,9 +26,9 @@ export interface AttemptSeams {
   /** Rewrites each commit message before it is committed (trailers, no `Fixes #N`). */
   commitMessage?: (message: string) => string
   /**
-   * The mode pushes the base branch itself once the run is over (a follow-up pushes onto the
-   * pull request's branch): before that, a base that moved on origin is followed as a pushed
-   * branch's base is (agent/moved-base.ts).
+   * The change is committed on the base and the base is published (a follow-up's pull request
+   * branch), journaled as a plan's branch is: a base that moved on origin is followed first, as
+   * a pushed branch's base is (agent/moved-base.ts).
    */
   pushesBase?: boolean
   /**
@@ -86,6 +86,11 @@ export class RunContext {
 
   get logger() {
     return this.session.setup.logger
+  }
+
+  /** Whether the change publishes the base it is committed on (AttemptSeams.pushesBase). */
+  get pushesBase(): boolean {
+    return this.seams.pushesBase === true
   }
 
   /** The model client, made on first use. */

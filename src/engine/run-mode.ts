@@ -28,6 +28,8 @@ export interface ModeInput {
    * and who gave it. The engine runs it only while the input still has that hash.
    */
   approved?: { hash: string; by: string }
+  /** Branches the change is never committed or published to, beside the event's default branch. */
+  protectedBranches?: readonly string[]
 }
 
 /**

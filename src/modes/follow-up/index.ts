@@ -4,13 +4,11 @@ import { runEngine, type AgentEnvironment, type AgentRun, type RunEnd } from '..
 import type { RunConfig } from '../../config.js'
 import {
   InvalidInputError,
-  PatchsmithError,
   type CodeAgentInput,
   type CodeAgentOutput,
   type Commit
 } from '../../contract/index.js'
-import { commitScope, Git, pushAuth, pushError } from '../../git/index.js'
-import { verifiedCommits } from '../../github/index.js'
+import { commitScope } from '../../change/index.js'
 import { answerThreads, type RoundResult } from './answers.js'
 import { assertCheckedOut, assertPatchsmithPullRequest, nextRound } from './guards.js'
 import { failedCheckInput, reviewInput, sortThreads, type ThreadOutcome } from './plan.js'
@@ -83,7 +81,8 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
       const on = (input: CodeAgentInput) => ({
         input,
         baseBranch: pr.head,
-        about: { subject: `Pull request #${pr.number}`, on: pr.head }
+        about: { subject: `Pull request #${pr.number}`, on: pr.head },
+        protectedBranches: [pr.defaultBranch]
       })
       const branch = `${pr.head}-follow-up-${state.round}`.slice(0, 200)
       const exists = (path: string) => existsSync(join(repoDir, path))
@@ -111,12 +110,13 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
     },
     commitMessage: (message) => roundMessage(message, state, trigger.failedRun !== undefined),
     mayStayUnchanged: (path) => state.optional.has(path),
-    // Someone pushed to the pull request's branch during the round: the commit goes on top.
+    // The commit is published onto the pull request's branch (journaled, with the change's one
+    // publish); someone pushed to it during the round: the commit goes on top.
     pushesBase: !config.dryRun && config.push,
     // The round's commit goes on the pull request's branch: no second branch beside it.
     handOffBranch: false,
     after: async (end) => {
-      const { followUp: report, ...after } = await pushAndAnswer(config, env, state, end)
+      const { followUp: report, ...after } = await answer(config, env, state, end)
       followUp = report
       return after
     },
@@ -126,40 +126,25 @@ export async function runFollowUp(config: RunConfig, env: AgentEnvironment): Pro
 }
 
 /**
- * Once the run is over: the new commit pushed onto the pull request's branch (unless quiet),
- * and every thread answered. The response names the pull request's branch.
+ * Once the run is over (its commit published onto the pull request's branch, unless quiet):
+ * every thread answered. The response names the pull request's branch.
  */
-async function pushAndAnswer(
+async function answer(
   config: RunConfig,
   env: AgentEnvironment,
   state: FollowUpState,
-  { response: ran, mask }: RunEnd
+  { response, mask }: RunEnd
 ): Promise<{ response: CodeAgentOutput; branch?: string; followUp?: FollowUpReport }> {
   const { review, pr } = state
-  if (!review || !pr) return { response: ran }
-  let response = ran
+  if (!review || !pr) return { response }
   const quiet = config.dryRun || !config.push
   const result: RoundResult = { round: state.round, quiet }
   if (response.success && !quiet) {
     const commits = response.data as Commit[]
-    try {
-      const published = await pushOnto(config, env, pr)
-      env.logger.info(`Pushed ${pr.head} to origin (pull request #${pr.number})`)
-      if (published)
-        response = {
-          ...response,
-          data: commits.map((commit) => ({
-            ...commit,
-            sha: published.get(commit.sha) ?? commit.sha
-          }))
-        }
-      result.commit = {
-        sha: (response.data as Commit[]).at(-1)!.sha,
-        files: commits.flatMap((commit) => commit.files_changed)
-      }
-    } catch (error) {
-      if (!(error instanceof PatchsmithError)) throw error
-      response = { success: false, error: error.toAgentError() }
+    env.logger.info(`Pushed ${pr.head} to origin (pull request #${pr.number})`)
+    result.commit = {
+      sha: commits.at(-1)!.sha,
+      files: commits.flatMap((commit) => commit.files_changed)
     }
   }
   if (!response.success) result.failure = failureOf(response.error)
@@ -171,8 +156,7 @@ async function pushAndAnswer(
         data: (response.data as Commit[]).map((commit) => ({ ...commit, branch: pr.head }))
       }
     : response
-  // A push refused after the run keeps the run's metrics (and what it committed) beside the error.
-  return { response: { ...ran, ...withBranch }, branch: pr.head, followUp }
+  return { response: withBranch, branch: pr.head, followUp }
 }
 
 /**
@@ -185,78 +169,6 @@ function roundMessage(message: string, state: FollowUpState, check: boolean): st
     /^[a-z]+\(([a-z0-9-]+)\)/.exec(message)?.[1] ?? commitScope(paths.length > 0 ? paths : ['repo'])
   const what = check ? 'address the failing check' : 'address review'
   return `fix(${scope}): ${what} on #${state.pr?.number ?? ''}\n\n${ROUND_TRAILER}: ${state.round}`
-}
-
-/**
- * A plain push of the branch: fast-forward only, so nobody's commits on it are ever lost. When
- * origin refuses it, the local branch goes back to the pull request's head (the work tree keeps
- * any change of the user's: reset --keep), so a rerun starts from where GitHub is. With
- * commit-signing: github the new commits are made through the API instead (verifiedCommits),
- * and the local branch is moved onto them; returns each local commit's verified counterpart.
- */
-async function pushOnto(
-  config: RunConfig,
-  env: AgentEnvironment,
-  pr: PullRequestInfo
-): Promise<Map<string, string> | undefined> {
-  if (pr.head === pr.defaultBranch)
-    throw new InvalidInputError(`Refusing to push to the default branch ${pr.head}.`, {
-      field: 'follow-up'
-    })
-  const git = await Git.open(config.repo)
-  const auth = pushAuth(config.githubToken, env.serverUrl, env.vars)
-  if (auth) env.onSecret?.(auth.secret)
-  let refused: PatchsmithError
-  if (config.commitSigning === 'github') {
-    try {
-      return await publishVerified(git, config, env, pr, auth?.env)
-    } catch (error) {
-      if (!(error instanceof PatchsmithError)) throw error
-      refused = error
-    }
-  } else {
-    const out = await git.push('origin', `refs/heads/${pr.head}:refs/heads/${pr.head}`, auth?.env)
-    if (out.exitCode === 0) return undefined
-    refused = pushError(pr.head, out)
-  }
-  const status = await git.status()
-  if (status.branch === pr.head)
-    await git.exec(['reset', '--quiet', '--keep', pr.headSha], { allowFailure: true })
-  else await git.exec(['update-ref', `refs/heads/${pr.head}`, pr.headSha], { allowFailure: true })
-  throw refused
-}
-
-async function publishVerified(
-  git: Git,
-  config: RunConfig,
-  env: AgentEnvironment,
-  pr: PullRequestInfo,
-  fetchEnv: Record<string, string> | undefined
-): Promise<Map<string, string>> {
-  const tip = await git.revParse(`refs/heads/${pr.head}`)
-  const publisher = verifiedCommits({
-    token: config.githubToken,
-    repository: env.repository,
-    client: {
-      apiUrl: env.apiUrl,
-      requestTimeoutMs: env.gitDataTimeoutMs,
-      warn: (message) => env.logger.warn(message)
-    },
-    info: (message) => env.logger.info(message)
-  })
-  const request = { branch: pr.head, base: pr.headSha, tip, remoteTip: pr.headSha, fetchEnv }
-  const published = await publisher.publish(git, request, () => undefined)
-  // Same tree: HEAD (on the branch) moves with it, the index and work tree already match.
-  const head = [...published.values()].at(-1) ?? tip
-  await git.exec([
-    'update-ref',
-    '-m',
-    'patchsmith: verified commit',
-    `refs/heads/${pr.head}`,
-    head,
-    tip
-  ])
-  return published
 }
 
 /** The failure as a code and rule: no model-written text or @mention goes into a reply. */

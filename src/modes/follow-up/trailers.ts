@@ -1,4 +1,4 @@
-import { PATCHSMITH_TRAILER } from '../../git/index.js'
+import { PATCHSMITH_TRAILER } from '../../change/index.js'
 
 /**
  * A commit message's trailers, read as `git interpret-trailers --parse` reads them, without
