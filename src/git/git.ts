@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { PermissionDeniedError } from '../contract/index.js'
 import { printableMessage, withPatchsmithTrailer } from './commit-message.js'
 import {
   COMMIT_FORMAT,
@@ -11,10 +10,7 @@ import {
   type CommitOptions,
   type GitOutput
 } from './git-output.js'
-import { GitRunner } from './git-runner.js'
-import { assertExpectedRemote } from './expected-remote.js'
-import { remoteReadError } from './remote-errors.js'
-import { ownRemoteUrl } from './remote-config.js'
+import { GitRemote } from './git-remote.js'
 import { parseStatus, statusArgs, type RepoStatus } from './status.js'
 
 export { GitCommandError } from './git-output.js'
@@ -24,10 +20,7 @@ export type { BranchCommit, CommitOptions, GitExecOptions, GitOutput } from './g
 const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /
 
 /** The git commands a run uses, one method each; how every one of them runs is GitRunner's. */
-export class Git extends GitRunner {
-  /** Each remote's URL, resolved and checked once (remoteTarget). */
-  private readonly remotes = new Map<string, Promise<string>>()
-
+export class Git extends GitRemote {
   private constructor(dir: string) {
     super(dir)
   }
@@ -54,78 +47,6 @@ export class Git extends GitRunner {
     const out = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
       allowFailure: true
     })
-    return out.exitCode === 0 ? out.stdout.trim() : undefined
-  }
-
-  /**
-   * One `ls-remote`: the remote's default branch and the tip of `branch` there. Throws the
-   * command's output when the remote cannot be read.
-   */
-  async remoteHeads(
-    remote: string,
-    branch: string,
-    env?: Record<string, string>
-  ): Promise<{ defaultBranch?: string; tip?: string }> {
-    const url = await this.remoteTarget(remote)
-    const args = ['ls-remote', '--symref', url, 'HEAD', `refs/heads/${branch}`]
-    const out = await this.readRemote(remote, url, args, env)
-    const result: { defaultBranch?: string; tip?: string } = {}
-    for (const line of out.stdout.split('\n')) {
-      const symref = /^ref: refs\/heads\/(.+)\tHEAD$/.exec(line)
-      if (symref) result.defaultBranch = symref[1]
-      const [sha, ref] = line.split('\t')
-      if (ref === `refs/heads/${branch}` && sha) result.tip = sha
-    }
-    return result
-  }
-
-  async fetchBranch(remote: string, branch: string, env?: Record<string, string>): Promise<void> {
-    const url = await this.remoteTarget(remote)
-    // Into FETCH_HEAD only: the commits are read by SHA.
-    const args = ['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', url]
-    await this.readRemote(remote, url, [...args, `refs/heads/${branch}`], env)
-  }
-
-  /** A command that reads the remote; one that cannot reach or read it is PERMISSION_DENIED. */
-  private async readRemote(
-    remote: string,
-    url: string,
-    args: string[],
-    env?: Record<string, string>
-  ): Promise<GitOutput> {
-    const out = await this.exec(args, { env, network: true, allowFailure: true })
-    if (out.exitCode === 0) return out
-    const text = out.stderr.trim() || out.stdout.trim()
-    throw remoteReadError(remote, text, url)
-  }
-
-  /**
-   * The URL every push, fetch and ls-remote to `remote` goes to, resolved once: the one
-   * `remote.<name>.url` of `.git/config` itself (an included file cannot add another that the
-   * push would also go to), under Actions the workflow's own repository. Named remotes are
-   * never passed to git, which would follow every url, pushurl and include of the moment.
-   */
-  async remoteTarget(remote: string): Promise<string> {
-    let target = this.remotes.get(remote)
-    if (!target) {
-      target = this.configEntries().then((entries) => {
-        const url = ownRemoteUrl(entries, this.dir, remote)
-        if (url === undefined)
-          throw new PermissionDeniedError(
-            `There is no remote "${remote}" in .git/config to push to; add one, or run with push disabled (push: false).`,
-            { remote, rule: 'no-remote' }
-          )
-        assertExpectedRemote(remote, url)
-        return url
-      })
-      this.remotes.set(remote, target)
-    }
-    return target
-  }
-
-  /** The remote's configured URL; undefined when there is no such remote. */
-  async remoteUrl(remote: string): Promise<string | undefined> {
-    const out = await this.exec(['config', '--get', `remote.${remote}.url`], { allowFailure: true })
     return out.exitCode === 0 ? out.stdout.trim() : undefined
   }
 
@@ -248,39 +169,6 @@ export class Git extends GitRunner {
       `^${base}`
     ])
     return parseCommits(out.stdout)
-  }
-
-  /**
-   * `push --dry-run`: asks the remote for push access (GitHub answers 403 to a token without
-   * contents: write) without sending anything; server hooks do not run.
-   */
-  async pushDryRun(
-    remote: string,
-    refspec: string,
-    env?: Record<string, string>
-  ): Promise<GitOutput> {
-    const url = await this.remoteTarget(remote)
-    return this.exec(['push', '--dry-run', '--porcelain', '--no-verify', url, refspec], {
-      allowFailure: true,
-      env,
-      network: true
-    })
-  }
-
-  /** Pushes one explicit refspec to the remote's checked URL; `lease` guards a deletion. */
-  async push(
-    remote: string,
-    refspec: string,
-    env?: Record<string, string>,
-    lease?: string
-  ): Promise<GitOutput> {
-    const url = await this.remoteTarget(remote)
-    const guard = lease ? [`--force-with-lease=${lease}`] : []
-    return this.exec(['push', '--porcelain', '--no-verify', ...guard, url, refspec], {
-      allowFailure: true,
-      env,
-      network: true
-    })
   }
 
   async stashPush(message: string): Promise<string> {
