@@ -116,6 +116,27 @@ interface TaskMetric {
   error?: { code: string }
 }
 
+const LFS_POINTER =
+  'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n'
+
+/** The task file and issue of tasksRepo, as the action runs them (push: true, whole files). */
+function runTasks(repo: TestRepo, server: ModelServer, event?: object) {
+  return runActionInProcess({
+    workspace: repo.dir,
+    ...(event ? { event } : {}),
+    inputs: {
+      'task-file': join(repo.root, 'tasks.md'),
+      issue: join(repo.root, 'issue.json'),
+      'base-url': server.url,
+      'api-key': 'sk-test-tasks',
+      'edit-format': 'whole-file',
+      'validation-commands': 'node check.js',
+      'comment-on-failure': 'false',
+      'output-path': join(repo.root, 'result.json')
+    }
+  })
+}
+
 describe('task files through the action', () => {
   it('runs 5 tasks in dependency order, drafts the [P] pair together, one commit per task', async () => {
     const repo = tasksRepo()
@@ -317,6 +338,45 @@ describe('task files through the CLI', () => {
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.gitOrigin('branch', '--list', BRANCH)).toBe('')
+  })
+
+  it('refuses a task on a Git LFS pointer before any model call, as one plan does', async () => {
+    const repo = tasksRepo()
+    repo.write('assets/logo.png', LFS_POINTER)
+    const base = repo.commitAll('add the logo')
+    repo.git('push', '--quiet', 'origin', 'main')
+    writeFileSync(
+      join(repo.root, 'tasks.md'),
+      `# Tasks\n\nBranch: ${BRANCH}\n\n- [ ] T001 Brighten the logo in assets/logo.png\n`
+    )
+    const server = await modelServer(script(GOOD))
+    const run = await runTasks(repo, server)
+    expect(run.outputs['error-code']).toBe('INVALID_INPUT')
+    expect(run.stdout).toContain('"assets/logo.png": it is a Git LFS pointer')
+    expect(server.requests).toHaveLength(0)
+    expect(repo.git('rev-parse', 'HEAD')).toBe(base)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.git('branch', '--list')).toBe('* main')
+  })
+
+  it("refuses a task file's branch that is the repository's default branch (the event's), before any model call", async () => {
+    const repo = tasksRepo()
+    writeFileSync(
+      join(repo.root, 'tasks.md'),
+      TASKS.replace(`Branch: ${BRANCH}`, 'Branch: release')
+    )
+    const server = await modelServer(script(GOOD))
+    const run = await runTasks(repo, server, {
+      repository: { full_name: 'acme/widgets', default_branch: 'release' }
+    })
+    expect(run.outputs['error-code']).toBe('INVALID_INPUT')
+    const result = JSON.parse(
+      readFileSync(join(repo.root, 'result.json'), 'utf8')
+    ) as CodeAgentOutput
+    expect(result.error!.details).toMatchObject({ field: 'task-file', rule: 'base-branch' })
+    expect(server.requests).toHaveLength(0)
+    expect(repo.git('branch', '--list')).toBe('* main')
+    expect(repo.gitOrigin('branch', '--list', 'release')).toBe('')
   })
 
   it('refuses a malformed task line with its line number before anything is asked or written', async () => {

@@ -22,6 +22,8 @@ export interface WorkBranchOptions {
    */
   journal?: RunJournal
   plannedPaths?: readonly string[]
+  /** Branches the work branch must never be (the repository's default branch). */
+  protectedBranches?: readonly string[]
   /** Publishes each checkpoint instead of `git push` (commit-signing: github). */
   publisher?: BranchPublisher
 }
@@ -106,12 +108,15 @@ export class WorkBranch {
     return work
   }
 
-  /** After a task's commit: its own branch ref dropped, the work branch pushed (when pushing). */
-  async checkpoint(taskBranch: string): Promise<void> {
+  /**
+   * After a task's commit: its own branch ref dropped, the work branch pushed (when pushing).
+   * Returns each local commit's published counterpart when a publisher made them again.
+   */
+  async checkpoint(taskBranch: string): Promise<Map<string, string> | undefined> {
     if (await this.git.tryRevParse(`refs/heads/${taskBranch}`)) {
       await this.git.deleteLocalBranch(taskBranch)
     }
-    if (!this.options.push) return
+    if (!this.options.push) return undefined
     const ref = `refs/heads/${this.branch}`
     const { git, branch, onOrigin } = this
     const base = onOrigin ?? this.baseSha
@@ -127,6 +132,7 @@ export class WorkBranch {
     })
     // A publisher's commits are new ones: the next task's go on them (a push keeps the SHAs).
     if (published) this.onOrigin = [...published.values()].at(-1) ?? onOrigin
+    return published
   }
 
   /**

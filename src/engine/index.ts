@@ -10,3 +10,14 @@ export type { AgentEnvironment, AgentRun } from './session.js'
 export { withinTimeLimit } from './session.js'
 export { jailHooks, recoverByHand, runMasker } from './run-setup.js'
 export { BudgetExhausted, LEDGER_REF, readLedger, stateOf, windowText } from './budget-ledger.js'
+export {
+  branchGuards,
+  checkedOut,
+  guardPlannedFiles,
+  headCommit,
+  openRepository,
+  plannedAsFound,
+  workspacePolicy,
+  WorktreeFiles,
+  type Git
+} from './workspace.js'

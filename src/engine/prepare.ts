@@ -1,23 +1,22 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { InvalidInputError, type CodeAgentInput } from '../contract/index.js'
 import { ChangeBranch } from '../change/index.js'
-import { Git, WorktreeFiles, gitIncludedPaths, pushAuth } from '../git/index.js'
-import { RunJournal } from '../run-state/index.js'
 import { loadAgentInput } from '../inputs/index.js'
 import type { ModelClient } from '../model/index.js'
 import { fetchIssue, needsPlan, planlessInput } from '../planning/index.js'
-import {
-  PathPolicy,
-  assertCommandsAllowed,
-  assertPlainFiles,
-  assertRepoPaths
-} from '../policy/index.js'
+import { assertCommandsAllowed, type PathPolicy } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
 import type { ModeInput, RunMode } from './run-mode.js'
 import type { AgentEnvironment } from './session.js'
-import { signingPublisher, type Logger, type PhaseClock, type RunnerFacts } from '../agent/index.js'
+import type { Logger, PhaseClock, RunnerFacts } from '../agent/index.js'
+import {
+  branchGuards,
+  guardPlannedFiles,
+  openRepository,
+  workspacePolicy,
+  WorktreeFiles,
+  type Git
+} from './workspace.js'
 
 export interface PreparedRun {
   input: CodeAgentInput
@@ -51,12 +50,7 @@ export async function loadAndGuard(
     overlays?: boolean
   }
 ): Promise<PreparedRun> {
-  assertRepository(repoDir)
-  const policy = new PathPolicy({
-    blockedGlobs: config.blockedPaths,
-    allowProtected: config.allowProtectedPaths,
-    protectedFiles: gitIncludedPaths(repoDir)
-  })
+  const policy = workspacePolicy(config, repoDir)
   const { eventPath, repository, apiUrl, cwd } = facts
   const context = {
     repoDir,
@@ -104,74 +98,30 @@ export async function loadAndGuard(
     stepCommandList(config)
   )
   const base = readPlannedFiles(new WorktreeFiles(repoDir), input)
-  const git = await Git.open(repoDir)
+  const git = await openRepository(repoDir, logger)
   // The run's session ends the object reader; a refusal here comes before it has the Git.
   try {
-    await reportGitConfig(git, logger)
-    const paths = plan.file_changes.map((change) => change.path)
-    // All only read; they run together, and their refusals are reported in this order.
-    const [plain, checked, prepared] = await Promise.allSettled([
-      assertPlainFiles(plan.file_changes, base, git),
-      assertRepoPaths(paths, policy, repoDir, git, 'plan'),
-      // A refusal while its options are made (signing without a token) is this one's rejection.
-      (async () =>
-        ChangeBranch.prepare(git, {
-          branch: plan.branch_name,
-          baseBranch,
-          push: config.push && !config.dryRun,
-          keepStart: facts.unpushedOnOwnBranch === true && !config.dryRun,
-          handOffBranch: sources.handOffBranch,
-          publishBase: sources.pushesBase,
-          auth: pushAuth(config.githubToken, facts.serverUrl, facts.vars),
-          plannedPaths: paths,
-          untracked: !sources.overlays,
-          journal: RunJournal.for(repoDir),
-          protectedBranches: [...defaultBranchOf(eventPath), ...protectedBranches],
-          publisher: signingPublisher(
-            config,
-            facts,
-            logger,
-            config.push || sources.pushesBase === true
-          )
-        }))()
-    ])
-    if (plain.status === 'rejected') throw plain.reason
-    if (checked.status === 'rejected') throw checked.reason
-    if (prepared.status === 'rejected') throw prepared.reason
-    return { input, policy, commands, base, git, branch: prepared.value, approved }
+    const branch = await guardPlannedFiles(git, { changes: plan.file_changes, base }, policy, () =>
+      ChangeBranch.prepare(git, {
+        branch: plan.branch_name,
+        baseBranch,
+        push: config.push && !config.dryRun,
+        keepStart: facts.unpushedOnOwnBranch === true && !config.dryRun,
+        handOffBranch: sources.handOffBranch,
+        publishBase: sources.pushesBase,
+        plannedPaths: plan.file_changes.map((change) => change.path),
+        untracked: !sources.overlays,
+        ...branchGuards(config, facts, logger, {
+          repoDir,
+          publishes: config.push || sources.pushesBase === true,
+          protectedBranches
+        })
+      })
+    )
+    return { input, policy, commands, base, git, branch, approved }
   } catch (error) {
     git.objects.close()
     throw error
-  }
-}
-
-/**
- * Said once at start: a token actions/checkout persisted in the repository's config, with the
- * fix, and the programs the config names, which Patchsmith's own git never runs.
- */
-async function reportGitConfig(git: Git, logger: Logger): Promise<void> {
-  const { credentials, programs } = await git.configReport()
-  if (credentials.length > 0)
-    logger.warn(
-      `actions/checkout left the job's token in the repository's git config (${credentials.slice(0, 3).join(', ')}): set "persist-credentials: false" on the actions/checkout step. Patchsmith gives its own token to the push alone and keeps this one out of the sandbox.`
-    )
-  if (programs.length > 0)
-    logger.info(
-      `The repository's git config names programs (${programs.slice(0, 5).join(', ')}); Patchsmith's own git runs none of them.`
-    )
-}
-
-/** The repository's default branch as the triggering event names it: never the plan's branch. */
-function defaultBranchOf(eventPath: string | undefined): string[] {
-  if (!eventPath) return []
-  try {
-    const event = JSON.parse(readFileSync(eventPath, 'utf8')) as {
-      repository?: { default_branch?: unknown }
-    }
-    const name = event.repository?.default_branch
-    return typeof name === 'string' && name ? [name] : []
-  } catch {
-    return []
   }
 }
 
@@ -212,14 +162,4 @@ async function issueByNumber(
     warn: (message) => logger.warn(message)
   })
   return JSON.stringify(issue)
-}
-
-/** A repository setting that names no checkout is bad input, not a missing planned file. */
-function assertRepository(repoDir: string): void {
-  if (existsSync(join(repoDir, '.git'))) return
-  const what = existsSync(repoDir) ? 'is not a git repository' : 'does not exist'
-  throw new InvalidInputError(
-    `${repoDir} ${what}: point "repo" (CLI: --repo) at the checkout to change (actions/checkout's path), or run from inside it.`,
-    { field: 'repo', rule: 'not-a-repository' }
-  )
 }

@@ -6,7 +6,7 @@ import {
   type CodeAgentInput,
   type CodingTask
 } from '../../contract/index.js'
-import { Git } from '../../git/index.js'
+import { headCommit } from '../../engine/index.js'
 import { readStructured, validate } from '../../inputs/index.js'
 import { fence } from '../../model/index.js'
 
@@ -58,8 +58,7 @@ export async function codingTaskInput(task: CodingTask, repoDir: string): Promis
 
 /** The task was planned on base_commit_sha: the checkout must be that commit. */
 async function assertBase(sha: string, repoDir: string): Promise<void> {
-  const git = await Git.open(repoDir)
-  const head = await git.revParse('HEAD')
+  const head = await headCommit(repoDir)
   if (!head.startsWith(sha)) {
     throw new GitConflictError(
       `The task was planned on ${sha}, but the checkout is at ${head}: check out the task's base_commit_sha or re-plan the task.`,

@@ -1,5 +1,5 @@
 import { InvalidInputError, type RefusalRule } from '../../contract/index.js'
-import { Git } from '../../git/index.js'
+import { checkedOut } from '../../engine/index.js'
 import { replyMarker } from './plan.js'
 import type { PullRequestInfo, PullRequestReview } from './pull-request.js'
 import { madeByPatchsmith, PATCHSMITH_TRAILERS, roundOf } from './trailers.js'
@@ -73,8 +73,7 @@ export async function nextRound(
  * out: it has to be the pull request's branch, at the commit GitHub has for it.
  */
 export async function assertCheckedOut(repoDir: string, pr: PullRequestInfo): Promise<void> {
-  const git = await Git.open(repoDir)
-  const status = await git.status()
+  const status = await checkedOut(repoDir)
   if (status.branch === pr.head && status.head === pr.headSha) return
   const where = status.branch
     ? `${status.branch} at ${status.head?.slice(0, 12)}`

@@ -1,13 +1,18 @@
 import { join } from 'node:path'
 import { toAgentError, type CodeAgentInput, type Commit } from '../../contract/index.js'
 import { ChangeBranch, type WorkBranch } from '../../change/index.js'
-import { WorktreeFiles, type Git } from '../../git/index.js'
 import { taskInput as taskPlan, type LoadedTasks, type Task } from '../../inputs/tasks/index.js'
 import { DEFAULT_STYLE, type DraftPrompter } from '../../model/index.js'
 import type { PathPolicy } from '../../policy/index.js'
 import { AttemptLog } from '../../report/index.js'
 import { attemptChange, commitChange, draftEdits, type Drafted } from '../../agent/index.js'
-import { withinTimeLimit, type DraftParts, type RunContext } from '../../engine/index.js'
+import {
+  withinTimeLimit,
+  WorktreeFiles,
+  type DraftParts,
+  type Git,
+  type RunContext
+} from '../../engine/index.js'
 import { statusOf, type TaskStatus } from './outcome.js'
 
 /** What every task of the run shares beside the run's context: the tasks, the work branch. */
@@ -130,8 +135,13 @@ async function runTask(
       ctx.finishContext({ input, git: run.git, branch, task: true }, settings),
       attempted.change
     )
-    const commits = made.map((commit) => ({ ...commit, branch: run.work.branch }))
-    await run.work.checkpoint(input.fix_plan.branch_name)
+    // commit-signing: github: the work branch holds the API's verified commits, same trees.
+    const published = await run.work.checkpoint(input.fix_plan.branch_name)
+    const commits = made.map((commit) => ({
+      ...commit,
+      sha: published?.get(commit.sha) ?? commit.sha,
+      branch: run.work.branch
+    }))
     logger.info(`${task.id} committed: ${commits.map((c) => c.sha.slice(0, 12)).join(', ')}`)
     const sha = commits[commits.length - 1]?.sha
     return { status: { ...statusOf(task, 'committed'), sha, attempts }, commits }

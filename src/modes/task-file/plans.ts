@@ -1,10 +1,17 @@
 import type { CodeAgentInput, CodeAgentOutput, Commit } from '../../contract/index.js'
-import { Git, gitIncludedPaths, pushAuth } from '../../git/index.js'
-import { RunJournal } from '../../run-state/index.js'
 import { WorkBranch } from '../../change/index.js'
 import { loadTasks, taskBatches, taskInput, type LoadedTasks } from '../../inputs/tasks/index.js'
-import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../../policy/index.js'
-import { jailHooks, type PlanRun, type RunContext } from '../../engine/index.js'
+import { assertCommandsAllowed } from '../../policy/index.js'
+import {
+  branchGuards,
+  guardPlannedFiles,
+  jailHooks,
+  openRepository,
+  plannedAsFound,
+  workspacePolicy,
+  type PlanRun,
+  type RunContext
+} from '../../engine/index.js'
 import { runBatch, type TaskRun } from './batch.js'
 import { outcome, parentInput, statusOf, type TaskStatus } from './outcome.js'
 
@@ -53,27 +60,29 @@ export class TaskFilePlans implements PlanRun {
     const planned = [...new Set(pending.flatMap((task) => task.paths))]
     for (const task of pending)
       taskInput(task, { ...loaded, branch: branchName, exists: () => true })
-    const policy = new PathPolicy({
-      blockedGlobs: config.blockedPaths,
-      allowProtected: config.allowProtectedPaths,
-      protectedFiles: gitIncludedPaths(repoDir)
-    })
+    // The same guards as one plan's (engine/workspace.ts), before any model call or change.
+    const policy = workspacePolicy(config, repoDir)
     policy.assertAllowed(planned, 'plan')
     const commands = assertCommandsAllowed([], config.validationCommands, config.allowPlanCommands)
-    const git = (session.git = await Git.open(repoDir))
+    const git = (session.git = await openRepository(repoDir, logger))
     jailHooks(git, config, session.sandbox, env.vars)
-    await assertRepoPaths(planned, policy, repoDir, git, 'plan')
+    const push = config.push && !config.dryRun
+    const guards = await guardPlannedFiles(
+      git,
+      plannedAsFound(repoDir, planned),
+      policy,
+      async () => branchGuards(config, env, logger, { repoDir, publishes: push })
+    )
     ctx.model()
     const prompter = session.draftPrompter()
     const work = (this.work = await WorkBranch.open(git, {
       branch: branchName,
       baseBranch: config.baseBranch,
-      push: config.push && !config.dryRun,
+      push,
       keepStart: env.unpushedOnOwnBranch,
       dryRun: config.dryRun,
-      auth: pushAuth(config.githubToken, env.serverUrl, env.vars),
-      journal: RunJournal.for(repoDir),
-      plannedPaths: planned
+      plannedPaths: planned,
+      ...guards
     }))
     await session.setupCommands()
     const run: TaskRun = { ctx, loaded, git, work, policy, commands, prompter }
