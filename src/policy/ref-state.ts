@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { gitDirs } from '../git/repo-integrity.js'
+import { gitDirs } from '../git/index.js'
 import type { GitRunner } from './repo-paths.js'
 
 /**

@@ -6,14 +6,22 @@ import {
   type Commit
 } from '../../contract/index.js'
 import { ChangeBranch, WorkBranch } from '../../change/index.js'
-import { Git, WorktreeFiles, gitIncludedPaths, pushAuth } from '../../git/index.js'
-import { RunJournal } from '../../run-state/index.js'
 import { DEFAULT_STYLE } from '../../model/index.js'
 import { planlessInput } from '../../planning/index.js'
-import { PathPolicy, assertCommandsAllowed, assertRepoPaths } from '../../policy/index.js'
+import { assertCommandsAllowed } from '../../policy/index.js'
 import { AttemptLog } from '../../report/index.js'
 import { attemptChange, commitChange } from '../../agent/index.js'
-import { jailHooks, withinTimeLimit, type PlanRun, type RunContext } from '../../engine/index.js'
+import {
+  branchGuards,
+  guardPlannedFiles,
+  jailHooks,
+  openRepository,
+  plannedAsFound,
+  withinTimeLimit,
+  workspacePolicy,
+  type PlanRun,
+  type RunContext
+} from '../../engine/index.js'
 import { batchIssues } from './issue-list.js'
 import { batchOutcome, type IssueStatus } from './outcome.js'
 
@@ -47,21 +55,18 @@ export class BatchPlans implements PlanRun {
     logger.info(
       `Batch of ${numbers.length} issue(s) on ${this.branchName}: #${numbers.join(', #')}`
     )
-    const policy = new PathPolicy({
-      blockedGlobs: config.blockedPaths,
-      allowProtected: config.allowProtectedPaths,
-      protectedFiles: gitIncludedPaths(repoDir)
-    })
-    const git = (session.git = await Git.open(repoDir))
+    // The same guards as one plan's (engine/workspace.ts), before any model call or change.
+    const policy = workspacePolicy(config, repoDir)
+    const git = (session.git = await openRepository(repoDir, logger))
     jailHooks(git, config, session.sandbox, env.vars)
+    const push = config.push && !config.dryRun
     const work = (this.work = await WorkBranch.open(git, {
       branch: this.branchName,
       baseBranch: config.baseBranch,
-      push: config.push && !config.dryRun,
+      push,
       keepStart: env.unpushedOnOwnBranch,
       dryRun: config.dryRun,
-      auth: pushAuth(config.githubToken, env.serverUrl, env.vars),
-      journal: RunJournal.for(repoDir)
+      ...branchGuards(config, env, logger, { repoDir, publishes: push })
     }))
     await session.setupCommands()
     const prompter = session.draftPrompter()
@@ -87,7 +92,7 @@ export class BatchPlans implements PlanRun {
         status.title = input.issue.title
         const paths = input.fix_plan.file_changes.map((change) => change.path)
         policy.assertAllowed(paths, 'plan')
-        await assertRepoPaths(paths, policy, repoDir, git, 'plan')
+        const planned = plannedAsFound(repoDir, paths)
         const commands = assertCommandsAllowed(
           input.fix_plan.validation_commands,
           config.validationCommands,
@@ -96,15 +101,17 @@ export class BatchPlans implements PlanRun {
         // Its own branch on the batch's tip: a failure rolls back to the last good commit.
         const issueBranch = `${this.branchName}-${status.issue}`
         input.fix_plan.branch_name = issueBranch
-        branch = await ChangeBranch.prepare(git, {
-          branch: issueBranch,
-          baseBranch: work.head,
-          push: false,
-          plannedPaths: paths
-        })
-        await branch.create()
-        const files = new WorktreeFiles(repoDir)
-        const base = new Map(paths.map((path) => [path, files.read(path)]))
+        const prepared = await guardPlannedFiles(git, planned, policy, () =>
+          ChangeBranch.prepare(git, {
+            branch: issueBranch,
+            baseBranch: work.head,
+            push: false,
+            plannedPaths: paths
+          })
+        )
+        branch = prepared
+        await prepared.create()
+        const base = planned.base
         const settings = ctx.attemptSettings({
           input,
           base,
