@@ -81,8 +81,17 @@ describe.each([
   })
 })
 
-describe.each(workflows)('examples/workflows/$name', ({ flow }) => {
+describe.each(workflows)('examples/workflows/$name', ({ name, flow }) => {
   const steps = Object.values(flow.jobs).flatMap((job) => job.steps)
+
+  it('says what issues: write is for: on an issue event, the progress comment first', () => {
+    if (!('issues' in flow.on)) return
+    // Started from an issue, Patchsmith posts its progress comment there (progress-comment is
+    // on by default): a permission comment without it sends a maintainer the wrong way. (An
+    // App token's workflow, app-token.yml, has its comment where it hands over the token.)
+    const said = [...readFileSync(join(DIR, name), 'utf8').matchAll(/^\s*issues: write #(.*)$/gm)]
+    for (const [, why] of said) expect(why).toMatch(/progress comment/)
+  })
 
   it('uses no privileged trigger and starts with no permissions', () => {
     expect(Object.keys(flow.on)).not.toContain('pull_request_target')
