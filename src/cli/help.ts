@@ -123,8 +123,12 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
     'Output',
     [
       ['json', '', 'print the whole result JSON on stdout'],
-      ['output-path', 'FILE', 'where the result JSON is written (default: the temp folder)'],
-      ['log-dir', 'DIR', 'the attempt logs (default: a folder under the temp folder)'],
+      [
+        'output-path',
+        'FILE',
+        "the result JSON (default: this repository's, under the temp folder)"
+      ],
+      ['log-dir', 'DIR', 'the attempt logs (default: a folder beside that result)'],
       ['pull-request-body', 'FILE', "a committed run's pull-request body, written to FILE"],
       ['help', '', 'this list'],
       ['version', '', "Patchsmith's version"]

@@ -105,6 +105,7 @@ export async function cli(argv: readonly string[]): Promise<number> {
         push: config.push,
         elapsedMs: Date.now() - started,
         resultFile: run.outputPath,
+        defaultResult: !config.outputPath,
         json
       })
     )

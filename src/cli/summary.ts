@@ -10,6 +10,8 @@ export interface SummaryFacts {
   elapsedMs: number
   /** Where the whole result went: its file, and stdout too with --json. */
   resultFile?: string
+  /** The result went where no --output said: the repository's own default file. */
+  defaultResult?: boolean
   json: boolean
 }
 
@@ -72,7 +74,8 @@ function verification(commit: Commit | undefined): string {
 
 function resultPlace(facts: SummaryFacts): string {
   const file = facts.resultFile ?? 'not written'
-  return facts.json ? `${file} (and on stdout)` : `${file} (--json prints it)`
+  const own = facts.resultFile && facts.defaultResult ? "this repository's default; " : ''
+  return facts.json ? `${file} (${own}and on stdout)` : `${file} (${own}--json prints it)`
 }
 
 function firstLine(text: string): string {

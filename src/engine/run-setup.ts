@@ -61,12 +61,13 @@ export function startRun(
   const masker = env.masker ?? runMasker(config, env.vars)
   for (const value of masker.values()) env.onSecret?.(value)
   let scratch: string | undefined
+  const repoDir = resolve(config.repo)
   const outputPath = config.outputPath
     ? resolve(config.outputPath)
-    : join((scratch ??= scratchFolder(env.vars)), 'result.json')
+    : join((scratch ??= scratchFolder(env.vars, { repoDir })), 'result.json')
   const logDir = config.logDir
     ? resolve(config.logDir)
-    : defaultLogDir((scratch ??= scratchFolder(env.vars)))
+    : defaultLogDir((scratch ??= scratchFolder(env.vars, { repoDir })))
   checkOutputPath(outputPath, 'output-path')
   for (const file of env.outputFiles ?? []) checkOutputPath(file.path, file.field)
   checkLogDir(logDir)
@@ -90,7 +91,7 @@ export function startRun(
       warn: (message) => env.logger.warn(masker.mask(message)),
       debug: (message) => env.logger.debug(masker.mask(message))
     },
-    repoDir: resolve(config.repo),
+    repoDir,
     outputPath,
     outputFolders: [outputPath, ...(env.outputFiles ?? []).map((file) => file.path)].map((path) =>
       dirname(path)
