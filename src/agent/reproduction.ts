@@ -18,7 +18,7 @@ import {
   issueContext,
   isTestFile,
   judgeReproduction,
-  namedBy,
+  namedTests,
   packageScripts,
   reportOf,
   reproductionLocation,
@@ -190,20 +190,15 @@ export function untestableInput(
   return undefined
 }
 
-/** Failing tests on the base that the issue or plan names (round 3's targets). */
+/** Failing tests on the base that the issue or plan names (round 3's targets), the most precisely named. */
 function namedFailures(
   settings: AttemptSettings,
   runs: ReadonlyArray<{ run: CommandRun }>
 ): string[] {
-  const text = issueContext(settings.input).text
-  const named: string[] = []
-  for (const { run } of runs) {
-    if (run.exit_code === 0) continue
-    const report = reportOf(run)
-    for (const test of report?.tests ?? [])
-      if (test.status === 'failed' && namedBy(text, test)) named.push(test.id)
-  }
-  return [...new Set(named)]
+  const failing = runs.flatMap(({ run }) =>
+    run.exit_code === 0 ? [] : (reportOf(run)?.tests ?? []).filter((t) => t.status === 'failed')
+  )
+  return [...new Set(namedTests(issueContext(settings.input).text, failing).map((t) => t.id))]
 }
 
 // test_add, TestAdd, add_test, calc.test.js, tests/test_x.py::test_y: a name a runner prints.

@@ -10,6 +10,7 @@ export {
   issueContext,
   judgeCommand,
   namedBy,
+  namedTests,
   reportOf,
   verificationOf,
   proofFields,

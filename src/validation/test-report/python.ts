@@ -67,9 +67,7 @@ const PYTEST_SESSION = /^=+ test session starts =+$/m
 // `pytest -q` prints no session header: its section rules and closing count tell it.
 const PYTEST_QUIET =
   /^=+ (FAILURES|ERRORS|short test summary info) =+$|^(\d+ (failed|passed|errors?|skipped|xfailed|xpassed|warnings?)(, )?)+ in [\d.]+s$/m
-// The id is one \S+ run checked afterwards: `\S+::\S+` backtracks quadratically on a long run.
-const PYTEST_VERBOSE = /^(\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/
-const PYTEST_SUMMARY = /^(FAILED|ERROR) (\S+)(?: - (.*))?$/
+const PYTEST_WORDS = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/
 const PYTEST_ID = (id: string) => /.::./.test(id)
 
 /** pytest: every test with -v, the failures from the short summary always. */
@@ -77,26 +75,47 @@ export function parsePytest(output: string): TestReport | undefined {
   if (!PYTEST_SESSION.test(output) && !PYTEST_QUIET.test(output)) return undefined
   const tests = new Map<string, TestCase>()
   for (const line of output.split('\n')) {
-    const verbose = PYTEST_VERBOSE.exec(line)
-    if (verbose && PYTEST_ID(verbose[1]!)) {
-      const word = verbose[2]!
+    // -v: "tests/test_x.py::test_y[a b] PASSED   [ 50%]"
+    const verbose = nodeId(line)
+    const word = verbose && PYTEST_WORDS.exec(line.slice(verbose.length + 1))?.[1]
+    if (verbose && word && PYTEST_ID(verbose)) {
       const status =
         word === 'PASSED' || word === 'XFAIL' ? 'passed' : word === 'SKIPPED' ? 'skipped' : 'failed'
-      tests.set(verbose[1]!, { id: verbose[1]!, file: fileOf(verbose[1]!), status })
+      tests.set(verbose, { id: verbose, file: fileOf(verbose), status })
       continue
     }
-    const summary = PYTEST_SUMMARY.exec(line)
-    if (summary && (PYTEST_ID(summary[2]!) || summary[2]!.endsWith('.py'))) {
-      const id = summary[2]!
-      tests.set(id, {
-        id,
-        file: fileOf(id),
-        status: 'failed',
-        message: normaliseOutput(summary[3] ?? summary[1]!)
-      })
-    }
+    // The short summary: "FAILED tests/test_x.py::test_y[a b] - AssertionError: …"
+    const summary = /^(FAILED|ERROR) /.exec(line)
+    const id = summary && nodeId(line.slice(summary[0].length))
+    if (!summary || !id || !(PYTEST_ID(id) || id.endsWith('.py'))) continue
+    const rest = line.slice(summary[0].length + id.length)
+    if (rest !== '' && !rest.startsWith(' - ')) continue
+    tests.set(id, {
+      id,
+      file: fileOf(id),
+      status: 'failed',
+      message: normaliseOutput(rest.slice(3) || summary[1]!)
+    })
   }
   return { runner: 'pytest', tests: [...tests.values()] }
+}
+
+/**
+ * The node id a line starts with: up to the first space, or, for a parametrized test whose ids
+ * hold spaces (`test_y[length includes suffix]`), up to the bracket that closes them and is
+ * followed by a space or the end. Found by index, never by a backtracking pattern.
+ */
+function nodeId(line: string): string | undefined {
+  const space = line.indexOf(' ')
+  const first = space < 0 ? line : line.slice(0, space)
+  if (first === '') return undefined
+  const open = first.indexOf('[')
+  if (open < 0 || first.endsWith(']')) return first
+  for (let close = line.indexOf(']', open); close >= 0; close = line.indexOf(']', close + 1)) {
+    const next = line[close + 1]
+    if (next === undefined || next === ' ') return line.slice(0, close + 1)
+  }
+  return first
 }
 
 function fileOf(id: string): string {

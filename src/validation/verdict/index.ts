@@ -1,5 +1,5 @@
 export { judgeCommand, reportOf } from './judge.js'
-export { namedBy } from './tied.js'
+export { namedBy, namedTests } from './tied.js'
 export { repairNote, settle } from './settle.js'
 export type { CommandFailure, Settled } from './settle.js'
 export { commandProof, issueContext, proofFields, rootCause, verificationOf } from './proof.js'
