@@ -8,14 +8,20 @@ import type { Applied } from './validation-round.js'
 
 /**
  * The attempts' view of a reproduction: its file planned as a CREATE (the policy and the
- * commit see it as any planned file) and given to every draft as written, never drafted.
+ * commit see it as any planned file) and given to every draft as written, never drafted; the
+ * validation command it stands for replaced, in the run's steps, by the one that runs it (the
+ * command with the test's path added, when the command names files only).
  */
 export function withReproduction(
   settings: AttemptSettings,
   reproduction: Reproduction
 ): AttemptSettings {
   if (reproduction.kind !== 'reproduced') return settings
-  const { edit, failure } = reproduction
+  const { edit, failure, command, replaces } = reproduction
+  if (command !== replaces)
+    settings.steps = settings.steps.map((step) =>
+      step.command === replaces ? { ...step, command } : step
+    )
   const plan = settings.input.fix_plan
   const change: FileChange = {
     path: edit.path,

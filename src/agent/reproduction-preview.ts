@@ -38,8 +38,14 @@ export async function plannedReproduction(
       .split('\0')
       .filter(Boolean)
     const planned = input.fix_plan.file_changes.map((change) => change.path)
-    const { path } = reproductionLocation(framework, tracked, planned, input.issue.number)
-    return { path, framework: FRAMEWORK_NAMES[framework], command: step.command }
+    const { path, command } = reproductionLocation(
+      framework,
+      tracked,
+      planned,
+      input.issue.number,
+      step.command
+    )
+    return { path, framework: FRAMEWORK_NAMES[framework], command: command ?? step.command }
   }
   return {
     none: 'no validation command runs a test framework Patchsmith can write a reproduction in'

@@ -36,7 +36,10 @@ export type Reproduction =
       kind: 'reproduced'
       /** The new test file as written (a CREATE edit). */
       edit: FileEdit
+      /** The command that runs it: a validation command, with the test's path added if it names files. */
       command: string
+      /** The validation command it stands for (the same, unless the test's path was added). */
+      replaces: string
       /** Its tests that failed on the base by an assertion. */
       tests: string[]
       /** What the command printed on the base with the test: the draft is shown it. */
@@ -90,7 +93,17 @@ export async function reproduce(
   const tracked = (await git.exec(['ls-tree', '-r', '-z', '--name-only', baseCommit])).stdout
     .split('\0')
     .filter(Boolean)
-  const location = reproductionLocation(framework, tracked, planned, settings.input.issue.number)
+  const location = reproductionLocation(
+    framework,
+    tracked,
+    planned,
+    settings.input.issue.number,
+    step.command
+  )
+  // The command that runs the new test: the same unless it names files only (then with the path).
+  const testCommand = location.command ?? step.command
+  const stepsWithTest = steps.map((s) => (s === step ? { ...s, command: testCommand } : s))
+  const validationOf = (command: string) => (command === testCommand ? step.command : command)
   const example = location.example ? await show(location.example) : null
   const ask = (previous?: { test: string; problem: string; output: string }) =>
     askForTest(settings, {
@@ -106,7 +119,7 @@ export async function reproduce(
   settings.logger.info(
     untestable
       ? `Running the tests on the base (${untestable})`
-      : `Asking for a test that reproduces the issue (${location.path}) while the tests run on the base`
+      : `Asking for a test that reproduces the issue (${location.path}${testCommand === step.command ? '' : `, run by \`${testCommand}\``}) while the tests run on the base`
   )
   // The base runs and the model's first test at once: neither waits for the other. An issue
   // that names a test waits for the base first: when that test fails there, it is the proof
@@ -134,9 +147,13 @@ export async function reproduce(
     let tried: { test: string; output: string } | undefined
     try {
       const edit = await testEdit(settings, reply, location.path)
-      const withTest = await runOnBase(settings, steps, [edit])
+      const withTest = await runOnBase(settings, stepsWithTest, [edit])
       for (const run of withTest) {
-        const judged = judgeReproduction(before.get(run.command), run.run, location.path)
+        const judged = judgeReproduction(
+          before.get(validationOf(run.command)),
+          run.run,
+          location.path
+        )
         if (judged.ok) {
           for (const other of withTest) seed(baseChecks, other.command, other.run)
           settings.logger.info(
@@ -146,6 +163,7 @@ export async function reproduce(
             kind: 'reproduced',
             edit,
             command: run.command,
+            replaces: validationOf(run.command),
             tests: judged.tests,
             failure: judged.excerpt,
             committed: options.mode === 'commit'

@@ -1,3 +1,4 @@
+import { commandScope, runsFile, withTestPath } from './command-scope.js'
 import type { TestFramework } from './framework.js'
 
 /** Where a reproduction goes: a new file beside the repository's own tests, named as they are. */
@@ -5,6 +6,11 @@ export interface TestLocation {
   path: string
   /** The existing test file it is modelled on (its folder and name), when the repository has one. */
   example?: string
+  /**
+   * The test command that runs it, when one was given: as written when its own paths take the
+   * new file in, else with the new file's path among its arguments (a command that names files).
+   */
+  command?: string
 }
 
 const JS = String.raw`[cm]?[jt]sx?`
@@ -48,22 +54,35 @@ export function isTestFile(framework: TestFramework, path: string): boolean {
  * The new test file's path: in the folder of the existing test closest to the planned files,
  * named after it with the issue in place of its subject ("test_calc.py" → "test_issue_7.py",
  * "calc.test.js" → "issue-7.test.js", "CalcTest.java" → "Issue7Test.java"); a framework's
- * usual place when the repository has no test yet. Never an existing file.
+ * usual place when the repository has no test yet. Never an existing file. Given the test
+ * command, among the tests it runs: a command that names folders (`pytest tests/unit`) gets
+ * the file in one of them and runs as written; one that names files only
+ * (`pytest tests/test_utils.py`) gets the new file's path added (Go: its package).
  */
 export function reproductionLocation(
   framework: TestFramework,
   tracked: readonly string[],
   planned: readonly string[],
-  issueNumber: number
+  issueNumber: number,
+  command?: string
 ): TestLocation {
   const tests = tracked.filter((path) => isTestFile(framework, path))
-  const example = closest(tests, planned)
+  const scope = command === undefined ? undefined : commandScope(framework, command, tracked)
+  // Go's test belongs to the planned package, whatever the command names.
+  const ran = framework === 'go' ? [] : tests.filter((path) => runsFile(scope, path))
+  const example = closest(ran.length > 0 ? ran : tests, planned)
   const taken = new Set(tracked)
+  const folder = framework === 'go' ? undefined : scope?.folders[0]?.path
   let path = example
     ? join(dirname(example), renamed(basename(example), issueNumber))
-    : defaultPath(framework, planned, issueNumber)
+    : folder !== undefined
+      ? join(folder, basename(defaultPath(framework, planned, issueNumber)))
+      : defaultPath(framework, planned, issueNumber)
   for (let k = 2; taken.has(path); k++) path = path.replace(/(\.[\w]+)$/, `_${k}$1`)
-  return example ? { path, example } : { path }
+  const location: TestLocation = example ? { path, example } : { path }
+  if (command === undefined) return location
+  const runs = runsFile(scope, path) || !scope
+  return { ...location, command: runs ? command : withTestPath(framework, command, scope, path) }
 }
 
 function defaultPath(framework: TestFramework, planned: readonly string[], n: number): string {
