@@ -215,7 +215,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   issues: {
     key: 'issues',
     about:
-      "Several issues in one run, on one branch (fix/batch-12-15-18): numbers in order (`12, 15, 18`) or `label:NAME` (its open issues, oldest first; at most 20). Each issue is planned plan-less on the branch as the issues before it left it, validated and committed with its own proof and Fixes #N, and pushed; the first that fails is rolled back and stops the batch, the commits before it stay. The result (metrics.issues, error.details.issues) and the pull-request body list each issue's outcome."
+      "Several issues in one run, on one branch (fix/batch-12-15-18): numbers in order (`12, 15, 18`) or `label:NAME` (its open issues, oldest first; at most 20). Each issue is planned plan-less on the branch as the issues before it left it, validated and committed with its own proof and Fixes #N, and pushed; the first that fails is rolled back and stops the batch, the commits before it stay. A rerun of the same batch goes on from the branch's tip on origin: the issues whose commits (Patchsmith's, with Fixes #N, in order) are there are done and not run again; any other commit there is refused (BRANCH_EXISTS). The result (metrics.issues, error.details.issues) and the pull-request body list each issue's outcome: done by an earlier run, committed, failed or not run."
   },
   resume: {
     key: 'resume',

@@ -1,7 +1,13 @@
 import { BranchExistsError } from '../contract/index.js'
-import { GitCommandError, type BranchPublisher, type Git, type PushAuth } from '../git/index.js'
+import {
+  GitCommandError,
+  type BranchCommit,
+  type BranchPublisher,
+  type Git,
+  type PushAuth
+} from '../git/index.js'
 import type { JournalRecord, RunJournal } from '../run-state/index.js'
-import { preflight } from './branch-preflight.js'
+import { preflight, REMOTE } from './branch-preflight.js'
 import { attempt, settle } from './change-restore.js'
 import { publish } from './publish.js'
 
@@ -26,9 +32,30 @@ export interface WorkBranchOptions {
   protectedBranches?: readonly string[]
   /** Publishes each checkpoint instead of `git push` (commit-signing: github). */
   publisher?: BranchPublisher
+  /**
+   * A rerun of the same work (a batch): a branch of that name on origin is not refused but
+   * fetched, and the work goes on from origin's tip (a local branch of that name must be at the
+   * same commit). Only when pushing; the caller judges the commits found there (`continued`).
+   */
+  continueFromOrigin?: boolean
+  /** Where the branch name comes from, for refusals (default: the task file's). */
+  source?: { field: string; name: string }
+  /** How a refusal of an existing branch tells the user to get past it. */
+  existsHint?: string
 }
 
 const TASKS = { field: 'task-file', name: "The tasks' branch" }
+const TASKS_HINT = 'delete it, or name another with a "Branch:" line in the task file'
+/** More commits than any rerun could have made: the branch is then refused by its caller. */
+const MAX_CONTINUED_COMMITS = 200
+
+/** The branch as an earlier run left it on origin, when the work goes on from there. */
+export interface ContinuedBranch {
+  /** Origin's tip, where the work goes on. */
+  tip: string
+  /** Its commits the base does not have, oldest first (at most MAX_CONTINUED_COMMITS + 1). */
+  commits: BranchCommit[]
+}
 
 /**
  * The branch a task file's commits stack up on. Each task is its own ChangeBranch whose base is
@@ -39,6 +66,8 @@ export class WorkBranch {
   /** The work branch's tip on origin: where the next checkpoint's commits go on. */
   private onOrigin?: string
   private finished = false
+  /** The branch found on origin, when the work goes on from its tip (continueFromOrigin). */
+  continued?: ContinuedBranch
   private constructor(
     private readonly git: Git,
     /** The reported branch name. */
@@ -52,19 +81,37 @@ export class WorkBranch {
     private readonly baseSha: string
   ) {}
 
-  /** The same preflight as a plan's ChangeBranch; the branch must not exist yet. */
+  /**
+   * The same preflight as a plan's ChangeBranch; the branch must not exist yet, unless it is on
+   * origin and the work continues from there (continueFromOrigin).
+   */
   static async open(git: Git, options: WorkBranchOptions): Promise<WorkBranch> {
     const { branch } = options
-    const found = await preflight(git, { ...options, readLocal: true, source: TASKS })
-    const { status, base } = found
+    const source = options.source ?? TASKS
+    const found = await preflight(git, { ...options, readLocal: true, source })
+    const { status, base, localTip, remoteTip } = found
+    const hint = options.existsHint ?? TASKS_HINT
     const exists = (where: string, tip: string) =>
-      new BranchExistsError(
-        `Branch "${branch}" already exists ${where}; delete it, or name another with a "Branch:" line in the task file.`,
-        { branch, tip, rule: 'exists' }
+      new BranchExistsError(`Branch "${branch}" already exists ${where}; ${hint}.`, {
+        branch,
+        tip,
+        rule: 'exists'
+      })
+    const continuing = options.continueFromOrigin === true && options.push && remoteTip
+    if (continuing && localTip && localTip !== remoteTip)
+      throw new BranchExistsError(
+        `Branch "${branch}" is at ${localTip.slice(0, 12)} here and at ${remoteTip.slice(0, 12)} on origin; ${hint}.`,
+        { branch, tip: remoteTip, rule: 'diverged' }
       )
-    if (found.localTip && !options.dryRun) throw exists('locally', found.localTip)
-    if (found.remoteTip) throw exists('on origin', found.remoteTip)
+    if (!continuing && localTip && !options.dryRun) throw exists('locally', localTip)
+    if (!continuing && remoteTip) throw exists('on origin', remoteTip)
     const baseSha = await git.revParse(base === status.branch ? 'HEAD' : `refs/heads/${base}`)
+    let continued: ContinuedBranch | undefined
+    if (continuing) {
+      await git.fetchBranch(REMOTE, branch, options.auth?.env)
+      const commits = await git.commitsSince(baseSha, remoteTip, MAX_CONTINUED_COMMITS + 1)
+      continued = { tip: remoteTip, commits }
+    }
     // The commits go on the work branch itself unless, not pushed, they go on the base for a PR step.
     const own = options.push || (options.keepStart === true && !options.dryRun)
     const record: JournalRecord = {
@@ -76,9 +123,9 @@ export class WorkBranch {
       baseSha,
       branch,
       leftStart: status.branch !== base,
-      createdLocal: own,
+      createdLocal: own && !(continued && localTip),
       // Read above: a recovery deletes the work branch only when it was not there before.
-      localBefore: found.localTip ?? null,
+      localBefore: localTip ?? null,
       // From here on the tasks' edits may be in the work tree, on the planned paths only.
       worktreeChanged: true,
       baseMoved: false,
@@ -100,8 +147,12 @@ export class WorkBranch {
       options,
       baseSha
     )
-    if (own) {
-      const out = await git.tryCreateBranch(branch, await git.revParse('HEAD'))
+    work.continued = continued
+    if (own && continued && localTip) {
+      await git.checkout(branch)
+    } else if (own) {
+      const start = continued?.tip ?? (await git.revParse('HEAD'))
+      const out = await git.tryCreateBranch(branch, start)
       if (out.exitCode !== 0) throw new GitCommandError(['checkout', '-b', branch], out)
       work.created = true
     }

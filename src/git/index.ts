@@ -36,12 +36,7 @@ export {
 } from './commit-message.js'
 export type { CommitType } from './commit-message.js'
 export { WorktreeFiles, MAX_FILE_BYTES, walkPath } from './worktree-files.js'
-export {
-  nulFields,
-  restoreWorkTree,
-  unstagedPaths,
-  untrackedPaths
-} from './worktree-settle.js'
+export { nulFields, restoreWorkTree, unstagedPaths, untrackedPaths } from './worktree-settle.js'
 export { asStoredByGit } from './line-endings.js'
 export { RepoIntegrity } from './repo-integrity.js'
 export { gitDirs } from './git-dirs.js'

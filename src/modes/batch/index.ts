@@ -7,7 +7,9 @@ import { BatchPlans } from './plans.js'
 /**
  * Several issues in one run (`issues` setting) on the one engine: one branch, one validated
  * commit per issue in order, stopping at the first failure. Its pull request, also after a
- * failure that kept commits, lists every issue's outcome and each commit's proof.
+ * failure that kept commits, lists every issue's outcome (done by an earlier run, committed
+ * now, failed, not run), each of this run's commits with its proof, and `Fixes #N` for each issue
+ * fixed on the branch.
  */
 export const batchMode: RunMode = {
   plans: (ctx) => new BatchPlans(ctx),
@@ -17,11 +19,12 @@ export const batchMode: RunMode = {
 
 function withBatchPullRequest(response: CodeAgentOutput): CodeAgentOutput {
   const commits = response.data ?? []
-  if (commits.length === 0) return response
   const statuses = (response.metrics?.issues ??
     response.error?.details?.issues ??
     []) as IssueStatus[]
-  const committed = statuses.filter((s) => s.status === 'committed')
+  // Fixed on the branch: by this run, or by an earlier one this run went on from.
+  const committed = statuses.filter((s) => s.status === 'committed' || s.status === 'done')
+  if (committed.length === 0) return response
   const body = [
     '### Issues',
     issuesTable(statuses),

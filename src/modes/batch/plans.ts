@@ -24,12 +24,15 @@ import {
 } from '../../engine/index.js'
 import { batchIssues } from './issue-list.js'
 import { batchOutcome, type IssueStatus } from './outcome.js'
+import { doneIssues } from './earlier-commits.js'
 
 /**
  * Several issues on one branch (`issues: 12, 15, 18` or `issues: label:NAME`): each issue in
  * order is planned (plan-less) on the branch as the issues before it left it, then drafted,
  * validated and committed with its own proof and `Fixes #N`; the first issue that fails is
- * rolled back and stops the batch, the commits before it stay (pushed after each one).
+ * rolled back and stops the batch, the commits before it stay (pushed after each one). A rerun
+ * goes on from the branch's tip on origin: the issues an earlier run committed there are done,
+ * and the rest run in order from the first not done.
  */
 export class BatchPlans implements PlanRun {
   readonly baseCommit = undefined
@@ -66,8 +69,23 @@ export class BatchPlans implements PlanRun {
       push,
       keepStart: env.unpushedOnOwnBranch,
       dryRun: config.dryRun,
-      ...branchGuards(config, env, logger, { repoDir, publishes: push })
+      ...branchGuards(config, env, logger, { repoDir, publishes: push }),
+      continueFromOrigin: true,
+      source: { field: 'issues', name: "The batch's branch" },
+      existsHint: 'delete it to run the batch from the start'
     }))
+    if (work.continued) {
+      for (const { issue, sha } of doneIssues(this.branchName, work.continued, numbers))
+        Object.assign(
+          statuses.find((s) => s.issue === issue)!,
+          { status: 'done', sha }
+        )
+      const done = statuses.filter((s) => s.status === 'done').map((s) => `#${s.issue}`)
+      logger.info(
+        `${this.branchName} is on origin at ${work.continued.tip.slice(0, 12)}: going on from there` +
+          (done.length > 0 ? `; done by an earlier run: ${done.join(', ')}` : '')
+      )
+    }
     await session.setupCommands()
     const prompter = session.draftPrompter()
     const planning = {
@@ -79,6 +97,7 @@ export class BatchPlans implements PlanRun {
       github: { repository: env.repository, apiUrl: env.apiUrl }
     }
     for (const status of statuses) {
+      if (status.status === 'done') continue
       let branch: ChangeBranch | undefined
       try {
         const input = await clock.time('load', () =>
