@@ -146,6 +146,8 @@ export const RunConfigSchema = z.strictObject({
   inputArtifactName: z.string().trim().min(1).default(RESULT_ARTIFACT),
   resume: text(),
   planApproval: z.enum(['off', 'required']).default('off'),
+  // GitHub's own limit on a label's name.
+  approvalLabel: z.string().trim().min(1).max(50).default('patchsmith-approved'),
   issues: text(),
   dryRun: bool(false),
   // The grouped settings as `name: value` lines; parseRunConfig spreads them over their keys.
@@ -232,6 +234,7 @@ export const SETTING_KINDS: Record<SettingKey, SettingKind> = {
   inputArtifactName: 'text',
   resume: 'text',
   planApproval: 'text',
+  approvalLabel: 'text',
   issues: 'text',
   dryRun: 'boolean',
   settings: 'list'

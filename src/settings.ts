@@ -210,7 +210,12 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   'plan-approval': {
     key: 'planApproval',
     about:
-      "required: a run loads and guards its plan, then posts it in the progress comment (files, steps, validation commands, the reproduction test it would write) with its hash, changes nothing and ends awaiting approval (the result's awaiting_approval, the outcome output; the step succeeds). A writer approves with a comment `/patchsmith approve <hash>`; the run that comment starts uses exactly the plan that hash names, as the plan comment holds it (a writer may edit the plan's JSON there, then approve the new hash) and refuses when the plan or the issue's text no longer has that hash, or the approver lacks write permission. off (default): no approval."
+      "required: a run loads and guards its plan, then posts it in the progress comment (files, steps, validation commands, the reproduction test it would write) with its hash, changes nothing and ends awaiting approval (the result's awaiting_approval, the outcome output; the step succeeds). A writer approves with a comment `/patchsmith approve <hash>`, or by adding the approval-label to the issue; the run that starts uses exactly the plan that hash names (the label: the plan in Patchsmith's newest plan comment as it was when the label was added), as the plan comment holds it (a writer may edit the plan's JSON there, then approve the new hash) and refuses when the plan or the issue's text no longer has that hash, the plan comment was edited after the label, or the approver lacks write permission. off (default): no approval."
+  },
+  'approval-label': {
+    key: 'approvalLabel',
+    about:
+      'With plan-approval: required, the label whose adding to the issue by a writer approves the plan Patchsmith posted there (an issues event, action labeled). Not the label that asks for a plan.'
   },
   issues: {
     key: 'issues',

@@ -7,121 +7,23 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { runAction, type ActionRunOptions } from '../support/action-runner.js'
-import { lastUserMessage, replyByMatch, startModelServer } from '../support/model-server.js'
-import { startGitHubServer } from '../support/github-server.js'
-import { TYPO_EXAMPLE, expectUntouched, typoRepo, typoReplies } from './scenario.js'
+import { lastUserMessage } from '../support/model-server.js'
+import { TYPO_EXAMPLE, expectUntouched } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { planHash } from '../../src/contract/index.js'
+import {
+  BRANCH,
+  ISSUE,
+  approval,
+  editPlan,
+  postPlan,
+  result,
+  run,
+  world as approvalWorld
+} from './approval-world.js'
 
 const cleanups = cleanupAfterEach()
-const ISSUE = JSON.parse(readFileSync(`${TYPO_EXAMPLE}/issue.json`, 'utf8')) as {
-  number: number
-  title: string
-  body: string
-}
-const BRANCH = 'docs/42-fix-typo-readme'
-
-async function world() {
-  const work = typoRepo()
-  cleanups.push(() => work.cleanup())
-  const model = await startModelServer(
-    replyByMatch(
-      [
-        {
-          contains: 'Conventional Commit',
-          reply: { content: 'docs(readme): correct typo in install' }
-        }
-      ],
-      { content: typoReplies().replies[0]!.reply }
-    )
-  )
-  cleanups.push(() => model.close())
-  const github = await startGitHubServer()
-  cleanups.push(() => github.close())
-  return { work, model, github, base: work.git('rev-parse', 'HEAD') }
-}
-type World = Awaited<ReturnType<typeof world>>
-
-function run(
-  w: World,
-  start: { runId: string; event: object; eventName: string },
-  inputs: Record<string, string> = {}
-) {
-  const options: ActionRunOptions = {
-    workspace: w.work.dir,
-    event: start.event,
-    env: {
-      GITHUB_API_URL: w.github.url,
-      GITHUB_RUN_ID: start.runId,
-      GITHUB_EVENT_NAME: start.eventName
-    },
-    inputs: {
-      // The same step for both events: the approval run reads the plan from the comment.
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
-      'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
-      'base-url': w.model.url,
-      'api-key': 'sk-test-approval-0001',
-      'github-token': 'ghs_approvaltoken00000000000000000000000',
-      'output-path': `${w.work.root}/result-${start.runId}.json`,
-      'log-dir': `${w.work.root}/logs-${start.runId}`,
-      'validation-commands': 'npm run lint',
-      push: 'false',
-      settings: 'plan-approval: required',
-      ...inputs
-    }
-  }
-  return runAction(options)
-}
-
-const labelled = {
-  runId: '100',
-  eventName: 'issues',
-  event: { action: 'labeled', issue: ISSUE, sender: { login: 'maintainer', type: 'User' } }
-}
-
-function approval(body: string, login = 'maintainer', issue: object = ISSUE) {
-  return {
-    runId: '200',
-    eventName: 'issue_comment',
-    event: {
-      action: 'created',
-      issue,
-      comment: { body, user: { login } },
-      sender: { login, type: 'User' }
-    }
-  }
-}
-
-function result(w: World, runId: string) {
-  return JSON.parse(readFileSync(`${w.work.root}/result-${runId}.json`, 'utf8')) as {
-    success: boolean
-    error?: { code: string; details?: { rule?: string } }
-    awaiting_approval?: { plan_hash: string; approve_command: string }
-  }
-}
-
-/** Run 1: the plan posted; its hash. */
-async function postPlan(w: World): Promise<string> {
-  const posted = await run(w, labelled)
-  expect(posted.exitCode, posted.stdout + posted.stderr).toBe(0)
-  const hash = result(w, '100').awaiting_approval!.plan_hash
-  expect(posted.outputs).toMatchObject({
-    outcome: 'awaiting-approval',
-    success: 'false',
-    'error-code': ''
-  })
-  return hash
-}
-
-/** A writer edits the plan's JSON in Patchsmith's comment, as GitHub lets one do. */
-function editPlan(w: World, from: string, to: string): void {
-  const comment = w.github.comments[0]!
-  const at = comment.body.indexOf('<!-- patchsmith:plan-json -->')
-  const json = comment.body.slice(at)
-  expect(json).toContain(from)
-  comment.body = comment.body.slice(0, at) + json.replace(from, to)
-}
+const world = () => approvalWorld(cleanups)
 
 describe('plan approval', () => {
   it('posts the plan, changes nothing, and a writer’s approval runs exactly that plan', async () => {

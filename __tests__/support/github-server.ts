@@ -67,6 +67,13 @@ export interface LoopbackComment {
   history: string[]
   /** Its author's login: the token's user (github-actions[bot]) unless a test says otherwise. */
   user?: string
+  /** When it was last written, as GitHub gives it (`updated_at`, to the second); set by POST and PATCH. */
+  updatedAt?: string
+}
+
+/** Now as GitHub writes a time: ISO 8601 to the second. */
+export function githubTime(date = new Date()): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z')
 }
 
 interface Answer {
@@ -149,7 +156,13 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       const [, owner, repo, number] = match
       const id = nextCommentId++
       const text = String(body?.body ?? '')
-      comments.push({ id, issue: Number(number), body: text, history: [text] })
+      comments.push({
+        id,
+        issue: Number(number),
+        body: text,
+        history: [text],
+        updatedAt: githubTime()
+      })
       return {
         status: 201,
         body: {
@@ -164,10 +177,11 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       const listed = comments.filter((comment) => comment.issue === issue)
       return {
         status: 200,
-        body: listed.map(({ id, body, user }) => ({
+        body: listed.map(({ id, body, user, updatedAt }) => ({
           id,
           body,
-          user: { login: user ?? 'github-actions[bot]', type: user ? 'User' : 'Bot' }
+          user: { login: user ?? 'github-actions[bot]', type: user ? 'User' : 'Bot' },
+          ...(updatedAt ? { updated_at: updatedAt } : {})
         }))
       }
     }
@@ -176,6 +190,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       if (!comment) return { status: 404, body: { message: 'Not Found' } }
       comment.body = String(body?.body ?? '')
       comment.history.push(comment.body)
+      comment.updatedAt = githubTime()
       return { status: 200, body: { id: comment.id, body: comment.body } }
     }
     if (method === 'POST' && LABELS.test(path)) {

@@ -84,6 +84,7 @@ describe('plan comment', () => {
 })
 
 describe('approval request', () => {
+  const LABEL = 'patchsmith-approved'
   const event = (payload: object) => {
     const path = join(mkdtempSync(join(tmpdir(), 'patchsmith-approval-')), 'event.json')
     writeFileSync(path, JSON.stringify(payload))
@@ -99,7 +100,7 @@ describe('approval request', () => {
 
   it('reads the command and hash at the start of a line, from the sender', () => {
     const path = event(comment('Looks right.\n/patchsmith approve ABCDEF0123456789abcdef01'))
-    expect(approvalRequest('issue_comment', path)).toMatchObject({
+    expect(approvalRequest('issue_comment', path, LABEL)).toMatchObject({
       hash: 'abcdef0123456789abcdef01',
       by: 'maintainer',
       issue: { number: 7 }
@@ -107,12 +108,37 @@ describe('approval request', () => {
   })
 
   it('is no approval on a pull request, in mid-line, or from another event', () => {
-    expect(approvalRequest('issue_comment', event(comment('see /patchsmith approve x')))).toBe(
+    expect(
+      approvalRequest('issue_comment', event(comment('see /patchsmith approve x')), LABEL)
+    ).toBe(undefined)
+    const onPull = comment('/patchsmith approve x', { issue: { ...ISSUE, pull_request: {} } })
+    expect(approvalRequest('issue_comment', event(onPull), LABEL)).toBe(undefined)
+    expect(approvalRequest('issues', event(comment('/patchsmith approve x')), LABEL)).toBe(
       undefined
     )
-    const onPull = comment('/patchsmith approve x', { issue: { ...ISSUE, pull_request: {} } })
-    expect(approvalRequest('issue_comment', event(onPull))).toBe(undefined)
-    expect(approvalRequest('issues', event(comment('/patchsmith approve x')))).toBe(undefined)
+  })
+
+  it('reads the approval label added to an issue, with the time the event gives, any case', () => {
+    const at = '2026-05-01T10:00:00Z'
+    const labelled = (name: string, extra: object = {}) => ({
+      action: 'labeled',
+      issue: { ...ISSUE, updated_at: at },
+      label: { name },
+      sender: { login: 'maintainer' },
+      ...extra
+    })
+    expect(approvalRequest('issues', event(labelled('Patchsmith-Approved')), LABEL)).toMatchObject({
+      hash: '',
+      by: 'maintainer',
+      issue: { number: 7 },
+      label: { name: 'Patchsmith-Approved', at }
+    })
+    // The label that asks for a plan, a label taken off, or on a pull request: no approval.
+    expect(approvalRequest('issues', event(labelled('patchsmith')), LABEL)).toBe(undefined)
+    const unlabelled = labelled(LABEL, { action: 'unlabeled' })
+    expect(approvalRequest('issues', event(unlabelled), LABEL)).toBe(undefined)
+    const onPull = labelled(LABEL, { issue: { ...ISSUE, pull_request: {} } })
+    expect(approvalRequest('issues', event(onPull), LABEL)).toBe(undefined)
   })
 })
 

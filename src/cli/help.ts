@@ -23,6 +23,7 @@ const GROUPS: Array<[title: string, entries: HelpEntry[]]> = [
       ['resume', 'true|FILE', "repair from an earlier run's last attempt (true: its result)"],
       ['issues', "'12, 15'|label:NAME", 'several issues on one branch, a commit each, in order'],
       ['plan-approval', 'MODE', 'required: post the plan, change nothing, await approval (off)'],
+      ['approval-label', 'NAME', 'the label that approves a posted plan (patchsmith-approved)'],
       ['artifact-run-id', 'ID', "take missing inputs from that workflow run's artifact"],
       ['input-artifact-name', 'NAME', 'the artifact --artifact-run-id reads (patchsmith-result)']
     ]

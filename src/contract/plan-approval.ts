@@ -29,7 +29,9 @@ export const awaitingApprovalSchema = lazySchema(() =>
     validation_commands: z.array(z.string()),
     reproduction: plannedReproductionSchema(),
     /** The reply that approves this plan, e.g. `/patchsmith approve 3f2a…`. */
-    approve_command: z.string()
+    approve_command: z.string(),
+    /** The label whose adding to the issue approves this plan (`approval-label`). */
+    approve_label: z.string().optional()
   })
 )
 export type AwaitingApproval = z.infer<ReturnType<typeof awaitingApprovalSchema>>

@@ -37,7 +37,7 @@ export async function approvalStep(
   }
   const awaiting = await heldPlan(ctx, prepared, hash)
   logger.info(
-    `plan-approval: required: the plan (${hash}) is posted for approval and nothing was changed; a writer approves it with "${awaiting.approve_command}"`
+    `plan-approval: required: the plan (${hash}) is posted for approval and nothing was changed; a writer approves it with "${awaiting.approve_command}" or the label "${awaiting.approve_label}"`
   )
   return { success: false, data: [], awaiting_approval: awaiting }
 }
@@ -64,6 +64,7 @@ async function heldPlan(
     triage_result: input.triage_result,
     validation_commands: steps.map((step) => step.command),
     reproduction,
-    approve_command: `${APPROVE_COMMAND} ${hash}`
+    approve_command: `${APPROVE_COMMAND} ${hash}`,
+    approve_label: ctx.config.approvalLabel
   }
 }

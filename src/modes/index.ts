@@ -30,11 +30,12 @@ export function runMode(
   // A task file runs its tasks batch after batch on the same engine (task-file/).
   if (config.taskFile) return runEngine(config, env, taskFileMode)
   if (config.issues) return runEngine(config, env, batchMode)
-  // plan-approval: required: a writer's `/patchsmith approve <hash>` runs the plan it names;
+  // plan-approval: required: a writer's `/patchsmith approve <hash>` runs the plan it names, the
+  // approval label the plan posted when it was added;
   // any other start gets its plan posted (the engine's approval step).
   const approval =
     config.planApproval === 'required'
-      ? approvalRequest(env.vars.GITHUB_EVENT_NAME, env.eventPath)
+      ? approvalRequest(env.vars.GITHUB_EVENT_NAME, env.eventPath, config.approvalLabel)
       : undefined
   if (approval) return runEngine(config, env, approvedPlanMode(approval, config, env))
   return runEngine(config, env)

@@ -26,11 +26,14 @@ export function planComment(awaiting: AwaitingApproval, runUrl?: string): string
     steps.push(`_… ${plan.plan_steps.length - PLAN_STEPS} more in the JSON below_`)
   const commands = awaiting.validation_commands.map((command) => `- ${code(command)}`)
   const repro = awaiting.reproduction
+  const label = awaiting.approve_label
   return [
     PLAN_MARKER,
     `### 📋 Plan for #${awaiting.issue_number}: awaiting approval`,
     'Nothing was changed. A person with write permission on this repository approves this plan ' +
-      'by replying with this line; the run it starts uses exactly this plan:',
+      'by replying with this line' +
+      (label ? `, or by adding the label ${code(label)} to the issue` : '') +
+      '; the run it starts uses exactly this plan:',
     fence(awaiting.approve_command),
     table(
       ['', ''],

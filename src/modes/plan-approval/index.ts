@@ -9,8 +9,9 @@ export { approvalRequest, type ApprovalRequest } from './approval-request.js'
 
 /**
  * A run started by a writer's `/patchsmith approve <hash>` (plan-approval: required): its input
- * is the plan the hash names, as Patchsmith's plan comment holds it now; the engine runs it
- * like any plan, and refuses it if it no longer has that hash. Only a writer approves.
+ * is the plan the hash names, as Patchsmith's plan comment holds it now; or by a writer adding
+ * the approval label: the plan of Patchsmith's newest plan comment as it was then. The engine
+ * runs it like any plan, and refuses it if it no longer has that hash. Only a writer approves.
  */
 export function approvedPlanMode(
   request: ApprovalRequest,
@@ -20,12 +21,13 @@ export function approvedPlanMode(
   return {
     loadInput: async () => {
       await assertApprover(request, config, env)
-      const input = await approvedPlan(request, {
+      const { input, hash } = await approvedPlan(request, {
         token: config.githubToken,
         repository: env.repository,
         client: { apiUrl: env.apiUrl, warn: (message) => env.logger.warn(message) }
       })
-      return { input, approved: { hash: request.hash, by: request.by } }
+      const by = request.label ? `${request.by} (label ${request.label.name})` : request.by
+      return { input, approved: { hash, by } }
     }
   }
 }
