@@ -30,8 +30,10 @@ describe('plan approval by label', () => {
     const comment = w.github.comments[0]!.body
     expect(comment).toContain('or by adding the label `patchsmith-approved` to the issue')
     expect(result(w, '100').awaiting_approval).toMatchObject({
-      approve_label: 'patchsmith-approved'
+      approve_label: 'patchsmith-approved',
+      posted_on: 42
     })
+    expect(result(w, '100').awaiting_approval!.not_posted).toBeUndefined()
 
     w.github.route({
       method: 'GET',

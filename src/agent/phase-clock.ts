@@ -13,6 +13,8 @@ export interface RunListener {
   command?(command: string, about?: string): (exitCode?: number) => void
   /** The listener tells the outcome on the issue: no second failure comment. */
   readonly ownsIssueComment: boolean
+  /** The issue (or pull request) whose comment it tells the outcome in, when it has one. */
+  readonly issueNumber?: number
 }
 
 /** Wall time spent per phase, for the result's metrics. */

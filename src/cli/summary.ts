@@ -28,12 +28,15 @@ export function cliSummary(facts: SummaryFacts): string {
     return `Not started (budget-exhausted): ${refused.message}\n  result: ${resultPlace(facts)}\n`
   const held = response.awaiting_approval
   const lines = [
-    held
-      ? `Plan ${held.plan_hash} awaiting approval (nothing changed) after ${took}: approve with "${held.approve_command}"`
-      : response.success
-        ? `${facts.dryRun ? 'Validated (dry run: rolled back, nothing committed)' : `Committed ${where(facts)}`} in ${took}`
-        : `Failed after ${took}: ${response.error?.code ?? 'INTERNAL_ERROR'}`
+    held?.not_posted
+      ? `Plan ${held.plan_hash} awaiting approval (nothing changed) after ${took}, but not posted where it could be approved:`
+      : held
+        ? `Plan ${held.plan_hash} awaiting approval (nothing changed) after ${took}: approve with "${held.approve_command}"`
+        : response.success
+          ? `${facts.dryRun ? 'Validated (dry run: rolled back, nothing committed)' : `Committed ${where(facts)}`} in ${took}`
+          : `Failed after ${took}: ${response.error?.code ?? 'INTERNAL_ERROR'}`
   ]
+  if (held?.not_posted) lines.push(`  ${held.not_posted}`)
   if (!response.success && response.error) lines.push(`  ${firstLine(response.error.message)}`)
   for (const commit of commits)
     lines.push(`  ${commit.sha ? `${commit.sha.slice(0, 12)} ` : ''}${firstLine(commit.message)}`)

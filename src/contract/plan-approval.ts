@@ -31,7 +31,11 @@ export const awaitingApprovalSchema = lazySchema(() =>
     /** The reply that approves this plan, e.g. `/patchsmith approve 3f2a…`. */
     approve_command: z.string(),
     /** The label whose adding to the issue approves this plan (`approval-label`). */
-    approve_label: z.string().optional()
+    approve_label: z.string().optional(),
+    /** The issue whose progress comment holds the plan, where a writer approves it. */
+    posted_on: z.number().int().positive().optional(),
+    /** Why the plan could not be posted for approval (no issue to comment on), and how to approve it. */
+    not_posted: z.string().optional()
   })
 )
 export type AwaitingApproval = z.infer<ReturnType<typeof awaitingApprovalSchema>>

@@ -36,10 +36,37 @@ export async function approvalStep(
     return undefined
   }
   const awaiting = await heldPlan(ctx, prepared, hash)
-  logger.info(
-    `plan-approval: required: the plan (${hash}) is posted for approval and nothing was changed; a writer approves it with "${awaiting.approve_command}" or the label "${awaiting.approve_label}"`
-  )
+  if (awaiting.not_posted) logger.warn(`plan-approval: required: ${awaiting.not_posted}`)
+  else
+    logger.info(
+      `plan-approval: required: the plan (${hash}) is posted for approval on #${awaiting.posted_on} and nothing was changed; a writer approves it with "${awaiting.approve_command}" or the label "${awaiting.approve_label}"`
+    )
   return { success: false, data: [], awaiting_approval: awaiting }
+}
+
+/**
+ * Where the plan is posted for approval (the progress comment's issue), or why it cannot be and
+ * how it can be approved then: a run with no issue comment leaves no plan a writer could approve.
+ */
+function approvalPlace(
+  ctx: RunContext,
+  input: PreparedRun['input'],
+  hash: string
+): Pick<AwaitingApproval, 'posted_on' | 'not_posted'> {
+  const { config, env } = ctx
+  const listener = env.progress
+  if (listener?.ownsIssueComment && listener.issueNumber) return { posted_on: listener.issueNumber }
+  const why = listener?.issueNumber
+    ? `the progress comment on #${listener.issueNumber} could not be written (the log says why)`
+    : config.dryRun
+      ? 'a dry run posts no comment'
+      : !config.progressComment
+        ? 'progress-comment is false'
+        : 'the run has no issue to comment on (the command line posts no comment; the action posts on the issue it was started from, or the one a run by hand names, with a github-token)'
+  const issue = input.issue.number
+  return {
+    not_posted: `The plan (${hash}) could not be posted for approval: ${why}. Nothing was changed, and no comment holds the plan, so it cannot be approved yet. To approve it, run Patchsmith with plan-approval: required where it comments on issue #${issue} (from that issue, or by hand naming issue ${issue}): it posts the plan there, with the hash ${hash} while the plan and the issue's text stay the same (a plan Patchsmith makes itself may come out different), and a person with write permission approves it with "${APPROVE_COMMAND} ${hash}" or the label "${config.approvalLabel}". Or run it without approval (plan-approval: off).`
+  }
 }
 
 /** The plan as it would run: its files and steps, the commands in order, the reproduction. */
@@ -65,6 +92,7 @@ async function heldPlan(
     validation_commands: steps.map((step) => step.command),
     reproduction,
     approve_command: `${APPROVE_COMMAND} ${hash}`,
-    approve_label: ctx.config.approvalLabel
+    approve_label: ctx.config.approvalLabel,
+    ...approvalPlace(ctx, input, hash)
   }
 }

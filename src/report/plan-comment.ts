@@ -30,6 +30,7 @@ export function planComment(awaiting: AwaitingApproval, runUrl?: string): string
   return [
     PLAN_MARKER,
     `### 📋 Plan for #${awaiting.issue_number}: awaiting approval`,
+    ...(awaiting.not_posted ? [`> [!WARNING]\n> ${cell(awaiting.not_posted)}`] : []),
     'Nothing was changed. A person with write permission on this repository approves this plan ' +
       'by replying with this line' +
       (label ? `, or by adding the label ${code(label)} to the issue` : '') +
