@@ -75,13 +75,7 @@ export async function loadAndGuard(
               })
         }
   )
-  const {
-    input,
-    baseBranch = config.baseBranch,
-    about,
-    approved,
-    protectedBranches = []
-  } = loaded
+  const { input, baseBranch = config.baseBranch, about, approved, protectedBranches = [] } = loaded
   onInput(input)
   const plan = input.fix_plan
   logger.info(
