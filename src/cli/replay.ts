@@ -80,7 +80,7 @@ export async function replayCommand(parsed: CliInvocation, io: ReplayIo): Promis
   const source = resolve(parsed.settings.repo ?? '.')
   let workspace
   try {
-    workspace = replayWorkspace(source, replay.base_commit)
+    workspace = await replayWorkspace(source, replay.base_commit)
   } catch (error) {
     return refused(toAgentError(error), io, parsed.json)
   }
@@ -110,7 +110,10 @@ export async function replayCommand(parsed: CliInvocation, io: ReplayIo): Promis
     })
     progress.stop()
     const outcome = outcomeOf(run.response, workspace.treeOf)
-    judge.finish(outcome, (sha) => treeIn(source, sha))
+    const sourceTrees = new Map<string, string | undefined>()
+    for (const commit of replay.outcome.commits)
+      sourceTrees.set(commit.sha, await treeIn(source, commit.sha))
+    judge.finish(outcome, (sha) => sourceTrees.get(sha))
     return verdict(judge, { ...outcome, resultFile: run.outputPath }, io, parsed.json)
   } catch (error) {
     return refused(toAgentError(error), io, parsed.json)

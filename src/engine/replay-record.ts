@@ -3,12 +3,12 @@ import type { CodeAgentInput, CodeAgentOutput } from '../contract/index.js'
 import {
   replayPath,
   replayRecord,
-  treeIn,
   writeReplayFile,
   type Replay,
   type RunRecorder
 } from '../replay/index.js'
 import type { Logger } from '../agent/index.js'
+import type { Git } from '../git/index.js'
 import packageJson from '../../package.json' with { type: 'json' }
 
 /** What a one-plan run knows at its end that its replay file needs. */
@@ -23,13 +23,13 @@ export interface ReplayFacts {
  * base commit, since a replay starts there. A file that cannot be written is said, and the run's
  * outcome stays what it was.
  */
-export function recordReplay(
-  run: { config: RunConfig; logger: Logger; recorder: RunRecorder },
+export async function recordReplay(
+  run: { config: RunConfig; logger: Logger; recorder: RunRecorder; git?: Git },
   where: { outputPath: string; logDir: string; repoDir: string },
   facts: ReplayFacts,
   response: CodeAgentOutput,
   mask: (text: string) => string
-): string | undefined {
+): Promise<string | undefined> {
   const { input, baseCommit } = facts
   if (!input || !baseCommit) return undefined
   const path = replayPath(where.outputPath, where.logDir)
@@ -41,7 +41,7 @@ export function recordReplay(
         generatedPlan: facts.generatedPlan,
         baseCommit,
         recorder: run.recorder,
-        outcome: outcomeOf(response, where.repoDir),
+        outcome: await outcomeOf(response, run.git),
         version: packageJson.version
       },
       mask
@@ -55,15 +55,22 @@ export function recordReplay(
   }
 }
 
-/** Success or the error code, and each commit with the tree it holds. */
-function outcomeOf(response: CodeAgentOutput, repoDir: string): Replay['outcome'] {
-  const commits = (response.data ?? [])
-    .filter((commit) => commit.sha)
-    .map((commit) => ({
-      sha: commit.sha,
-      tree: treeIn(repoDir, commit.sha) ?? '',
-      branch: commit.branch
-    }))
+/**
+ * Success or the error code, and each commit with the tree it holds, read by the run's own
+ * sealed git (never a `git` validation put on PATH).
+ */
+async function outcomeOf(
+  response: CodeAgentOutput,
+  git: Git | undefined
+): Promise<Replay['outcome']> {
+  const commits = []
+  for (const commit of response.data ?? []) {
+    if (!commit.sha) continue
+    const out = await git?.exec(['rev-parse', '--verify', '--quiet', `${commit.sha}^{tree}`], {
+      allowFailure: true
+    })
+    commits.push({ sha: commit.sha, tree: out?.stdout.trim() ?? '', branch: commit.branch })
+  }
   return {
     success: response.success,
     ...(response.error ? { error_code: response.error.code } : {}),

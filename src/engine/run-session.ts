@@ -213,13 +213,13 @@ export class RunSession {
     let branch = names.branch
     const replayFile =
       replay &&
-      recordReplay(
+      (await recordReplay(
         this,
         { outputPath, logDir, repoDir: this.setup.repoDir },
         replay,
         response,
         this.mask
-      )
+      ))
     try {
       if (mode.after) {
         const after = await mode.after({ response: masked, mask: this.mask })

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InvalidInputError } from '../contract/index.js'
+import { gitProgram, NO_HOOKS, SAFE_CONFIG } from '../git/index.js'
 
 /** The branch a replay starts on, at the recorded base commit. */
 export const REPLAY_BASE_BRANCH = 'replay-base'
@@ -21,8 +22,12 @@ export interface ReplayWorkspace {
  * config stay where they are) and a clone of it. Nothing the replay does reaches the user's
  * repository; the base commit must be in it.
  */
-export function replayWorkspace(sourceRepo: string, baseCommit: string): ReplayWorkspace {
-  if (!/^[0-9a-f]{40}$/.test(baseCommit) || !treeIn(sourceRepo, baseCommit))
+export async function replayWorkspace(
+  sourceRepo: string,
+  baseCommit: string
+): Promise<ReplayWorkspace> {
+  const git = await sealedGit()
+  if (!/^[0-9a-f]{40}$/.test(baseCommit) || !treeWith(git, sourceRepo, baseCommit))
     throw new InvalidInputError(
       `The recorded base commit ${baseCommit} is not in ${sourceRepo}: fetch it first (git fetch origin), or give the repository with --repo [rule replay-base-missing].`,
       { field: 'repo', base_commit: baseCommit, rule: 'replay-base-missing' }
@@ -43,13 +48,17 @@ export function replayWorkspace(sourceRepo: string, baseCommit: string): ReplayW
   }
   return {
     dir,
-    treeOf: (sha) => treeIn(dir, sha),
+    treeOf: (sha) => treeWith(git, dir, sha),
     dispose: () => rmSync(root, { recursive: true, force: true })
   }
 }
 
 /** The tree of a commit in a repository, or undefined. */
-export function treeIn(repo: string, sha: string): string | undefined {
+export async function treeIn(repo: string, sha: string): Promise<string | undefined> {
+  return treeWith(await sealedGit(), repo, sha)
+}
+
+function treeWith(git: SealedGit, repo: string, sha: string): string | undefined {
   if (!/^[0-9a-f]{40}$/.test(sha)) return undefined
   try {
     return git(repo, 'rev-parse', '--verify', '--quiet', `${sha}^{tree}`).trim() || undefined
@@ -58,14 +67,23 @@ export function treeIn(repo: string, sha: string): string | undefined {
   }
 }
 
-function git(cwd: string, ...args: Array<string | { input: string }>): string {
-  const last = args.at(-1)
-  const input = typeof last === 'object' ? last.input : undefined
-  const argv = args.filter((arg): arg is string => typeof arg === 'string')
-  return execFileSync('git', ['-C', cwd, ...argv], {
-    encoding: 'utf8',
-    input,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }
-  })
+type SealedGit = (cwd: string, ...args: Array<string | { input: string }>) => string
+
+/**
+ * git by its absolute path (never a `git` a validation command put first on PATH), with no
+ * hooks and no fsmonitor program of the repository's config.
+ */
+async function sealedGit(): Promise<SealedGit> {
+  const program = await gitProgram()
+  return (cwd, ...args) => {
+    const last = args.at(-1)
+    const input = typeof last === 'object' ? last.input : undefined
+    const argv = args.filter((arg): arg is string => typeof arg === 'string')
+    return execFileSync(program, [...SAFE_CONFIG, ...NO_HOOKS, '-C', cwd, ...argv], {
+      encoding: 'utf8',
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }
+    })
+  }
 }
