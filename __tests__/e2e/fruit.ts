@@ -64,14 +64,19 @@ export function fruitRepo(files: Record<string, string> = {}): TestRepo {
 /**
  * One run of the action, in process, on the fruit repository; the result file beside it.
  * `how.dist`: through dist/index.js in a process of its own; `how.user`: as that user (a
- * GitHub-hosted runner's, not root), the repository theirs for the run and root's again after.
+ * GitHub-hosted runner's, not root), the repository theirs for the run and root's again after;
+ * `how.changes`: more planned file changes than fruit.txt's.
  */
 export async function runOnFruit(
   repo: TestRepo,
   script: ReplyScript,
   inputs: Record<string, string> = {},
   env: Record<string, string> = {},
-  how: { dist?: boolean; user?: string } = {}
+  how: {
+    dist?: boolean
+    user?: string
+    changes?: Array<{ path: string; operation: 'CREATE' | 'MODIFY' }>
+  } = {}
 ): Promise<FruitRun> {
   const server = await startModelServer(script)
   const paths = writeInputs(repo, {
@@ -79,7 +84,7 @@ export async function runOnFruit(
     'plan.json': {
       branch_name: FRUIT_BRANCH,
       plan_steps: ['Change the fruit'],
-      file_changes: [{ path: 'fruit.txt', operation: 'MODIFY' }],
+      file_changes: [{ path: 'fruit.txt', operation: 'MODIFY' }, ...(how.changes ?? [])],
       validation_commands: []
     }
   })

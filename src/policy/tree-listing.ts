@@ -1,0 +1,205 @@
+import { spawn } from 'node:child_process'
+
+/**
+ * The find listings TreeSnapshot puts the work tree back from: each entry's stamp (find's fields
+ * before its path), paths held as latin1 strings of their bytes, never following a link.
+ */
+export type Stamps = Map<string, string>
+
+/** find's fields: type, device, inode, size, mtime, ctime, permission bits, then the path. */
+const FORMAT = '%y %D %i %s %T@ %C@ %m %P\\0'
+/** The same, the path from the start point (`./folder/…`) rather than under it. */
+const FORMAT_FROM_TOP = '%y %D %i %s %T@ %C@ %m %p\\0'
+const FIELDS = 7
+/** find with no relative folder on its PATH (-execdir refuses one). */
+const FIND_ENV = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', LC_ALL: 'C' }
+
+export interface Folder {
+  mode: string
+  inode: string
+}
+
+export function perm(stamp: string): string {
+  return stamp.split(' ')[6] ?? ''
+}
+
+export function inode(stamp: string): string {
+  return stamp.split(' ')[2] ?? ''
+}
+
+export function userRwx(mode: string): boolean {
+  return (Number.parseInt(mode, 8) & 0o700) === 0o700
+}
+
+/** `-path ./skipped -prune -o`: `.git` and the run's own folder are never entered. */
+export function pruned(skip: readonly string[]): string[] {
+  const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${path}`])
+  return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
+}
+
+/** Every folder of the tree with its permission bits and inode (no stat of each file). */
+export async function listFolders(
+  root: string,
+  skip: readonly string[]
+): Promise<Map<string, Folder>> {
+  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'd', '-printf', '%m %i %P\\0']
+  const out = await run('find', args, root, true)
+  const folders = new Map<string, Folder>()
+  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
+    const field = out.subarray(start, end).toString('latin1')
+    const [mode, number] = field.split(' ', 2)
+    const cut = field.indexOf(' ', field.indexOf(' ') + 1)
+    if (mode && number && cut > 0) folders.set(field.slice(cut + 1), { mode, inode: number })
+  }
+  return folders
+}
+
+/**
+ * `after` with every entry under each of `folders` (UTF-8 names, all in `after`) placed after
+ * the folder, whatever its ctime: what a folder moved there holds kept its own.
+ */
+export async function withAllUnder(
+  root: string,
+  after: Stamps,
+  folders: readonly string[],
+  openUp: boolean
+): Promise<Stamps> {
+  const under = new Map<string, Stamps>()
+  for (const folder of folders) {
+    const name = text(folder)
+    if (name === undefined) continue
+    const args = [`./${name}`, '-mindepth', '1', ...opening(openUp), '-printf', FORMAT_FROM_TOP]
+    const listed = new Map<string, string>()
+    for (const [path, stamp] of stampsOf(await run('find', args, root, true)))
+      listed.set(path.slice(2), stamp)
+    under.set(folder, listed)
+  }
+  const merged: Stamps = new Map()
+  for (const [path, stamp] of after) {
+    merged.set(path, stamp)
+    for (const [inner, innerStamp] of under.get(path) ?? []) merged.set(inner, innerStamp)
+  }
+  return merged
+}
+
+/**
+ * The entries whose ctime is past `mark`, in find's order (a folder before its contents).
+ * `openUp`: folders the user cannot enter or change are opened first (validation may have closed
+ * one it made), so nothing under them escapes the listing or the removal.
+ */
+export async function listChanged(
+  root: string,
+  skip: readonly string[],
+  mark: string,
+  openUp: boolean
+): Promise<Stamps> {
+  const open = opening(openUp)
+  const args = ['.', '-mindepth', '1', ...pruned(skip), ...open, '-cnewer', mark, '-printf', FORMAT]
+  // A folder still closed, or an entry gone while listed, is no reason to stop putting back.
+  return stampsOf(await run('find', args, root, true))
+}
+
+/** find's clause that opens a folder the user cannot enter or change, before going on. */
+function opening(openUp: boolean): string[] {
+  return openUp
+    ? [
+        '(',
+        '-type',
+        'd',
+        '!',
+        '-perm',
+        '-u=rwx',
+        '-execdir',
+        'chmod',
+        'u+rwx',
+        '{}',
+        ';',
+        ',',
+        '-true',
+        ')'
+      ]
+    : []
+}
+
+export function stampsOf(out: Buffer): Stamps {
+  const stamps: Stamps = new Map()
+  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
+    const field = out.subarray(start, end).toString('latin1')
+    let cut = -1
+    for (let i = 0; i < FIELDS; i++) cut = field.indexOf(' ', cut + 1)
+    if (cut > 0) stamps.set(field.slice(cut + 1), field.slice(0, cut))
+  }
+  return stamps
+}
+
+/**
+ * Each path removed with all it holds, by find (it deletes from inside each folder and never
+ * follows a link); a name that is not UTF-8 is found by its inode in its folder.
+ */
+export async function removeAll(root: string, paths: readonly string[]): Promise<void> {
+  const named: string[] = []
+  for (const path of paths) {
+    const name = text(path)
+    if (name !== undefined) named.push(`./${name}`)
+    else {
+      const slash = path.lastIndexOf('/')
+      const folder = slash < 0 ? '.' : `./${text(path.slice(0, slash)) ?? '.'}`
+      const inode = await inodeOf(root, path)
+      if (!inode) continue
+      const args = [folder, '-mindepth', '1', '-maxdepth', '1', '-inum', inode]
+      await run('find', [...args, '-exec', 'find', '{}', '-delete', ';'], root, true)
+    }
+  }
+  for (let i = 0; i < named.length; i += 2000)
+    await run('find', [...named.slice(i, i + 2000), '-delete'], root, true)
+}
+
+/** The inode of an entry whose name is not UTF-8, found by a listing of its folder. */
+async function inodeOf(root: string, path: string): Promise<string | undefined> {
+  const args = ['.', '-mindepth', '1', '-printf', FORMAT]
+  return stampsOf(await run('find', args, root, true))
+    .get(path)
+    ?.split(' ')[2]
+}
+
+export function run(
+  program: string,
+  args: string[],
+  cwd: string,
+  allowFailure = false
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { cwd, env: FIND_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+    const chunks: Buffer[] = []
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()).slice(-2000))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code === 0 || allowFailure) resolve(Buffer.concat(chunks))
+      else reject(new Error(`find could not list the work tree: ${stderr.trim().slice(-500)}`))
+    })
+  })
+}
+
+export function latin1(path: string): string {
+  return Buffer.from(path, 'utf8').toString('latin1')
+}
+
+export function text(path: string): string | undefined {
+  return utf8(Buffer.from(path, 'latin1'))
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true })
+
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return strict.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+export function printableBytes(path: string): string {
+  return JSON.stringify(Buffer.from(path, 'latin1').toString()).slice(1, -1)
+}
