@@ -111,6 +111,17 @@ export class TreeSnapshot {
       if (isFolder) removing = `${path}/`
     }
     await removeAll(this.root, tops)
+    // Kept output runs in later steps as the one who runs it, never as its owner.
+    for (const [path, stamp] of after) {
+      const mode = Number.parseInt(perm(stamp), 8)
+      const name = text(path)
+      if (stamp[0] !== 'f' || !(mode & 0o6000) || name === undefined || !keep(name)) continue
+      try {
+        chmodSync(join(this.root, name), mode & 0o1777)
+      } catch {
+        // Gone with a folder, or past PATH_MAX: nothing a later step can run.
+      }
+    }
     for (const [path, was] of modes.reverse()) {
       const name = text(path)
       if (name === undefined) continue

@@ -33,6 +33,9 @@ export interface CarryRule {
  */
 export const LONGEST_LISTED = 3800
 
+/** The set-user-ID and set-group-ID bits. */
+const SET_ID = 0o6000
+
 /** A dropped folder's files named one by one for the watch's rules, up to this many. */
 const MOST_DROPPED_NAMED = 10_000
 /** Past this many bytes a dropped path is named by its folder (a chain past PATH_MAX). */
@@ -149,6 +152,8 @@ export function mergeOverlay(
         continue
       }
       if (there) remove(workTree, path, record)
+      // What is carried runs in later steps as the one who runs it, never as its owner.
+      if (from.mode & SET_ID) chmodSync(join(upper, path), from.mode & 0o1777)
       renameSync(join(upper, path), join(workTree, path))
       // A folder where a file was, or a file where a folder was: every path under it is new
       // (what was there is in `removed`), as a file the classic watch's list never held.
