@@ -135,7 +135,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
     key: 'validationKeep',
     list: true,
     about:
-      "A glob (e.g. `dist/**`) of build output validation may leave in the work tree for a later step: regular files only, never a link or a special file. Everything else validation, the base check, auto-fixes or hooks created or changed that is not the approved change is removed or checked out again after it, on success and on failure, ignored files included; the result's metrics.removed_after_validation names what was removed."
+      "A glob (e.g. `dist/**`) of build output validation may leave in the work tree for a later step: regular files only, never a link or a special file, and without a set-user or set-group ID bit. Everything else validation, the base check, auto-fixes or hooks created or changed that is not the approved change is removed or checked out again after it, on success and on failure, ignored files included; the result's metrics.removed_after_validation names what was removed."
   },
   'output-path': {
     key: 'outputPath',
