@@ -1,4 +1,8 @@
-import { ValidationFailedError, type ValidationResult } from '../contract/index.js'
+import {
+  SecurityViolationError,
+  ValidationFailedError,
+  type ValidationResult
+} from '../contract/index.js'
 import type { FileEdit } from '../edits/index.js'
 import type { ChangeBranch } from '../change/index.js'
 import type { RepairContext } from '../model/index.js'
@@ -96,7 +100,13 @@ async function checkOnBase(
     applied.diff,
     applied.edits.map((e) => e.path)
   )
-  if (reapplied.exitCode !== 0) throw new Error(`Could not restore the change: ${reapplied.stderr}`)
+  // The command changed a planned file on the base too (its mode, its content): the change no
+  // longer applies where it did, and the run refuses rather than guess which file is right.
+  if (reapplied.exitCode !== 0)
+    throw new SecurityViolationError(
+      `Refused the change (the base check): \`${step.command}\` changed a planned file while it ran on the base, so the change could not be put back (${reapplied.stderr.trim().split('\n')[0]}). Validation must not change the files the plan edits (a formatter's fixes belong in the change) [rule unexpected-changes].`,
+      { rule: 'unexpected-changes', stage: 'base-check', problems: [reapplied.stderr.trim()] }
+    )
   const check: BaseCheck = {
     run: commandRun(onBase),
     failsOnBase: onBase.exit_code !== 0,
