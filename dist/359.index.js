@@ -1,8 +1,8 @@
-export const id = 535;
-export const ids = [535];
+export const id = 359;
+export const ids = [359];
 export const modules = {
 
-/***/ 91535:
+/***/ 15359:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -44,7 +44,7 @@ __webpack_require__.d(__webpack_exports__, {
   vocabularySize: () => (/* binding */ vocabularySize)
 });
 
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/constants.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/constants.js
 //#region src/constants.ts
 const ALL_SPECIAL_TOKENS = "all";
 const DEFAULT_MERGE_CACHE_SIZE = 1e5;
@@ -52,7 +52,7 @@ const DEFAULT_MERGE_CACHE_SIZE = 1e5;
 
 
 //# sourceMappingURL=constants.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/specialTokens.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/specialTokens.js
 //#region src/specialTokens.ts
 const EndOfText = "<|endoftext|>";
 const FimPrefix = "<|fim_prefix|>";
@@ -74,7 +74,7 @@ const HarmonyCall = "<|call|>";
 
 
 //# sourceMappingURL=specialTokens.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/utfUtil.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/utfUtil.js
 //#region src/utfUtil.ts
 const isAscii = (codePoint) => codePoint <= 127;
 const HIGH_SURROGATE_START = 55296;
@@ -134,7 +134,7 @@ function compareUint8Arrays(a, b) {
 
 
 //# sourceMappingURL=utfUtil.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/util.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/util.js
 //#region src/util.ts
 function getMaxValueFromMap(map) {
 	let max = 0;
@@ -154,7 +154,7 @@ function getSpecialTokenRegex(tokens) {
 
 
 //# sourceMappingURL=util.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/BytePairEncodingCore.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/BytePairEncodingCore.js
 
 
 
@@ -457,7 +457,7 @@ var BytePairEncodingCore = class {
 
 
 //# sourceMappingURL=BytePairEncodingCore.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/functionCalling.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/functionCalling.js
 //#region src/functionCalling.ts
 const MESSAGE_TOKEN_OVERHEAD = 3;
 const MESSAGE_NAME_TOKEN_OVERHEAD = 1;
@@ -568,7 +568,7 @@ function computeChatCompletionTokenCount(request, countStringTokens) {
 
 
 //# sourceMappingURL=functionCalling.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/modelsChatEnabled.gen.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/modelsChatEnabled.gen.js
 //#region src/modelsChatEnabled.gen.ts
 const chatEnabledModels = [
 	"chat-latest",
@@ -694,7 +694,7 @@ const chatEnabledModels = [
 
 
 //# sourceMappingURL=modelsChatEnabled.gen.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/_virtual/_rolldown/runtime.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/_virtual/_rolldown/runtime.js
 //#region \0rolldown/runtime.js
 var __defProp = Object.defineProperty;
 var __exportAll = (all, no_symbols) => {
@@ -709,7 +709,7 @@ var __exportAll = (all, no_symbols) => {
 //#endregion
 
 
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/modelsMap.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/modelsMap.js
 
 //#region src/modelsMap.ts
 var modelsMap_exports = /* @__PURE__ */ __exportAll({
@@ -790,7 +790,7 @@ const o200k_harmony = ["gpt-oss-20b", "gpt-oss-120b"];
 
 
 //# sourceMappingURL=modelsMap.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/mapping.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/mapping.js
 
 
 
@@ -831,7 +831,7 @@ const chatModelParams = Object.fromEntries(chatEnabledModels.flatMap((modelName)
 
 
 //# sourceMappingURL=mapping.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/constants.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/constants.js
 //#region src/encodingParams/constants.ts
 const R50K_TOKEN_SPLIT_REGEX = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 const CONTRACTION_SUFFIX_PATTERN = String.raw`'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`;
@@ -844,7 +844,7 @@ const O200K_TOKEN_SPLIT_REGEX = new RegExp(O200K_TOKEN_SPLIT_PATTERN, "gu");
 
 
 //# sourceMappingURL=constants.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/cl100k_base.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/cl100k_base.js
 
 
 //#region src/encodingParams/cl100k_base.ts
@@ -868,7 +868,7 @@ function Cl100KBase(bytePairRankDecoder) {
 
 
 //# sourceMappingURL=cl100k_base.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/o200k_base.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/o200k_base.js
 
 
 //#region src/encodingParams/o200k_base.ts
@@ -894,7 +894,7 @@ function O200KBase(bytePairRankDecoder) {
 
 
 //# sourceMappingURL=o200k_base.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/o200k_harmony.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/o200k_harmony.js
 
 
 //#region src/encodingParams/o200k_harmony.ts
@@ -932,7 +932,7 @@ function O200KHarmony(bytePairRankDecoder) {
 
 
 //# sourceMappingURL=o200k_harmony.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/p50k_base.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/p50k_base.js
 
 
 
@@ -949,7 +949,7 @@ function P50KBase(bytePairRankDecoder) {
 
 
 //# sourceMappingURL=p50k_base.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/p50k_edit.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/p50k_edit.js
 
 
 
@@ -970,7 +970,7 @@ function P50KEdit(bytePairRankDecoder) {
 
 
 //# sourceMappingURL=p50k_edit.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encodingParams/r50k_base.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encodingParams/r50k_base.js
 
 
 
@@ -987,7 +987,7 @@ function R50KBase(bytePairRankDecoder) {
 
 
 //# sourceMappingURL=r50k_base.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/modelParams.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/modelParams.js
 
 
 
@@ -1012,7 +1012,7 @@ function getEncodingParams(encodingName, getMergeableRanks) {
 
 
 //# sourceMappingURL=modelParams.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/GptEncoding.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/GptEncoding.js
 
 
 
@@ -1336,7 +1336,7 @@ var GptEncoding = class GptEncoding {
 
 
 //# sourceMappingURL=GptEncoding.js.map
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/bpeRanks/o200k_base.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/bpeRanks/o200k_base.js
 //#region src/bpeRanks/o200k_base.js
 const c0 = [
 	"!",
@@ -206054,7 +206054,7 @@ c1.length = 0;
 
 
 
-;// CONCATENATED MODULE: ../main/node_modules/gpt-tokenizer/esm/encoding/o200k_base.js
+;// CONCATENATED MODULE: ./node_modules/gpt-tokenizer/esm/encoding/o200k_base.js
 
 
 

@@ -1,8 +1,8 @@
-export const id = 823;
-export const ids = [823];
+export const id = 351;
+export const ids = [351];
 export const modules = {
 
-/***/ 31947:
+/***/ 89659:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -55,9 +55,9 @@ exports.getProxyUrl = getProxyUrl;
 exports.isHttps = isHttps;
 const http = __importStar(__webpack_require__(58611));
 const https = __importStar(__webpack_require__(65692));
-const pm = __importStar(__webpack_require__(89431));
-const tunnel = __importStar(__webpack_require__(58482));
-const undici_1 = __webpack_require__(73855);
+const pm = __importStar(__webpack_require__(83335));
+const tunnel = __importStar(__webpack_require__(20770));
+const undici_1 = __webpack_require__(89231);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -745,7 +745,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ }),
 
-/***/ 89431:
+/***/ 83335:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -845,33 +845,33 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 73855:
+/***/ 89231:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Client = __webpack_require__(15850)
-const Dispatcher = __webpack_require__(54280)
-const Pool = __webpack_require__(84231)
-const BalancedPool = __webpack_require__(70604)
-const Agent = __webpack_require__(48236)
-const ProxyAgent = __webpack_require__(56269)
-const EnvHttpProxyAgent = __webpack_require__(61246)
-const RetryAgent = __webpack_require__(93523)
-const errors = __webpack_require__(19528)
-const util = __webpack_require__(68159)
+const Client = __webpack_require__(82138)
+const Dispatcher = __webpack_require__(89784)
+const Pool = __webpack_require__(43959)
+const BalancedPool = __webpack_require__(12188)
+const Agent = __webpack_require__(14332)
+const ProxyAgent = __webpack_require__(68349)
+const EnvHttpProxyAgent = __webpack_require__(91630)
+const RetryAgent = __webpack_require__(27203)
+const errors = __webpack_require__(92344)
+const util = __webpack_require__(27375)
 const { InvalidArgumentError } = errors
-const api = __webpack_require__(63140)
-const buildConnector = __webpack_require__(89597)
-const MockClient = __webpack_require__(62072)
-const MockAgent = __webpack_require__(49798)
-const MockPool = __webpack_require__(59925)
-const mockErrors = __webpack_require__(19224)
-const RetryHandler = __webpack_require__(92615)
-const { getGlobalDispatcher, setGlobalDispatcher } = __webpack_require__(41664)
-const DecoratorHandler = __webpack_require__(21356)
-const RedirectHandler = __webpack_require__(67559)
-const createRedirectInterceptor = __webpack_require__(67441)
+const api = __webpack_require__(60436)
+const buildConnector = __webpack_require__(85005)
+const MockClient = __webpack_require__(69736)
+const MockAgent = __webpack_require__(82710)
+const MockPool = __webpack_require__(45157)
+const mockErrors = __webpack_require__(18024)
+const RetryHandler = __webpack_require__(93783)
+const { getGlobalDispatcher, setGlobalDispatcher } = __webpack_require__(31088)
+const DecoratorHandler = __webpack_require__(99420)
+const RedirectHandler = __webpack_require__(87031)
+const createRedirectInterceptor = __webpack_require__(76097)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -889,10 +889,10 @@ module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.createRedirectInterceptor = createRedirectInterceptor
 module.exports.interceptors = {
-  redirect: __webpack_require__(41615),
-  retry: __webpack_require__(59749),
-  dump: __webpack_require__(73617),
-  dns: __webpack_require__(2108)
+  redirect: __webpack_require__(35711),
+  retry: __webpack_require__(92117),
+  dump: __webpack_require__(85057),
+  dns: __webpack_require__(8044)
 }
 
 module.exports.buildConnector = buildConnector
@@ -954,7 +954,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__webpack_require__(23425).fetch)
+const fetchImpl = (__webpack_require__(18033).fetch)
 module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -966,39 +966,39 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __webpack_require__(73367).Headers
-module.exports.Response = __webpack_require__(27830).Response
-module.exports.Request = __webpack_require__(62148).Request
-module.exports.FormData = __webpack_require__(80795).FormData
+module.exports.Headers = __webpack_require__(31271).Headers
+module.exports.Response = __webpack_require__(56678).Response
+module.exports.Request = __webpack_require__(27412).Request
+module.exports.FormData = __webpack_require__(66443).FormData
 module.exports.File = globalThis.File ?? (__webpack_require__(4573).File)
-module.exports.FileReader = __webpack_require__(96726).FileReader
+module.exports.FileReader = __webpack_require__(9190).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __webpack_require__(24606)
+const { setGlobalOrigin, getGlobalOrigin } = __webpack_require__(77038)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __webpack_require__(97272)
-const { kConstruct } = __webpack_require__(30402)
+const { CacheStorage } = __webpack_require__(93832)
+const { kConstruct } = __webpack_require__(33202)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __webpack_require__(42250)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __webpack_require__(2778)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
 module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __webpack_require__(44505)
+const { parseMIMEType, serializeAMimeType } = __webpack_require__(82121)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __webpack_require__(2961)
-module.exports.WebSocket = __webpack_require__(15813).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __webpack_require__(39617)
+module.exports.WebSocket = __webpack_require__(23061).WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
@@ -1014,18 +1014,18 @@ module.exports.MockPool = MockPool
 module.exports.MockAgent = MockAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __webpack_require__(12997)
+const { EventSource } = __webpack_require__(95413)
 
 module.exports.EventSource = EventSource
 
 
 /***/ }),
 
-/***/ 72363:
+/***/ 73979:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-const { addAbortListener } = __webpack_require__(68159)
-const { RequestAbortedError } = __webpack_require__(19528)
+const { addAbortListener } = __webpack_require__(27375)
+const { RequestAbortedError } = __webpack_require__(92344)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -1085,16 +1085,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 68983:
+/***/ 1959:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { AsyncResource } = __webpack_require__(16698)
-const { InvalidArgumentError, SocketError } = __webpack_require__(19528)
-const util = __webpack_require__(68159)
-const { addSignal, removeSignal } = __webpack_require__(72363)
+const { InvalidArgumentError, SocketError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -1200,7 +1200,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 32251:
+/***/ 5483:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -1214,10 +1214,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __webpack_require__(19528)
-const util = __webpack_require__(68159)
+} = __webpack_require__(92344)
+const util = __webpack_require__(27375)
 const { AsyncResource } = __webpack_require__(16698)
-const { addSignal, removeSignal } = __webpack_require__(72363)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 const assert = __webpack_require__(34589)
 
 const kResume = Symbol('resume')
@@ -1458,16 +1458,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 94652:
+/***/ 22412:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { Readable } = __webpack_require__(16970)
-const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(19528)
-const util = __webpack_require__(68159)
-const { getResolveErrorBodyCallback } = __webpack_require__(41318)
+const { Readable } = __webpack_require__(73946)
+const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { getResolveErrorBodyCallback } = __webpack_require__(47478)
 const { AsyncResource } = __webpack_require__(16698)
 
 class RequestHandler extends AsyncResource {
@@ -1679,18 +1679,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 95037:
+/***/ 24685:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { finished, PassThrough } = __webpack_require__(57075)
-const { InvalidArgumentError, InvalidReturnValueError } = __webpack_require__(19528)
-const util = __webpack_require__(68159)
-const { getResolveErrorBodyCallback } = __webpack_require__(41318)
+const { InvalidArgumentError, InvalidReturnValueError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { getResolveErrorBodyCallback } = __webpack_require__(47478)
 const { AsyncResource } = __webpack_require__(16698)
-const { addSignal, removeSignal } = __webpack_require__(72363)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -1906,15 +1906,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 60829:
+/***/ 31725:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __webpack_require__(19528)
+const { InvalidArgumentError, SocketError } = __webpack_require__(92344)
 const { AsyncResource } = __webpack_require__(16698)
-const util = __webpack_require__(68159)
-const { addSignal, removeSignal } = __webpack_require__(72363)
+const util = __webpack_require__(27375)
+const { addSignal, removeSignal } = __webpack_require__(73979)
 const assert = __webpack_require__(34589)
 
 class UpgradeHandler extends AsyncResource {
@@ -2021,21 +2021,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 63140:
+/***/ 60436:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-module.exports.request = __webpack_require__(94652)
-module.exports.stream = __webpack_require__(95037)
-module.exports.pipeline = __webpack_require__(32251)
-module.exports.upgrade = __webpack_require__(60829)
-module.exports.connect = __webpack_require__(68983)
+module.exports.request = __webpack_require__(22412)
+module.exports.stream = __webpack_require__(24685)
+module.exports.pipeline = __webpack_require__(5483)
+module.exports.upgrade = __webpack_require__(31725)
+module.exports.connect = __webpack_require__(1959)
 
 
 /***/ }),
 
-/***/ 16970:
+/***/ 73946:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -2044,9 +2044,9 @@ module.exports.connect = __webpack_require__(68983)
 
 const assert = __webpack_require__(34589)
 const { Readable } = __webpack_require__(57075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __webpack_require__(19528)
-const util = __webpack_require__(68159)
-const { ReadableStreamFrom } = __webpack_require__(68159)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { ReadableStreamFrom } = __webpack_require__(27375)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -2427,15 +2427,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 41318:
+/***/ 47478:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 const assert = __webpack_require__(34589)
 const {
   ResponseStatusCodeError
-} = __webpack_require__(19528)
+} = __webpack_require__(92344)
 
-const { chunksDecode } = __webpack_require__(16970)
+const { chunksDecode } = __webpack_require__(73946)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -2527,16 +2527,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 89597:
+/***/ 85005:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const net = __webpack_require__(77030)
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(68159)
-const { InvalidArgumentError, ConnectTimeoutError } = __webpack_require__(19528)
-const timers = __webpack_require__(66680)
+const util = __webpack_require__(27375)
+const { InvalidArgumentError, ConnectTimeoutError } = __webpack_require__(92344)
+const timers = __webpack_require__(37256)
 
 function noop () {}
 
@@ -2774,7 +2774,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 29122:
+/***/ 4914:
 /***/ ((module) => {
 
 
@@ -2899,7 +2899,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 24503:
+/***/ 74567:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3108,7 +3108,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19528:
+/***/ 92344:
 /***/ ((module) => {
 
 
@@ -3540,7 +3540,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 78198:
+/***/ 8646:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3548,7 +3548,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __webpack_require__(19528)
+} = __webpack_require__(92344)
 const assert = __webpack_require__(34589)
 const {
   isValidHTTPToken,
@@ -3563,9 +3563,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __webpack_require__(68159)
-const { channels } = __webpack_require__(24503)
-const { headerNameLowerCasedRecord } = __webpack_require__(29122)
+} = __webpack_require__(27375)
+const { channels } = __webpack_require__(74567)
+const { headerNameLowerCasedRecord } = __webpack_require__(4914)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -4029,7 +4029,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 37474:
+/***/ 46130:
 /***/ ((module) => {
 
 module.exports = {
@@ -4103,7 +4103,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6387:
+/***/ 56675:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -4111,7 +4111,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __webpack_require__(29122)
+} = __webpack_require__(4914)
 
 class TstNode {
   /** @type {any} */
@@ -4262,13 +4262,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 68159:
+/***/ 27375:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __webpack_require__(37474)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __webpack_require__(46130)
 const { IncomingMessage } = __webpack_require__(37067)
 const stream = __webpack_require__(57075)
 const net = __webpack_require__(77030)
@@ -4276,9 +4276,9 @@ const { Blob } = __webpack_require__(4573)
 const nodeUtil = __webpack_require__(57975)
 const { stringify } = __webpack_require__(41792)
 const { EventEmitter: EE } = __webpack_require__(78474)
-const { InvalidArgumentError } = __webpack_require__(19528)
-const { headerNameLowerCasedRecord } = __webpack_require__(29122)
-const { tree } = __webpack_require__(6387)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const { headerNameLowerCasedRecord } = __webpack_require__(4914)
+const { tree } = __webpack_require__(56675)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -4988,18 +4988,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 48236:
+/***/ 14332:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError } = __webpack_require__(19528)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(37474)
-const DispatcherBase = __webpack_require__(80220)
-const Pool = __webpack_require__(84231)
-const Client = __webpack_require__(15850)
-const util = __webpack_require__(68159)
-const createRedirectInterceptor = __webpack_require__(67441)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(46130)
+const DispatcherBase = __webpack_require__(82540)
+const Pool = __webpack_require__(43959)
+const Client = __webpack_require__(82138)
+const util = __webpack_require__(27375)
+const createRedirectInterceptor = __webpack_require__(76097)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -5128,7 +5128,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 70604:
+/***/ 12188:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -5136,7 +5136,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __webpack_require__(19528)
+} = __webpack_require__(92344)
 const {
   PoolBase,
   kClients,
@@ -5144,10 +5144,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __webpack_require__(28349)
-const Pool = __webpack_require__(84231)
-const { kUrl, kInterceptors } = __webpack_require__(37474)
-const { parseOrigin } = __webpack_require__(68159)
+} = __webpack_require__(53229)
+const Pool = __webpack_require__(43959)
+const { kUrl, kInterceptors } = __webpack_require__(46130)
+const { parseOrigin } = __webpack_require__(27375)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -5344,7 +5344,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 62108:
+/***/ 5580:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -5352,9 +5352,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(68159)
-const { channels } = __webpack_require__(24503)
-const timers = __webpack_require__(66680)
+const util = __webpack_require__(27375)
+const { channels } = __webpack_require__(74567)
+const timers = __webpack_require__(37256)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -5367,7 +5367,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __webpack_require__(19528)
+} = __webpack_require__(92344)
 const {
   kUrl,
   kReset,
@@ -5400,9 +5400,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __webpack_require__(37474)
+} = __webpack_require__(46130)
 
-const constants = __webpack_require__(59073)
+const constants = __webpack_require__(92529)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -5414,11 +5414,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __webpack_require__(70723) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __webpack_require__(47635) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__webpack_require__(89257))
+    mod = await WebAssembly.compile(__webpack_require__(45593))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -5426,7 +5426,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __webpack_require__(70723))
+    mod = await WebAssembly.compile(llhttpWasmData || __webpack_require__(47635))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -6341,7 +6341,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__webpack_require__(19825).extractBody)
+      extractBody = (__webpack_require__(40897).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -6864,7 +6864,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 69061:
+/***/ 93045:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -6872,13 +6872,13 @@ module.exports = connectH1
 const assert = __webpack_require__(34589)
 const { errorMonitor } = __webpack_require__(78474)
 const { pipeline } = __webpack_require__(57075)
-const util = __webpack_require__(68159)
+const util = __webpack_require__(27375)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __webpack_require__(19528)
+} = __webpack_require__(92344)
 const {
   kUrl,
   kReset,
@@ -6897,7 +6897,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __webpack_require__(37474)
+} = __webpack_require__(46130)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -7303,7 +7303,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__webpack_require__(19825).extractBody)
+    extractBody ??= (__webpack_require__(40897).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -7663,7 +7663,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 15850:
+/***/ 82138:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // @ts-check
@@ -7673,16 +7673,16 @@ module.exports = connectH2
 const assert = __webpack_require__(34589)
 const net = __webpack_require__(77030)
 const http = __webpack_require__(37067)
-const util = __webpack_require__(68159)
-const { channels } = __webpack_require__(24503)
-const Request = __webpack_require__(78198)
-const DispatcherBase = __webpack_require__(80220)
+const util = __webpack_require__(27375)
+const { channels } = __webpack_require__(74567)
+const Request = __webpack_require__(8646)
+const DispatcherBase = __webpack_require__(82540)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __webpack_require__(19528)
-const buildConnector = __webpack_require__(89597)
+} = __webpack_require__(92344)
+const buildConnector = __webpack_require__(85005)
 const {
   kUrl,
   kServerName,
@@ -7724,9 +7724,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __webpack_require__(37474)
-const connectH1 = __webpack_require__(62108)
-const connectH2 = __webpack_require__(69061)
+} = __webpack_require__(46130)
+const connectH1 = __webpack_require__(5580)
+const connectH2 = __webpack_require__(93045)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -8034,7 +8034,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __webpack_require__(67441)
+const createRedirectInterceptor = __webpack_require__(76097)
 
 function onError (client, err) {
   if (
@@ -8294,19 +8294,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 80220:
+/***/ 82540:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const buffer = __webpack_require__(4573)
-const Dispatcher = __webpack_require__(54280)
+const Dispatcher = __webpack_require__(89784)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __webpack_require__(19528)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __webpack_require__(37474)
+} = __webpack_require__(92344)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __webpack_require__(46130)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -8509,7 +8509,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 54280:
+/***/ 89784:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -8581,15 +8581,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 61246:
+/***/ 91630:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const DispatcherBase = __webpack_require__(80220)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __webpack_require__(37474)
-const ProxyAgent = __webpack_require__(56269)
-const Agent = __webpack_require__(48236)
+const DispatcherBase = __webpack_require__(82540)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __webpack_require__(46130)
+const ProxyAgent = __webpack_require__(68349)
+const Agent = __webpack_require__(14332)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -8748,7 +8748,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 66829:
+/***/ 5533:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -8872,15 +8872,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 28349:
+/***/ 53229:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const DispatcherBase = __webpack_require__(80220)
-const FixedQueue = __webpack_require__(66829)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __webpack_require__(37474)
-const PoolStats = __webpack_require__(50205)
+const DispatcherBase = __webpack_require__(82540)
+const FixedQueue = __webpack_require__(5533)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __webpack_require__(46130)
+const PoolStats = __webpack_require__(429)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -9073,10 +9073,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 50205:
+/***/ 429:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __webpack_require__(37474)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __webpack_require__(46130)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -9114,7 +9114,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 84231:
+/***/ 43959:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -9125,14 +9125,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __webpack_require__(28349)
-const Client = __webpack_require__(15850)
+} = __webpack_require__(53229)
+const Client = __webpack_require__(82138)
 const {
   InvalidArgumentError
-} = __webpack_require__(19528)
-const util = __webpack_require__(68159)
-const { kUrl, kInterceptors } = __webpack_require__(37474)
-const buildConnector = __webpack_require__(89597)
+} = __webpack_require__(92344)
+const util = __webpack_require__(27375)
+const { kUrl, kInterceptors } = __webpack_require__(46130)
+const buildConnector = __webpack_require__(85005)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -9228,19 +9228,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 56269:
+/***/ 68349:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(37474)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __webpack_require__(46130)
 const { URL } = __webpack_require__(73136)
-const Agent = __webpack_require__(48236)
-const Pool = __webpack_require__(84231)
-const DispatcherBase = __webpack_require__(80220)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __webpack_require__(19528)
-const buildConnector = __webpack_require__(89597)
-const Client = __webpack_require__(15850)
+const Agent = __webpack_require__(14332)
+const Pool = __webpack_require__(43959)
+const DispatcherBase = __webpack_require__(82540)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __webpack_require__(92344)
+const buildConnector = __webpack_require__(85005)
+const Client = __webpack_require__(82138)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -9509,13 +9509,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 93523:
+/***/ 27203:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Dispatcher = __webpack_require__(54280)
-const RetryHandler = __webpack_require__(92615)
+const Dispatcher = __webpack_require__(89784)
+const RetryHandler = __webpack_require__(93783)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -9551,7 +9551,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 41664:
+/***/ 31088:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -9559,8 +9559,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __webpack_require__(19528)
-const Agent = __webpack_require__(48236)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const Agent = __webpack_require__(14332)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -9590,7 +9590,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 21356:
+/***/ 99420:
 /***/ ((module) => {
 
 
@@ -9641,15 +9641,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 67559:
+/***/ 87031:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(68159)
-const { kBodyUsed } = __webpack_require__(37474)
+const util = __webpack_require__(27375)
+const { kBodyUsed } = __webpack_require__(46130)
 const assert = __webpack_require__(34589)
-const { InvalidArgumentError } = __webpack_require__(19528)
+const { InvalidArgumentError } = __webpack_require__(92344)
 const EE = __webpack_require__(78474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -9880,20 +9880,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 92615:
+/***/ 93783:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const assert = __webpack_require__(34589)
 
-const { kRetryHandlerDefaultRetry } = __webpack_require__(37474)
-const { RequestRetryError } = __webpack_require__(19528)
+const { kRetryHandlerDefaultRetry } = __webpack_require__(46130)
+const { RequestRetryError } = __webpack_require__(92344)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __webpack_require__(68159)
+} = __webpack_require__(27375)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -10324,14 +10324,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 2108:
+/***/ 8044:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const { isIP } = __webpack_require__(77030)
 const { lookup } = __webpack_require__(40610)
-const DecoratorHandler = __webpack_require__(21356)
-const { InvalidArgumentError, InformationalError } = __webpack_require__(19528)
+const DecoratorHandler = __webpack_require__(99420)
+const { InvalidArgumentError, InformationalError } = __webpack_require__(92344)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -10706,14 +10706,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 73617:
+/***/ 85057:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(68159)
-const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(19528)
-const DecoratorHandler = __webpack_require__(21356)
+const util = __webpack_require__(27375)
+const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(92344)
+const DecoratorHandler = __webpack_require__(99420)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -10836,12 +10836,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 67441:
+/***/ 76097:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const RedirectHandler = __webpack_require__(67559)
+const RedirectHandler = __webpack_require__(87031)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -10864,11 +10864,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 41615:
+/***/ 35711:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
-const RedirectHandler = __webpack_require__(67559)
+const RedirectHandler = __webpack_require__(87031)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -10895,11 +10895,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 59749:
+/***/ 92117:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
-const RetryHandler = __webpack_require__(92615)
+const RetryHandler = __webpack_require__(93783)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -10921,13 +10921,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 59073:
+/***/ 92529:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __webpack_require__(13589);
+const utils_1 = __webpack_require__(47557);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -11205,7 +11205,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 70723:
+/***/ 47635:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11217,7 +11217,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 89257:
+/***/ 45593:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11229,7 +11229,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 13589:
+/***/ 47557:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -11250,13 +11250,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 49798:
+/***/ 82710:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kClients } = __webpack_require__(37474)
-const Agent = __webpack_require__(48236)
+const { kClients } = __webpack_require__(46130)
+const Agent = __webpack_require__(14332)
 const {
   kAgent,
   kMockAgentSet,
@@ -11267,14 +11267,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __webpack_require__(24178)
-const MockClient = __webpack_require__(62072)
-const MockPool = __webpack_require__(59925)
-const { matchValue, buildMockOptions } = __webpack_require__(42858)
-const { InvalidArgumentError, UndiciError } = __webpack_require__(19528)
-const Dispatcher = __webpack_require__(54280)
-const Pluralizer = __webpack_require__(57598)
-const PendingInterceptorsFormatter = __webpack_require__(32317)
+} = __webpack_require__(45154)
+const MockClient = __webpack_require__(69736)
+const MockPool = __webpack_require__(45157)
+const { matchValue, buildMockOptions } = __webpack_require__(22042)
+const { InvalidArgumentError, UndiciError } = __webpack_require__(92344)
+const Dispatcher = __webpack_require__(89784)
+const Pluralizer = __webpack_require__(14638)
+const PendingInterceptorsFormatter = __webpack_require__(26573)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -11417,14 +11417,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 62072:
+/***/ 69736:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { promisify } = __webpack_require__(57975)
-const Client = __webpack_require__(15850)
-const { buildMockDispatch } = __webpack_require__(42858)
+const Client = __webpack_require__(82138)
+const { buildMockDispatch } = __webpack_require__(22042)
 const {
   kDispatches,
   kMockAgent,
@@ -11433,10 +11433,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __webpack_require__(24178)
-const { MockInterceptor } = __webpack_require__(45428)
-const Symbols = __webpack_require__(37474)
-const { InvalidArgumentError } = __webpack_require__(19528)
+} = __webpack_require__(45154)
+const { MockInterceptor } = __webpack_require__(84452)
+const Symbols = __webpack_require__(46130)
+const { InvalidArgumentError } = __webpack_require__(92344)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -11483,12 +11483,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 19224:
+/***/ 18024:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { UndiciError } = __webpack_require__(19528)
+const { UndiciError } = __webpack_require__(92344)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -11518,12 +11518,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 45428:
+/***/ 84452:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __webpack_require__(42858)
+const { getResponseData, buildKey, addMockDispatch } = __webpack_require__(22042)
 const {
   kDispatches,
   kDispatchKey,
@@ -11531,9 +11531,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __webpack_require__(24178)
-const { InvalidArgumentError } = __webpack_require__(19528)
-const { buildURL } = __webpack_require__(68159)
+} = __webpack_require__(45154)
+const { InvalidArgumentError } = __webpack_require__(92344)
+const { buildURL } = __webpack_require__(27375)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -11732,14 +11732,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 59925:
+/***/ 45157:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { promisify } = __webpack_require__(57975)
-const Pool = __webpack_require__(84231)
-const { buildMockDispatch } = __webpack_require__(42858)
+const Pool = __webpack_require__(43959)
+const { buildMockDispatch } = __webpack_require__(22042)
 const {
   kDispatches,
   kMockAgent,
@@ -11748,10 +11748,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __webpack_require__(24178)
-const { MockInterceptor } = __webpack_require__(45428)
-const Symbols = __webpack_require__(37474)
-const { InvalidArgumentError } = __webpack_require__(19528)
+} = __webpack_require__(45154)
+const { MockInterceptor } = __webpack_require__(84452)
+const Symbols = __webpack_require__(46130)
+const { InvalidArgumentError } = __webpack_require__(92344)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -11798,7 +11798,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 24178:
+/***/ 45154:
 /***/ ((module) => {
 
 
@@ -11828,20 +11828,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 42858:
+/***/ 22042:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { MockNotMatchedError } = __webpack_require__(19224)
+const { MockNotMatchedError } = __webpack_require__(18024)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __webpack_require__(24178)
-const { buildURL } = __webpack_require__(68159)
+} = __webpack_require__(45154)
+const { buildURL } = __webpack_require__(27375)
 const { STATUS_CODES } = __webpack_require__(37067)
 const {
   types: {
@@ -12202,7 +12202,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 32317:
+/***/ 26573:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -12252,7 +12252,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 57598:
+/***/ 14638:
 /***/ ((module) => {
 
 
@@ -12288,7 +12288,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 66680:
+/***/ 37256:
 /***/ ((module) => {
 
 
@@ -12718,20 +12718,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 50073:
+/***/ 62185:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kConstruct } = __webpack_require__(30402)
-const { urlEquals, getFieldValues } = __webpack_require__(23775)
-const { kEnumerableProperty, isDisturbed } = __webpack_require__(68159)
-const { webidl } = __webpack_require__(74140)
-const { Response, cloneResponse, fromInnerResponse } = __webpack_require__(27830)
-const { Request, fromInnerRequest } = __webpack_require__(62148)
-const { kState } = __webpack_require__(99544)
-const { fetching } = __webpack_require__(23425)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __webpack_require__(59241)
+const { kConstruct } = __webpack_require__(33202)
+const { urlEquals, getFieldValues } = __webpack_require__(54159)
+const { kEnumerableProperty, isDisturbed } = __webpack_require__(27375)
+const { webidl } = __webpack_require__(30220)
+const { Response, cloneResponse, fromInnerResponse } = __webpack_require__(56678)
+const { Request, fromInnerRequest } = __webpack_require__(27412)
+const { kState } = __webpack_require__(91944)
+const { fetching } = __webpack_require__(18033)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __webpack_require__(77241)
 const assert = __webpack_require__(34589)
 
 /**
@@ -13584,15 +13584,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 97272:
+/***/ 93832:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kConstruct } = __webpack_require__(30402)
-const { Cache } = __webpack_require__(50073)
-const { webidl } = __webpack_require__(74140)
-const { kEnumerableProperty } = __webpack_require__(68159)
+const { kConstruct } = __webpack_require__(33202)
+const { Cache } = __webpack_require__(62185)
+const { webidl } = __webpack_require__(30220)
+const { kEnumerableProperty } = __webpack_require__(27375)
 
 class CacheStorage {
   /**
@@ -13743,26 +13743,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 30402:
+/***/ 33202:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__webpack_require__(37474).kConstruct)
+  kConstruct: (__webpack_require__(46130).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 23775:
+/***/ 54159:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { URLSerializer } = __webpack_require__(44505)
-const { isValidHeaderName } = __webpack_require__(59241)
+const { URLSerializer } = __webpack_require__(82121)
+const { isValidHeaderName } = __webpack_require__(77241)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -13807,7 +13807,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 859:
+/***/ 63819:
 /***/ ((module) => {
 
 
@@ -13826,15 +13826,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 42250:
+/***/ 2778:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { parseSetCookie } = __webpack_require__(87897)
-const { stringify } = __webpack_require__(63476)
-const { webidl } = __webpack_require__(74140)
-const { Headers } = __webpack_require__(73367)
+const { parseSetCookie } = __webpack_require__(68745)
+const { stringify } = __webpack_require__(39556)
+const { webidl } = __webpack_require__(30220)
+const { Headers } = __webpack_require__(31271)
 
 /**
  * @typedef {Object} Cookie
@@ -14017,14 +14017,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 87897:
+/***/ 68745:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __webpack_require__(859)
-const { isCTLExcludingHtab } = __webpack_require__(63476)
-const { collectASequenceOfCodePointsFast } = __webpack_require__(44505)
+const { maxNameValuePairSize, maxAttributeValueSize } = __webpack_require__(63819)
+const { isCTLExcludingHtab } = __webpack_require__(39556)
+const { collectASequenceOfCodePointsFast } = __webpack_require__(82121)
 const assert = __webpack_require__(34589)
 
 /**
@@ -14334,7 +14334,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 63476:
+/***/ 39556:
 /***/ ((module) => {
 
 
@@ -14693,13 +14693,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 35142:
+/***/ 77974:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const buffer = __webpack_require__(4573)
 const { Transform } = __webpack_require__(57075)
-const { isASCIINumber, isValidLastEventId } = __webpack_require__(14938)
+const { isASCIINumber, isValidLastEventId } = __webpack_require__(98794)
 
 /**
  * @type {number[]} BOM
@@ -15274,23 +15274,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 12997:
+/***/ 95413:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { pipeline } = __webpack_require__(57075)
-const { fetching } = __webpack_require__(23425)
-const { makeRequest } = __webpack_require__(62148)
-const { webidl } = __webpack_require__(74140)
-const { EventSourceStream } = __webpack_require__(35142)
-const { parseMIMEType } = __webpack_require__(44505)
-const { createFastMessageEvent } = __webpack_require__(2961)
-const { isNetworkError } = __webpack_require__(27830)
-const { delay } = __webpack_require__(14938)
-const { kEnumerableProperty } = __webpack_require__(68159)
-const { environmentSettingsObject } = __webpack_require__(59241)
-const { getGlobalDispatcher } = __webpack_require__(41664)
+const { fetching } = __webpack_require__(18033)
+const { makeRequest } = __webpack_require__(27412)
+const { webidl } = __webpack_require__(30220)
+const { EventSourceStream } = __webpack_require__(77974)
+const { parseMIMEType } = __webpack_require__(82121)
+const { createFastMessageEvent } = __webpack_require__(39617)
+const { isNetworkError } = __webpack_require__(56678)
+const { delay } = __webpack_require__(98794)
+const { kEnumerableProperty } = __webpack_require__(27375)
+const { environmentSettingsObject } = __webpack_require__(77241)
+const { getGlobalDispatcher } = __webpack_require__(31088)
 
 let experimentalWarned = false
 
@@ -15764,7 +15764,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 14938:
+/***/ 98794:
 /***/ ((module) => {
 
 
@@ -15808,12 +15808,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19825:
+/***/ 40897:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(68159)
+const util = __webpack_require__(27375)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -15823,16 +15823,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __webpack_require__(59241)
-const { FormData } = __webpack_require__(80795)
-const { kState } = __webpack_require__(99544)
-const { webidl } = __webpack_require__(74140)
+} = __webpack_require__(77241)
+const { FormData } = __webpack_require__(66443)
+const { kState } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
 const { Blob } = __webpack_require__(4573)
 const assert = __webpack_require__(34589)
 const { isErrored, isDisturbed } = __webpack_require__(57075)
 const { isArrayBuffer } = __webpack_require__(73429)
-const { serializeAMimeType } = __webpack_require__(44505)
-const { multipartFormDataParser } = __webpack_require__(5987)
+const { serializeAMimeType } = __webpack_require__(82121)
+const { multipartFormDataParser } = __webpack_require__(5779)
 let random
 
 try {
@@ -16344,7 +16344,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 49576:
+/***/ 5336:
 /***/ ((module) => {
 
 
@@ -16475,7 +16475,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 44505:
+/***/ 82121:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -17226,12 +17226,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 46672:
+/***/ 90656:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kConnected, kSize } = __webpack_require__(37474)
+const { kConnected, kSize } = __webpack_require__(46130)
 
 class CompatWeakRef {
   constructor (value) {
@@ -17279,14 +17279,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 77475:
+/***/ 42835:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Blob, File } = __webpack_require__(4573)
-const { kState } = __webpack_require__(99544)
-const { webidl } = __webpack_require__(74140)
+const { kState } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -17412,16 +17412,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 5987:
+/***/ 5779:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __webpack_require__(68159)
-const { utf8DecodeBytes } = __webpack_require__(59241)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __webpack_require__(44505)
-const { isFileLike } = __webpack_require__(77475)
-const { makeEntry } = __webpack_require__(80795)
+const { isUSVString, bufferToLowerCasedHeaderName } = __webpack_require__(27375)
+const { utf8DecodeBytes } = __webpack_require__(77241)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __webpack_require__(82121)
+const { isFileLike } = __webpack_require__(42835)
+const { makeEntry } = __webpack_require__(66443)
 const assert = __webpack_require__(34589)
 const { File: NodeFile } = __webpack_require__(4573)
 
@@ -17893,16 +17893,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 80795:
+/***/ 66443:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __webpack_require__(59241)
-const { kState } = __webpack_require__(99544)
-const { kEnumerableProperty } = __webpack_require__(68159)
-const { FileLike, isFileLike } = __webpack_require__(77475)
-const { webidl } = __webpack_require__(74140)
+const { isBlobLike, iteratorMixin } = __webpack_require__(77241)
+const { kState } = __webpack_require__(91944)
+const { kEnumerableProperty } = __webpack_require__(27375)
+const { FileLike, isFileLike } = __webpack_require__(42835)
+const { webidl } = __webpack_require__(30220)
 const { File: NativeFile } = __webpack_require__(4573)
 const nodeUtil = __webpack_require__(57975)
 
@@ -18152,7 +18152,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 24606:
+/***/ 77038:
 /***/ ((module) => {
 
 
@@ -18199,21 +18199,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 73367:
+/***/ 31271:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __webpack_require__(37474)
-const { kEnumerableProperty } = __webpack_require__(68159)
+const { kConstruct } = __webpack_require__(46130)
+const { kEnumerableProperty } = __webpack_require__(27375)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __webpack_require__(59241)
-const { webidl } = __webpack_require__(74140)
+} = __webpack_require__(77241)
+const { webidl } = __webpack_require__(30220)
 const assert = __webpack_require__(34589)
 const util = __webpack_require__(57975)
 
@@ -18893,7 +18893,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 23425:
+/***/ 18033:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -18906,9 +18906,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __webpack_require__(27830)
-const { HeadersList } = __webpack_require__(73367)
-const { Request, cloneRequest } = __webpack_require__(62148)
+} = __webpack_require__(56678)
+const { HeadersList } = __webpack_require__(31271)
+const { Request, cloneRequest } = __webpack_require__(27412)
 const zlib = __webpack_require__(38522)
 const {
   bytesMatch,
@@ -18944,23 +18944,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __webpack_require__(59241)
-const { kState, kDispatcher } = __webpack_require__(99544)
+} = __webpack_require__(77241)
+const { kState, kDispatcher } = __webpack_require__(91944)
 const assert = __webpack_require__(34589)
-const { safelyExtractBody, extractBody } = __webpack_require__(19825)
+const { safelyExtractBody, extractBody } = __webpack_require__(40897)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __webpack_require__(49576)
+} = __webpack_require__(5336)
 const EE = __webpack_require__(78474)
 const { Readable, pipeline, finished } = __webpack_require__(57075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __webpack_require__(68159)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __webpack_require__(44505)
-const { getGlobalDispatcher } = __webpack_require__(41664)
-const { webidl } = __webpack_require__(74140)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __webpack_require__(27375)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __webpack_require__(82121)
+const { getGlobalDispatcher } = __webpack_require__(31088)
+const { webidl } = __webpack_require__(30220)
 const { STATUS_CODES } = __webpack_require__(37067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -21170,23 +21170,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 62148:
+/***/ 27412:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __webpack_require__(19825)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __webpack_require__(73367)
-const { FinalizationRegistry } = __webpack_require__(46672)()
-const util = __webpack_require__(68159)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __webpack_require__(40897)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __webpack_require__(31271)
+const { FinalizationRegistry } = __webpack_require__(90656)()
+const util = __webpack_require__(27375)
 const nodeUtil = __webpack_require__(57975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __webpack_require__(59241)
+} = __webpack_require__(77241)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -21196,12 +21196,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __webpack_require__(49576)
+} = __webpack_require__(5336)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __webpack_require__(99544)
-const { webidl } = __webpack_require__(74140)
-const { URLSerializer } = __webpack_require__(44505)
-const { kConstruct } = __webpack_require__(37474)
+const { kHeaders, kSignal, kState, kDispatcher } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
+const { URLSerializer } = __webpack_require__(82121)
+const { kConstruct } = __webpack_require__(46130)
 const assert = __webpack_require__(34589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __webpack_require__(78474)
 
@@ -22214,14 +22214,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 27830:
+/***/ 56678:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __webpack_require__(73367)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __webpack_require__(19825)
-const util = __webpack_require__(68159)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __webpack_require__(31271)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __webpack_require__(40897)
+const util = __webpack_require__(27375)
 const nodeUtil = __webpack_require__(57975)
 const { kEnumerableProperty } = util
 const {
@@ -22233,16 +22233,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __webpack_require__(59241)
+} = __webpack_require__(77241)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __webpack_require__(49576)
-const { kState, kHeaders } = __webpack_require__(99544)
-const { webidl } = __webpack_require__(74140)
-const { FormData } = __webpack_require__(80795)
-const { URLSerializer } = __webpack_require__(44505)
-const { kConstruct } = __webpack_require__(37474)
+} = __webpack_require__(5336)
+const { kState, kHeaders } = __webpack_require__(91944)
+const { webidl } = __webpack_require__(30220)
+const { FormData } = __webpack_require__(66443)
+const { URLSerializer } = __webpack_require__(82121)
+const { kConstruct } = __webpack_require__(46130)
 const assert = __webpack_require__(34589)
 const { types } = __webpack_require__(57975)
 
@@ -22831,7 +22831,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 99544:
+/***/ 91944:
 /***/ ((module) => {
 
 
@@ -22847,21 +22847,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 59241:
+/***/ 77241:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Transform } = __webpack_require__(57075)
 const zlib = __webpack_require__(38522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __webpack_require__(49576)
-const { getGlobalOrigin } = __webpack_require__(24606)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __webpack_require__(44505)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __webpack_require__(5336)
+const { getGlobalOrigin } = __webpack_require__(77038)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __webpack_require__(82121)
 const { performance } = __webpack_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __webpack_require__(68159)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __webpack_require__(27375)
 const assert = __webpack_require__(34589)
 const { isUint8Array } = __webpack_require__(73429)
-const { webidl } = __webpack_require__(74140)
+const { webidl } = __webpack_require__(30220)
 
 let supportedHashes = []
 
@@ -24486,14 +24486,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 74140:
+/***/ 30220:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { types, inspect } = __webpack_require__(57975)
 const { markAsUncloneable } = __webpack_require__(75919)
-const { toUSVString } = __webpack_require__(68159)
+const { toUSVString } = __webpack_require__(27375)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -25188,7 +25188,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 83714:
+/***/ 83922:
 /***/ ((module) => {
 
 
@@ -25485,7 +25485,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 96726:
+/***/ 9190:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -25494,16 +25494,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __webpack_require__(37671)
+} = __webpack_require__(31735)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __webpack_require__(59994)
-const { webidl } = __webpack_require__(74140)
-const { kEnumerableProperty } = __webpack_require__(68159)
+} = __webpack_require__(15178)
+const { webidl } = __webpack_require__(30220)
+const { kEnumerableProperty } = __webpack_require__(27375)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -25836,12 +25836,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 91358:
+/***/ 80558:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(74140)
+const { webidl } = __webpack_require__(30220)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -25921,7 +25921,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 59994:
+/***/ 15178:
 /***/ ((module) => {
 
 
@@ -25938,7 +25938,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 37671:
+/***/ 31735:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -25949,10 +25949,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __webpack_require__(59994)
-const { ProgressEvent } = __webpack_require__(91358)
-const { getEncoding } = __webpack_require__(83714)
-const { serializeAMimeType, parseMIMEType } = __webpack_require__(44505)
+} = __webpack_require__(15178)
+const { ProgressEvent } = __webpack_require__(80558)
+const { getEncoding } = __webpack_require__(83922)
+const { serializeAMimeType, parseMIMEType } = __webpack_require__(82121)
 const { types } = __webpack_require__(57975)
 const { StringDecoder } = __webpack_require__(13193)
 const { btoa } = __webpack_require__(4573)
@@ -26336,27 +26336,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 39048:
+/***/ 27032:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __webpack_require__(69099)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __webpack_require__(84411)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __webpack_require__(60791)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __webpack_require__(63620)
-const { channels } = __webpack_require__(24503)
-const { CloseEvent } = __webpack_require__(2961)
-const { makeRequest } = __webpack_require__(62148)
-const { fetching } = __webpack_require__(23425)
-const { Headers, getHeadersList } = __webpack_require__(73367)
-const { getDecodeSplit } = __webpack_require__(59241)
-const { WebsocketFrameSend } = __webpack_require__(3039)
+} = __webpack_require__(32679)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __webpack_require__(92148)
+const { channels } = __webpack_require__(74567)
+const { CloseEvent } = __webpack_require__(39617)
+const { makeRequest } = __webpack_require__(27412)
+const { fetching } = __webpack_require__(18033)
+const { Headers, getHeadersList } = __webpack_require__(31271)
+const { getDecodeSplit } = __webpack_require__(77241)
+const { WebsocketFrameSend } = __webpack_require__(63055)
 
 /** @type {import('crypto')} */
 let crypto
@@ -26714,7 +26714,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 69099:
+/***/ 84411:
 /***/ ((module) => {
 
 
@@ -26787,14 +26787,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2961:
+/***/ 39617:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(74140)
-const { kEnumerableProperty } = __webpack_require__(68159)
-const { kConstruct } = __webpack_require__(37474)
+const { webidl } = __webpack_require__(30220)
+const { kEnumerableProperty } = __webpack_require__(27375)
+const { kConstruct } = __webpack_require__(46130)
 const { MessagePort } = __webpack_require__(75919)
 
 /**
@@ -27123,12 +27123,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3039:
+/***/ 63055:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __webpack_require__(69099)
+const { maxUnsigned16Bit } = __webpack_require__(84411)
 
 const BUFFER_SIZE = 16386
 
@@ -27226,14 +27226,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 11220:
+/***/ 64836:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __webpack_require__(38522)
-const { isValidClientWindowBits } = __webpack_require__(63620)
-const { MessageSizeExceededError } = __webpack_require__(19528)
+const { isValidClientWindowBits } = __webpack_require__(92148)
+const { MessageSizeExceededError } = __webpack_require__(92344)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -27338,16 +27338,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 28057:
+/***/ 88265:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Writable } = __webpack_require__(57075)
 const assert = __webpack_require__(34589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __webpack_require__(69099)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __webpack_require__(60791)
-const { channels } = __webpack_require__(24503)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __webpack_require__(84411)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __webpack_require__(32679)
+const { channels } = __webpack_require__(74567)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -27357,11 +27357,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __webpack_require__(63620)
-const { WebsocketFrameSend } = __webpack_require__(3039)
-const { closeWebSocketConnection } = __webpack_require__(39048)
-const { PerMessageDeflate } = __webpack_require__(11220)
-const { MessageSizeExceededError } = __webpack_require__(19528)
+} = __webpack_require__(92148)
+const { WebsocketFrameSend } = __webpack_require__(63055)
+const { closeWebSocketConnection } = __webpack_require__(27032)
+const { PerMessageDeflate } = __webpack_require__(64836)
+const { MessageSizeExceededError } = __webpack_require__(92344)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -27872,14 +27872,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 53433:
+/***/ 81577:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { WebsocketFrameSend } = __webpack_require__(3039)
-const { opcodes, sendHints } = __webpack_require__(69099)
-const FixedQueue = __webpack_require__(66829)
+const { WebsocketFrameSend } = __webpack_require__(63055)
+const { opcodes, sendHints } = __webpack_require__(84411)
+const FixedQueue = __webpack_require__(5533)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -27983,7 +27983,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 60791:
+/***/ 32679:
 /***/ ((module) => {
 
 
@@ -28002,16 +28002,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 63620:
+/***/ 92148:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __webpack_require__(60791)
-const { states, opcodes } = __webpack_require__(69099)
-const { ErrorEvent, createFastMessageEvent } = __webpack_require__(2961)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __webpack_require__(32679)
+const { states, opcodes } = __webpack_require__(84411)
+const { ErrorEvent, createFastMessageEvent } = __webpack_require__(39617)
 const { isUtf8 } = __webpack_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __webpack_require__(44505)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __webpack_require__(82121)
 
 /* globals Blob */
 
@@ -28331,15 +28331,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 15813:
+/***/ 23061:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(74140)
-const { URLSerializer } = __webpack_require__(44505)
-const { environmentSettingsObject } = __webpack_require__(59241)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __webpack_require__(69099)
+const { webidl } = __webpack_require__(30220)
+const { URLSerializer } = __webpack_require__(82121)
+const { environmentSettingsObject } = __webpack_require__(77241)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __webpack_require__(84411)
 const {
   kWebSocketURL,
   kReadyState,
@@ -28348,21 +28348,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __webpack_require__(60791)
+} = __webpack_require__(32679)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __webpack_require__(63620)
-const { establishWebSocketConnection, closeWebSocketConnection } = __webpack_require__(39048)
-const { ByteParser } = __webpack_require__(28057)
-const { kEnumerableProperty, isBlobLike } = __webpack_require__(68159)
-const { getGlobalDispatcher } = __webpack_require__(41664)
+} = __webpack_require__(92148)
+const { establishWebSocketConnection, closeWebSocketConnection } = __webpack_require__(27032)
+const { ByteParser } = __webpack_require__(88265)
+const { kEnumerableProperty, isBlobLike } = __webpack_require__(27375)
+const { getGlobalDispatcher } = __webpack_require__(31088)
 const { types } = __webpack_require__(57975)
-const { ErrorEvent, CloseEvent } = __webpack_require__(2961)
-const { SendQueue } = __webpack_require__(53433)
+const { ErrorEvent, CloseEvent } = __webpack_require__(39617)
+const { SendQueue } = __webpack_require__(81577)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -28933,7 +28933,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 26523:
+/***/ 55243:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -29166,7 +29166,7 @@ function ContentType (type) {
 
 /***/ }),
 
-/***/ 49237:
+/***/ 37157:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -29229,7 +29229,7 @@ class Context {
 
 /***/ }),
 
-/***/ 96823:
+/***/ 61351:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
@@ -29237,8 +29237,8 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   context: () => (/* binding */ context),
 /* harmony export */   getOctokit: () => (/* binding */ getOctokit)
 /* harmony export */ });
-/* harmony import */ var _context_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(49237);
-/* harmony import */ var _utils_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3579);
+/* harmony import */ var _context_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(37157);
+/* harmony import */ var _utils_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(79083);
 
 
 const context = new _context_js__WEBPACK_IMPORTED_MODULE_0__/* .Context */ .o();
@@ -29256,7 +29256,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 
 /***/ }),
 
-/***/ 3579:
+/***/ 79083:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -29269,13 +29269,13 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: context, getUserAgentWithOrchestrationId
 
-// EXTERNAL MODULE: ../main/node_modules/@actions/github/lib/context.js
-var context = __webpack_require__(49237);
-// EXTERNAL MODULE: ../main/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __webpack_require__(31947);
-// EXTERNAL MODULE: ../main/node_modules/@actions/github/node_modules/undici/index.js
-var undici = __webpack_require__(73855);
-;// CONCATENATED MODULE: ../main/node_modules/@actions/github/lib/internal/utils.js
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/context.js
+var context = __webpack_require__(37157);
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __webpack_require__(89659);
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/undici/index.js
+var undici = __webpack_require__(89231);
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -29328,7 +29328,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
     return baseUserAgent;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../main/node_modules/universal-user-agent/index.js
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -29343,7 +29343,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-;// CONCATENATED MODULE: ../main/node_modules/before-after-hook/lib/register.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
 // @ts-check
 
 function register(state, name, method, options) {
@@ -29372,7 +29372,7 @@ function register(state, name, method, options) {
   });
 }
 
-;// CONCATENATED MODULE: ../main/node_modules/before-after-hook/lib/add.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
 // @ts-check
 
 function addHook(state, kind, name, hook) {
@@ -29420,7 +29420,7 @@ function addHook(state, kind, name, hook) {
   });
 }
 
-;// CONCATENATED MODULE: ../main/node_modules/before-after-hook/lib/remove.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
 // @ts-check
 
 function removeHook(state, name, method) {
@@ -29441,7 +29441,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-;// CONCATENATED MODULE: ../main/node_modules/before-after-hook/index.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
 // @ts-check
 
 
@@ -29488,7 +29488,7 @@ function Collection() {
 
 /* harmony default export */ const before_after_hook = ({ Singular, Collection });
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
 // pkg/dist-src/defaults.js
 
 
@@ -29834,9 +29834,9 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-// EXTERNAL MODULE: ../main/node_modules/@octokit/request/node_modules/content-type/index.js
-var content_type = __webpack_require__(26523);
-;// CONCATENATED MODULE: ../main/node_modules/json-with-bigint/json-with-bigint.js
+// EXTERNAL MODULE: ./node_modules/@octokit/request/node_modules/content-type/index.js
+var content_type = __webpack_require__(55243);
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
 const originalStringify = JSON.stringify;
@@ -30437,9 +30437,9 @@ const JSONParse = (text, reviver) => {
 
 
 
-// EXTERNAL MODULE: ../main/node_modules/@octokit/request-error/dist-src/index.js
-var dist_src = __webpack_require__(55575);
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/request/dist-bundle/index.js
+// EXTERNAL MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+var dist_src = __webpack_require__(31015);
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -30646,7 +30646,7 @@ var request = dist_bundle_withDefaults(endpoint, defaults_default);
 /* v8 ignore next -- @preserve */
 /* v8 ignore else -- @preserve */
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/graphql/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -30777,7 +30777,7 @@ function withCustomRequest(customRequest) {
 
 /* v8 ignore if -- @preserve */
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
@@ -30832,11 +30832,11 @@ var createTokenAuth = function createTokenAuth2(token) {
 };
 
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/core/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
 const version_VERSION = "7.0.8";
 
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/core/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
 
 
 
@@ -30977,12 +30977,12 @@ class Octokit {
 }
 
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 const dist_src_version_VERSION = "17.0.0";
 
 //# sourceMappingURL=version.js.map
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 const Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -33276,7 +33276,7 @@ var endpoints_default = Endpoints;
 
 //# sourceMappingURL=endpoints.js.map
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 
 const endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -33402,7 +33402,7 @@ function decorate(octokit, scope, methodName, defaults, decorations) {
 
 //# sourceMappingURL=endpoints-to-methods.js.map
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 
 
 function restEndpointMethods(octokit) {
@@ -33423,7 +33423,7 @@ legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
 
 //# sourceMappingURL=index.js.map
 
-;// CONCATENATED MODULE: ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
 
@@ -33835,7 +33835,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ../main/node_modules/@actions/github/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
 
 
 // octokit + plugins
@@ -33877,7 +33877,7 @@ function getOctokitOptions(token, options) {
 
 /***/ }),
 
-/***/ 55575:
+/***/ 31015:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {

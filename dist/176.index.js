@@ -1,8 +1,8 @@
-export const id = 552;
-export const ids = [552];
+export const id = 176;
+export const ids = [176];
 export const modules = {
 
-/***/ 20552:
+/***/ 53176:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -13,15 +13,15 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: zodFunction, zodRealtimeFunction, zodResponsesFunction, zodTextFormat
 
-// EXTERNAL MODULE: ../main/node_modules/zod/v4/core/registries.js
-var registries = __webpack_require__(72164);
-// EXTERNAL MODULE: ../main/node_modules/zod/v4/core/json-schema-processors.js
-var json_schema_processors = __webpack_require__(85271);
-// EXTERNAL MODULE: ../main/node_modules/zod/v4/classic/parse.js + 1 modules
-var parse = __webpack_require__(69852);
-// EXTERNAL MODULE: ../main/node_modules/openai/lib/parser.mjs
-var parser = __webpack_require__(39157);
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/Options.mjs
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/registries.js
+var registries = __webpack_require__(29396);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
+var json_schema_processors = __webpack_require__(98439);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/parse.js + 1 modules
+var parse = __webpack_require__(43852);
+// EXTERNAL MODULE: ./node_modules/openai/lib/parser.mjs
+var parser = __webpack_require__(24901);
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/Options.mjs
 const ignoreOverride = Symbol('Let zodToJsonSchema decide on which parser to use');
 const defaultOptions = {
     name: undefined,
@@ -60,7 +60,7 @@ const getDefaultOptions = (options) => {
         });
 };
 //# sourceMappingURL=Options.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/util.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/util.mjs
 const zodDef = (zodSchema) => {
     return '_def' in zodSchema ? zodSchema._def : zodSchema;
 };
@@ -72,7 +72,7 @@ function isEmptyObj(obj) {
     return true;
 }
 //# sourceMappingURL=util.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/Refs.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/Refs.mjs
 
 
 const getRefs = (options) => {
@@ -97,7 +97,7 @@ const getRefs = (options) => {
     };
 };
 //# sourceMappingURL=Refs.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/helpers/util.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/util.js
 var util;
 (function (util) {
     util.assertEqual = (_) => { };
@@ -232,7 +232,7 @@ const getParsedType = (data) => {
     }
 };
 
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/ZodError.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/ZodError.js
 
 const ZodIssueCode = util.arrayToEnum([
     "invalid_type",
@@ -377,7 +377,7 @@ ZodError.create = (issues) => {
     return error;
 };
 
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/locales/en.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/locales/en.js
 
 
 const errorMap = (issue, _ctx) => {
@@ -488,7 +488,7 @@ const errorMap = (issue, _ctx) => {
 };
 /* harmony default export */ const en = (errorMap);
 
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/errors.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/errors.js
 
 let overrideErrorMap = en;
 
@@ -499,7 +499,7 @@ function getErrorMap() {
     return overrideErrorMap;
 }
 
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/helpers/errorUtil.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/errorUtil.js
 var errorUtil;
 (function (errorUtil) {
     errorUtil.errToObj = (message) => typeof message === "string" ? { message } : message || {};
@@ -507,7 +507,7 @@ var errorUtil;
     errorUtil.toString = (message) => typeof message === "string" ? message : message?.message;
 })(errorUtil || (errorUtil = {}));
 
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/helpers/parseUtil.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/parseUtil.js
 
 
 const makeIssue = (params) => {
@@ -618,7 +618,7 @@ const isDirty = (x) => x.status === "dirty";
 const isValid = (x) => x.status === "valid";
 const isAsync = (x) => typeof Promise !== "undefined" && x instanceof Promise;
 
-;// CONCATENATED MODULE: ../main/node_modules/zod/v3/types.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/types.js
 
 
 
@@ -4317,12 +4317,12 @@ const coerce = {
 
 const NEVER = (/* unused pure expression or super */ null && (INVALID));
 
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/any.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/any.mjs
 function parseAnyDef() {
     return {};
 }
 //# sourceMappingURL=any.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/errorMessages.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/errorMessages.mjs
 function addErrorMessage(res, key, errorMessage, refs) {
     if (!refs?.errorMessages)
         return;
@@ -4338,7 +4338,7 @@ function setResponseValueAndErrors(res, key, value, errorMessage, refs) {
     addErrorMessage(res, key, errorMessage, refs);
 }
 //# sourceMappingURL=errorMessages.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/array.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/array.mjs
 
 
 
@@ -4365,7 +4365,7 @@ function parseArrayDef(def, refs) {
     return res;
 }
 //# sourceMappingURL=array.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/bigint.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/bigint.mjs
 
 function parseBigintDef(def, refs) {
     const res = {
@@ -4416,26 +4416,26 @@ function parseBigintDef(def, refs) {
     return res;
 }
 //# sourceMappingURL=bigint.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/boolean.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/boolean.mjs
 function parseBooleanDef() {
     return {
         type: 'boolean',
     };
 }
 //# sourceMappingURL=boolean.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/branded.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/branded.mjs
 
 function parseBrandedDef(_def, refs, forceResolution) {
     return parseDef(_def.type._def, refs, forceResolution);
 }
 //# sourceMappingURL=branded.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/catch.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/catch.mjs
 
 const parseCatchDef = (def, refs, forceResolution) => {
     return parseDef(def.innerType._def, refs, forceResolution);
 };
 //# sourceMappingURL=catch.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/date.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/date.mjs
 
 function parseDateDef(def, refs, overrideDateStrategy) {
     const strategy = overrideDateStrategy ?? refs.dateStrategy;
@@ -4483,7 +4483,7 @@ const integerDateParser = (def, refs) => {
     return res;
 };
 //# sourceMappingURL=date.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/default.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/default.mjs
 
 function parseDefaultDef(_def, refs, forceResolution) {
     return {
@@ -4492,13 +4492,13 @@ function parseDefaultDef(_def, refs, forceResolution) {
     };
 }
 //# sourceMappingURL=default.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/effects.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/effects.mjs
 
 function parseEffectsDef(_def, refs, forceResolution) {
     return refs.effectStrategy === 'input' ? parseDef(_def.schema._def, refs, forceResolution) : {};
 }
 //# sourceMappingURL=effects.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/enum.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/enum.mjs
 function parseEnumDef(def) {
     return {
         type: 'string',
@@ -4506,7 +4506,7 @@ function parseEnumDef(def) {
     };
 }
 //# sourceMappingURL=enum.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/intersection.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/intersection.mjs
 
 const isJsonSchema7AllOfType = (type) => {
     if ('type' in type && type.type === 'string')
@@ -4557,7 +4557,7 @@ function parseIntersectionDef(def, refs) {
         : undefined;
 }
 //# sourceMappingURL=intersection.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/literal.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/literal.mjs
 function parseLiteralDef(def, refs) {
     const parsedType = typeof def.value;
     if (parsedType !== 'bigint' &&
@@ -4580,7 +4580,7 @@ function parseLiteralDef(def, refs) {
     };
 }
 //# sourceMappingURL=literal.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/string.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/string.mjs
 
 let string_emojiRegex;
 /**
@@ -4893,7 +4893,7 @@ const processRegExp = (regexOrFunction, refs) => {
     return pattern;
 };
 //# sourceMappingURL=string.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/record.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/record.mjs
 
 
 
@@ -4940,7 +4940,7 @@ function parseRecordDef(def, refs) {
     return schema;
 }
 //# sourceMappingURL=record.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/map.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/map.mjs
 
 
 function parseMapDef(def, refs) {
@@ -4967,7 +4967,7 @@ function parseMapDef(def, refs) {
     };
 }
 //# sourceMappingURL=map.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/nativeEnum.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/nativeEnum.mjs
 function parseNativeEnumDef(def) {
     const object = def.values;
     const actualKeys = Object.keys(def.values).filter((key) => {
@@ -4985,14 +4985,14 @@ function parseNativeEnumDef(def) {
     };
 }
 //# sourceMappingURL=nativeEnum.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/never.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/never.mjs
 function parseNeverDef() {
     return {
         not: {},
     };
 }
 //# sourceMappingURL=never.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/null.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/null.mjs
 function parseNullDef(refs) {
     return refs.target === 'openApi3' ?
         {
@@ -5004,7 +5004,7 @@ function parseNullDef(refs) {
         };
 }
 //# sourceMappingURL=null.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/union.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/union.mjs
 
 const primitiveMappings = {
     ZodString: 'string',
@@ -5078,7 +5078,7 @@ const asAnyOf = (def, refs) => {
     return anyOf.length ? { anyOf } : undefined;
 };
 //# sourceMappingURL=union.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/nullable.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/nullable.mjs
 
 
 function parseNullableDef(def, refs, forceResolution) {
@@ -5110,7 +5110,7 @@ function parseNullableDef(def, refs, forceResolution) {
     return base && { anyOf: [base, { type: 'null' }] };
 }
 //# sourceMappingURL=nullable.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/number.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/number.mjs
 
 function parseNumberDef(def, refs) {
     const res = {
@@ -5164,7 +5164,7 @@ function parseNumberDef(def, refs) {
     return res;
 }
 //# sourceMappingURL=number.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/object.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/object.mjs
 
 function decideAdditionalProperties(def, refs) {
     if (refs.removeAdditionalStrategy === 'strict') {
@@ -5219,7 +5219,7 @@ function parseObjectDef(def, refs) {
     return result;
 }
 //# sourceMappingURL=object.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/optional.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/optional.mjs
 
 const parseOptionalDef = (def, refs, forceResolution) => {
     if (refs.propertyPath &&
@@ -5242,7 +5242,7 @@ const parseOptionalDef = (def, refs, forceResolution) => {
         : {};
 };
 //# sourceMappingURL=optional.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/pipeline.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/pipeline.mjs
 
 const parsePipelineDef = (def, refs, forceResolution) => {
     if (refs.pipeStrategy === 'input') {
@@ -5264,13 +5264,13 @@ const parsePipelineDef = (def, refs, forceResolution) => {
     };
 };
 //# sourceMappingURL=pipeline.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/promise.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/promise.mjs
 
 function parsePromiseDef(def, refs, forceResolution) {
     return parseDef(def.type._def, refs, forceResolution);
 }
 //# sourceMappingURL=promise.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/set.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/set.mjs
 
 
 function parseSetDef(def, refs) {
@@ -5292,7 +5292,7 @@ function parseSetDef(def, refs) {
     return schema;
 }
 //# sourceMappingURL=set.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/tuple.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/tuple.mjs
 
 function parseTupleDef(def, refs) {
     if (def.rest) {
@@ -5326,25 +5326,25 @@ function parseTupleDef(def, refs) {
     }
 }
 //# sourceMappingURL=tuple.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/undefined.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/undefined.mjs
 function parseUndefinedDef() {
     return {
         not: {},
     };
 }
 //# sourceMappingURL=undefined.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/unknown.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/unknown.mjs
 function parseUnknownDef() {
     return {};
 }
 //# sourceMappingURL=unknown.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parsers/readonly.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parsers/readonly.mjs
 
 const parseReadonlyDef = (def, refs, forceResolution) => {
     return parseDef(def.innerType._def, refs, forceResolution);
 };
 //# sourceMappingURL=readonly.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/parseDef.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/parseDef.mjs
 
 
 
@@ -5554,7 +5554,7 @@ const addMeta = (def, refs, jsonSchema) => {
     return jsonSchema;
 };
 //# sourceMappingURL=parseDef.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/zodToJsonSchema.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/zodToJsonSchema.mjs
 
 
 
@@ -5634,7 +5634,7 @@ const zodToJsonSchema_zodToJsonSchema = (schema, options) => {
 };
 
 //# sourceMappingURL=zodToJsonSchema.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/_vendor/zod-to-json-schema/index.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/_vendor/zod-to-json-schema/index.mjs
 
 
 
@@ -5673,9 +5673,9 @@ const zodToJsonSchema_zodToJsonSchema = (schema, options) => {
 
 /* harmony default export */ const zod_to_json_schema = ((/* unused pure expression or super */ null && (zodToJsonSchema)));
 //# sourceMappingURL=index.mjs.map
-// EXTERNAL MODULE: ../main/node_modules/openai/lib/ResponsesParser.mjs
-var ResponsesParser = __webpack_require__(89821);
-;// CONCATENATED MODULE: ../main/node_modules/openai/lib/transform.mjs
+// EXTERNAL MODULE: ./node_modules/openai/lib/ResponsesParser.mjs
+var ResponsesParser = __webpack_require__(7437);
+;// CONCATENATED MODULE: ./node_modules/openai/lib/transform.mjs
 const JSON_SCHEMA_ANNOTATION_KEYWORDS = new Set([
     '$comment',
     'default',
@@ -7260,7 +7260,7 @@ function schemasEqual(left, right) {
     return leftKeys.every((key, index) => key === rightKeys[index] && schemasEqual(leftRecord[key], rightRecord[key]));
 }
 //# sourceMappingURL=transform.mjs.map
-;// CONCATENATED MODULE: ../main/node_modules/openai/helpers/zod.mjs
+;// CONCATENATED MODULE: ./node_modules/openai/helpers/zod.mjs
 
 
 

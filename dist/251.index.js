@@ -1,8 +1,8 @@
-export const id = 115;
-export const ids = [115];
+export const id = 251;
+export const ids = [251];
 export const modules = {
 
-/***/ 78115:
+/***/ 63251:
 /***/ (function(module) {
 
 /**

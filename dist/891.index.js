@@ -1,8 +1,8 @@
-export const id = 883;
-export const ids = [883];
+export const id = 891;
+export const ids = [891];
 export const modules = {
 
-/***/ 58645:
+/***/ 19301:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 /* @ts-self-types="./one_ini.d.ts" */
@@ -315,7 +315,7 @@ wasm.__wbindgen_start();
 
 /***/ }),
 
-/***/ 68883:
+/***/ 41891:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -366,11 +366,11 @@ exports.parseSync = parseSync;
 exports.matcher = matcher;
 const fs = __importStar(__webpack_require__(73024));
 const path = __importStar(__webpack_require__(76760));
-const semver = __importStar(__webpack_require__(73880));
-const minimatch_1 = __webpack_require__(62994);
-const wasm_1 = __webpack_require__(58645);
+const semver = __importStar(__webpack_require__(62088));
+const minimatch_1 = __webpack_require__(6722);
+const wasm_1 = __webpack_require__(19301);
 const node_buffer_1 = __webpack_require__(4573);
-const package_json_1 = __importDefault(__webpack_require__(44703));
+const package_json_1 = __importDefault(__webpack_require__(56085));
 const escapedSep = new RegExp(path.sep.replace(/\\/g, '\\\\'), 'g');
 const matchOptions = { matchBase: true, dot: true };
 const knownPropNames = [
@@ -832,7 +832,7 @@ function matcher(options, ...buffers) {
 
 /***/ }),
 
-/***/ 11091:
+/***/ 89379:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -972,17 +972,17 @@ class Comparator {
 
 module.exports = Comparator
 
-const parseOptions = __webpack_require__(15684)
-const { safeRe: re, t } = __webpack_require__(31295)
-const cmp = __webpack_require__(28470)
-const debug = __webpack_require__(34039)
-const SemVer = __webpack_require__(60203)
-const Range = __webpack_require__(87646)
+const parseOptions = __webpack_require__(70356)
+const { safeRe: re, t } = __webpack_require__(95471)
+const cmp = __webpack_require__(28646)
+const debug = __webpack_require__(1159)
+const SemVer = __webpack_require__(7163)
+const Range = __webpack_require__(96782)
 
 
 /***/ }),
 
-/***/ 87646:
+/***/ 96782:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -1204,22 +1204,22 @@ class Range {
 
 module.exports = Range
 
-const LRU = __webpack_require__(6071)
+const LRU = __webpack_require__(61383)
 const cache = new LRU()
 
-const parseOptions = __webpack_require__(15684)
-const Comparator = __webpack_require__(11091)
-const debug = __webpack_require__(34039)
-const SemVer = __webpack_require__(60203)
-const trimComparatorWhitespace = __webpack_require__(45465)
+const parseOptions = __webpack_require__(70356)
+const Comparator = __webpack_require__(89379)
+const debug = __webpack_require__(1159)
+const SemVer = __webpack_require__(7163)
+const trimComparatorWhitespace = __webpack_require__(69737)
 const {
   safeRe: re,
   src,
   t,
   tildeTrimReplace,
   caretTrimReplace,
-} = __webpack_require__(31295)
-const { FLAG_INCLUDE_PRERELEASE, FLAG_LOOSE } = __webpack_require__(66045)
+} = __webpack_require__(95471)
+const { FLAG_INCLUDE_PRERELEASE, FLAG_LOOSE } = __webpack_require__(45101)
 
 // unbounded global build-metadata stripper used by parseRange
 const BUILDSTRIPRE = new RegExp(src[t.BUILD], 'g')
@@ -1566,17 +1566,17 @@ const testSet = (set, version, options) => {
 
 /***/ }),
 
-/***/ 60203:
+/***/ 7163:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const debug = __webpack_require__(34039)
-const { MAX_LENGTH, MAX_SAFE_INTEGER } = __webpack_require__(66045)
-const { safeRe: re, t } = __webpack_require__(31295)
+const debug = __webpack_require__(1159)
+const { MAX_LENGTH, MAX_SAFE_INTEGER } = __webpack_require__(45101)
+const { safeRe: re, t } = __webpack_require__(95471)
 
-const parseOptions = __webpack_require__(15684)
-const { compareIdentifiers } = __webpack_require__(4180)
+const parseOptions = __webpack_require__(70356)
+const { compareIdentifiers } = __webpack_require__(73348)
 
 const isPrereleaseIdentifier = (prerelease, identifier) => {
   const identifiers = identifier.split('.')
@@ -1923,12 +1923,12 @@ module.exports = SemVer
 
 /***/ }),
 
-/***/ 8439:
+/***/ 1799:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const parse = __webpack_require__(81105)
+const parse = __webpack_require__(16353)
 const clean = (version, options) => {
   const s = parse(version.trim().replace(/^[=v]+/, ''), options)
   return s ? s.version : null
@@ -1938,17 +1938,17 @@ module.exports = clean
 
 /***/ }),
 
-/***/ 28470:
+/***/ 28646:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const eq = __webpack_require__(3578)
-const neq = __webpack_require__(47486)
-const gt = __webpack_require__(26247)
-const gte = __webpack_require__(19908)
-const lt = __webpack_require__(79088)
-const lte = __webpack_require__(93405)
+const eq = __webpack_require__(55082)
+const neq = __webpack_require__(4974)
+const gt = __webpack_require__(16599)
+const gte = __webpack_require__(41236)
+const lt = __webpack_require__(3872)
+const lte = __webpack_require__(56717)
 
 const cmp = (a, op, b, loose) => {
   switch (op) {
@@ -1999,14 +1999,14 @@ module.exports = cmp
 
 /***/ }),
 
-/***/ 18377:
+/***/ 35385:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
-const parse = __webpack_require__(81105)
-const { safeRe: re, t } = __webpack_require__(31295)
+const SemVer = __webpack_require__(7163)
+const parse = __webpack_require__(16353)
+const { safeRe: re, t } = __webpack_require__(95471)
 
 const coerce = (version, options) => {
   if (version instanceof SemVer) {
@@ -2068,12 +2068,12 @@ module.exports = coerce
 
 /***/ }),
 
-/***/ 58336:
+/***/ 37648:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 const compareBuild = (a, b, loose) => {
   const versionA = new SemVer(a, loose)
   const versionB = new SemVer(b, loose)
@@ -2084,24 +2084,24 @@ module.exports = compareBuild
 
 /***/ }),
 
-/***/ 71962:
+/***/ 56874:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const compareLoose = (a, b) => compare(a, b, true)
 module.exports = compareLoose
 
 
 /***/ }),
 
-/***/ 10837:
+/***/ 78469:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 const compare = (a, b, loose) =>
   new SemVer(a, loose).compare(new SemVer(b, loose))
 
@@ -2110,12 +2110,12 @@ module.exports = compare
 
 /***/ }),
 
-/***/ 97447:
+/***/ 70711:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const parse = __webpack_require__(81105)
+const parse = __webpack_require__(16353)
 
 const diff = (version1, version2) => {
   const v1 = parse(version1, null, true)
@@ -2177,48 +2177,48 @@ module.exports = diff
 
 /***/ }),
 
-/***/ 3578:
+/***/ 55082:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const eq = (a, b, loose) => compare(a, b, loose) === 0
 module.exports = eq
 
 
 /***/ }),
 
-/***/ 26247:
+/***/ 16599:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const gt = (a, b, loose) => compare(a, b, loose) > 0
 module.exports = gt
 
 
 /***/ }),
 
-/***/ 19908:
+/***/ 41236:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const gte = (a, b, loose) => compare(a, b, loose) >= 0
 module.exports = gte
 
 
 /***/ }),
 
-/***/ 76754:
+/***/ 62338:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 
 const inc = (version, release, options, identifier, identifierBase) => {
   if (typeof (options) === 'string') {
@@ -2241,72 +2241,72 @@ module.exports = inc
 
 /***/ }),
 
-/***/ 79088:
+/***/ 3872:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const lt = (a, b, loose) => compare(a, b, loose) < 0
 module.exports = lt
 
 
 /***/ }),
 
-/***/ 93405:
+/***/ 56717:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const lte = (a, b, loose) => compare(a, b, loose) <= 0
 module.exports = lte
 
 
 /***/ }),
 
-/***/ 42031:
+/***/ 68511:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 const major = (a, loose) => new SemVer(a, loose).major
 module.exports = major
 
 
 /***/ }),
 
-/***/ 13387:
+/***/ 32603:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 const minor = (a, loose) => new SemVer(a, loose).minor
 module.exports = minor
 
 
 /***/ }),
 
-/***/ 47486:
+/***/ 4974:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const neq = (a, b, loose) => compare(a, b, loose) !== 0
 module.exports = neq
 
 
 /***/ }),
 
-/***/ 81105:
+/***/ 16353:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 const parse = (version, options, throwErrors = false) => {
   if (version instanceof SemVer) {
     return version
@@ -2326,24 +2326,24 @@ module.exports = parse
 
 /***/ }),
 
-/***/ 27236:
+/***/ 48756:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
+const SemVer = __webpack_require__(7163)
 const patch = (a, loose) => new SemVer(a, loose).patch
 module.exports = patch
 
 
 /***/ }),
 
-/***/ 3602:
+/***/ 15714:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const parse = __webpack_require__(81105)
+const parse = __webpack_require__(16353)
 const prerelease = (version, options) => {
   const parsed = parse(version, options)
   return (parsed && parsed.prerelease.length) ? parsed.prerelease : null
@@ -2353,36 +2353,36 @@ module.exports = prerelease
 
 /***/ }),
 
-/***/ 86877:
+/***/ 32173:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compare = __webpack_require__(10837)
+const compare = __webpack_require__(78469)
 const rcompare = (a, b, loose) => compare(b, a, loose)
 module.exports = rcompare
 
 
 /***/ }),
 
-/***/ 22600:
+/***/ 87192:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compareBuild = __webpack_require__(58336)
+const compareBuild = __webpack_require__(37648)
 const rsort = (list, loose) => list.sort((a, b) => compareBuild(b, a, loose))
 module.exports = rsort
 
 
 /***/ }),
 
-/***/ 79451:
+/***/ 68011:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Range = __webpack_require__(87646)
+const Range = __webpack_require__(96782)
 const satisfies = (version, range, options) => {
   try {
     range = new Range(range, options)
@@ -2396,26 +2396,26 @@ module.exports = satisfies
 
 /***/ }),
 
-/***/ 72928:
+/***/ 29872:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const compareBuild = __webpack_require__(58336)
+const compareBuild = __webpack_require__(37648)
 const sort = (list, loose) => list.sort((a, b) => compareBuild(a, b, loose))
 module.exports = sort
 
 
 /***/ }),
 
-/***/ 86562:
+/***/ 16114:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const parse = __webpack_require__(81105)
-const constants = __webpack_require__(66045)
-const SemVer = __webpack_require__(60203)
+const parse = __webpack_require__(16353)
+const constants = __webpack_require__(45101)
+const SemVer = __webpack_require__(7163)
 
 const truncate = (version, truncation, options) => {
   if (!constants.RELEASE_TYPES.includes(truncation)) {
@@ -2463,12 +2463,12 @@ module.exports = truncate
 
 /***/ }),
 
-/***/ 96716:
+/***/ 58780:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const parse = __webpack_require__(81105)
+const parse = __webpack_require__(16353)
 const valid = (version, options) => {
   const v = parse(version, options)
   return v ? v.version : null
@@ -2478,54 +2478,54 @@ module.exports = valid
 
 /***/ }),
 
-/***/ 73880:
+/***/ 62088:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 // just pre-load all the stuff that index.js lazily exports
-const internalRe = __webpack_require__(31295)
-const constants = __webpack_require__(66045)
-const SemVer = __webpack_require__(60203)
-const identifiers = __webpack_require__(4180)
-const parse = __webpack_require__(81105)
-const valid = __webpack_require__(96716)
-const clean = __webpack_require__(8439)
-const inc = __webpack_require__(76754)
-const diff = __webpack_require__(97447)
-const major = __webpack_require__(42031)
-const minor = __webpack_require__(13387)
-const patch = __webpack_require__(27236)
-const prerelease = __webpack_require__(3602)
-const compare = __webpack_require__(10837)
-const rcompare = __webpack_require__(86877)
-const compareLoose = __webpack_require__(71962)
-const compareBuild = __webpack_require__(58336)
-const sort = __webpack_require__(72928)
-const rsort = __webpack_require__(22600)
-const gt = __webpack_require__(26247)
-const lt = __webpack_require__(79088)
-const eq = __webpack_require__(3578)
-const neq = __webpack_require__(47486)
-const gte = __webpack_require__(19908)
-const lte = __webpack_require__(93405)
-const cmp = __webpack_require__(28470)
-const coerce = __webpack_require__(18377)
-const truncate = __webpack_require__(86562)
-const Comparator = __webpack_require__(11091)
-const Range = __webpack_require__(87646)
-const satisfies = __webpack_require__(79451)
-const toComparators = __webpack_require__(2126)
-const maxSatisfying = __webpack_require__(80825)
-const minSatisfying = __webpack_require__(4867)
-const minVersion = __webpack_require__(94122)
-const validRange = __webpack_require__(61745)
-const outside = __webpack_require__(25720)
-const gtr = __webpack_require__(46372)
-const ltr = __webpack_require__(49309)
-const intersects = __webpack_require__(51673)
-const simplifyRange = __webpack_require__(77660)
-const subset = __webpack_require__(40129)
+const internalRe = __webpack_require__(95471)
+const constants = __webpack_require__(45101)
+const SemVer = __webpack_require__(7163)
+const identifiers = __webpack_require__(73348)
+const parse = __webpack_require__(16353)
+const valid = __webpack_require__(58780)
+const clean = __webpack_require__(1799)
+const inc = __webpack_require__(62338)
+const diff = __webpack_require__(70711)
+const major = __webpack_require__(68511)
+const minor = __webpack_require__(32603)
+const patch = __webpack_require__(48756)
+const prerelease = __webpack_require__(15714)
+const compare = __webpack_require__(78469)
+const rcompare = __webpack_require__(32173)
+const compareLoose = __webpack_require__(56874)
+const compareBuild = __webpack_require__(37648)
+const sort = __webpack_require__(29872)
+const rsort = __webpack_require__(87192)
+const gt = __webpack_require__(16599)
+const lt = __webpack_require__(3872)
+const eq = __webpack_require__(55082)
+const neq = __webpack_require__(4974)
+const gte = __webpack_require__(41236)
+const lte = __webpack_require__(56717)
+const cmp = __webpack_require__(28646)
+const coerce = __webpack_require__(35385)
+const truncate = __webpack_require__(16114)
+const Comparator = __webpack_require__(89379)
+const Range = __webpack_require__(96782)
+const satisfies = __webpack_require__(68011)
+const toComparators = __webpack_require__(54750)
+const maxSatisfying = __webpack_require__(73193)
+const minSatisfying = __webpack_require__(68595)
+const minVersion = __webpack_require__(51866)
+const validRange = __webpack_require__(64737)
+const outside = __webpack_require__(10280)
+const gtr = __webpack_require__(12276)
+const ltr = __webpack_require__(15213)
+const intersects = __webpack_require__(23465)
+const simplifyRange = __webpack_require__(82028)
+const subset = __webpack_require__(61489)
 module.exports = {
   parse,
   valid,
@@ -2578,7 +2578,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 66045:
+/***/ 45101:
 /***/ ((module) => {
 
 
@@ -2652,7 +2652,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 34039:
+/***/ 1159:
 /***/ ((module) => {
 
 
@@ -2670,7 +2670,7 @@ module.exports = debug
 
 /***/ }),
 
-/***/ 4180:
+/***/ 73348:
 /***/ ((module) => {
 
 
@@ -2706,7 +2706,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6071:
+/***/ 61383:
 /***/ ((module) => {
 
 
@@ -2755,7 +2755,7 @@ module.exports = LRUCache
 
 /***/ }),
 
-/***/ 15684:
+/***/ 70356:
 /***/ ((module) => {
 
 
@@ -2779,7 +2779,7 @@ module.exports = parseOptions
 
 /***/ }),
 
-/***/ 31295:
+/***/ 95471:
 /***/ ((module, exports, __webpack_require__) => {
 
 
@@ -2788,8 +2788,8 @@ const {
   MAX_SAFE_COMPONENT_LENGTH,
   MAX_SAFE_BUILD_LENGTH,
   MAX_LENGTH,
-} = __webpack_require__(66045)
-const debug = __webpack_require__(34039)
+} = __webpack_require__(45101)
+const debug = __webpack_require__(1159)
 exports = module.exports = {}
 
 // The actual regexps go on exports.re
@@ -3009,7 +3009,7 @@ createToken('GTE0PRE', '^\\s*>=\\s*0\\.0\\.0-0\\s*$')
 
 /***/ }),
 
-/***/ 45465:
+/***/ 69737:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // @ts-check
@@ -3024,7 +3024,7 @@ const {
   MAX_LENGTH,
   MAX_SAFE_BUILD_LENGTH,
   WHITESPACE_CHARACTERS,
-} = __webpack_require__(66045)
+} = __webpack_require__(45101)
 
 /**
  * Remembers the last two rows of digits so their characters need not be reread.
@@ -3454,25 +3454,25 @@ module.exports = trimComparatorWhitespace
 
 /***/ }),
 
-/***/ 46372:
+/***/ 12276:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 // Determine if version is greater than all the versions possible in the range.
-const outside = __webpack_require__(25720)
+const outside = __webpack_require__(10280)
 const gtr = (version, range, options) => outside(version, range, '>', options)
 module.exports = gtr
 
 
 /***/ }),
 
-/***/ 51673:
+/***/ 23465:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Range = __webpack_require__(87646)
+const Range = __webpack_require__(96782)
 const intersects = (r1, r2, options) => {
   r1 = new Range(r1, options)
   r2 = new Range(r2, options)
@@ -3483,12 +3483,12 @@ module.exports = intersects
 
 /***/ }),
 
-/***/ 49309:
+/***/ 15213:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const outside = __webpack_require__(25720)
+const outside = __webpack_require__(10280)
 // Determine if version is less than all the versions possible in the range
 const ltr = (version, range, options) => outside(version, range, '<', options)
 module.exports = ltr
@@ -3496,13 +3496,13 @@ module.exports = ltr
 
 /***/ }),
 
-/***/ 80825:
+/***/ 73193:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
-const Range = __webpack_require__(87646)
+const SemVer = __webpack_require__(7163)
+const Range = __webpack_require__(96782)
 
 const maxSatisfying = (versions, range, options) => {
   let max = null
@@ -3530,13 +3530,13 @@ module.exports = maxSatisfying
 
 /***/ }),
 
-/***/ 4867:
+/***/ 68595:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
-const Range = __webpack_require__(87646)
+const SemVer = __webpack_require__(7163)
+const Range = __webpack_require__(96782)
 const minSatisfying = (versions, range, options) => {
   let min = null
   let minSV = null
@@ -3563,14 +3563,14 @@ module.exports = minSatisfying
 
 /***/ }),
 
-/***/ 94122:
+/***/ 51866:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
-const Range = __webpack_require__(87646)
-const gt = __webpack_require__(26247)
+const SemVer = __webpack_require__(7163)
+const Range = __webpack_require__(96782)
+const gt = __webpack_require__(16599)
 
 const minVersion = (range, loose) => {
   range = new Range(range, loose)
@@ -3633,20 +3633,20 @@ module.exports = minVersion
 
 /***/ }),
 
-/***/ 25720:
+/***/ 10280:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const SemVer = __webpack_require__(60203)
-const Comparator = __webpack_require__(11091)
+const SemVer = __webpack_require__(7163)
+const Comparator = __webpack_require__(89379)
 const { ANY } = Comparator
-const Range = __webpack_require__(87646)
-const satisfies = __webpack_require__(79451)
-const gt = __webpack_require__(26247)
-const lt = __webpack_require__(79088)
-const lte = __webpack_require__(93405)
-const gte = __webpack_require__(19908)
+const Range = __webpack_require__(96782)
+const satisfies = __webpack_require__(68011)
+const gt = __webpack_require__(16599)
+const lt = __webpack_require__(3872)
+const lte = __webpack_require__(56717)
+const gte = __webpack_require__(41236)
 
 const outside = (version, range, hilo, options) => {
   version = new SemVer(version, options)
@@ -3722,7 +3722,7 @@ module.exports = outside
 
 /***/ }),
 
-/***/ 77660:
+/***/ 82028:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3730,8 +3730,8 @@ module.exports = outside
 // given a set of versions and a range, create a "simplified" range
 // that includes the same versions that the original range does
 // If the original range is shorter than the simplified one, return that.
-const satisfies = __webpack_require__(79451)
-const compare = __webpack_require__(10837)
+const satisfies = __webpack_require__(68011)
+const compare = __webpack_require__(78469)
 module.exports = (versions, range, options) => {
   const set = []
   let first = null
@@ -3778,16 +3778,16 @@ module.exports = (versions, range, options) => {
 
 /***/ }),
 
-/***/ 40129:
+/***/ 61489:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Range = __webpack_require__(87646)
-const Comparator = __webpack_require__(11091)
+const Range = __webpack_require__(96782)
+const Comparator = __webpack_require__(89379)
 const { ANY } = Comparator
-const satisfies = __webpack_require__(79451)
-const compare = __webpack_require__(10837)
+const satisfies = __webpack_require__(68011)
+const compare = __webpack_require__(78469)
 
 // Complex range `r1 || r2 || ...` is a subset of `R1 || R2 || ...` iff:
 // - Every simple range `r1, r2, ...` is a null set, OR
@@ -4034,12 +4034,12 @@ module.exports = subset
 
 /***/ }),
 
-/***/ 2126:
+/***/ 54750:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Range = __webpack_require__(87646)
+const Range = __webpack_require__(96782)
 
 // Mostly just for testing and legacy API reasons
 const toComparators = (range, options) =>
@@ -4051,12 +4051,12 @@ module.exports = toComparators
 
 /***/ }),
 
-/***/ 61745:
+/***/ 64737:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Range = __webpack_require__(87646)
+const Range = __webpack_require__(96782)
 const validRange = (range, options) => {
   try {
     // Return '*' instead of '' so that truthiness works.
@@ -4071,7 +4071,7 @@ module.exports = validRange
 
 /***/ }),
 
-/***/ 9769:
+/***/ 62649:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4136,14 +4136,14 @@ exports.range = range;
 
 /***/ }),
 
-/***/ 27720:
+/***/ 38968:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.EXPANSION_MAX_STEPS = exports.EXPANSION_MAX_REWRITES = exports.EXPANSION_MAX_DEPTH = exports.EXPANSION_MAX_LENGTH = exports.EXPANSION_MAX = void 0;
 exports.expand = expand;
-const balanced_match_1 = __webpack_require__(9769);
+const balanced_match_1 = __webpack_require__(62649);
 const escSlash = '\0SLASH' + Math.random().toFixed(16) + '\0';
 const escOpen = '\0OPEN' + Math.random().toFixed(16) + '\0';
 const escClose = '\0CLOSE' + Math.random().toFixed(16) + '\0';
@@ -4661,7 +4661,7 @@ function expand_(str, max, maxLength, maxDepth, depth, maxRewrites, budget, isTo
 
 /***/ }),
 
-/***/ 58826:
+/***/ 53242:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4681,7 +4681,7 @@ exports.assertValidPattern = assertValidPattern;
 
 /***/ }),
 
-/***/ 32122:
+/***/ 46058:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -4689,8 +4689,8 @@ exports.assertValidPattern = assertValidPattern;
 var _a;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.AST = void 0;
-const brace_expressions_js_1 = __webpack_require__(49635);
-const unescape_js_1 = __webpack_require__(87540);
+const brace_expressions_js_1 = __webpack_require__(32627);
+const unescape_js_1 = __webpack_require__(34052);
 const types = new Set(['!', '?', '+', '*', '@']);
 const isExtglobType = (c) => types.has(c);
 const isExtglobAST = (c) => isExtglobType(c.type);
@@ -5532,7 +5532,7 @@ _a = AST;
 
 /***/ }),
 
-/***/ 49635:
+/***/ 32627:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5688,7 +5688,7 @@ exports.parseClass = parseClass;
 
 /***/ }),
 
-/***/ 77755:
+/***/ 18475:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5724,17 +5724,17 @@ exports.escape = escape;
 
 /***/ }),
 
-/***/ 62994:
+/***/ 6722:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.unescape = exports.escape = exports.AST = exports.Minimatch = exports.match = exports.makeRe = exports.braceExpand = exports.defaults = exports.filter = exports.GLOBSTAR = exports.sep = exports.minimatch = void 0;
-const brace_expansion_1 = __webpack_require__(27720);
-const assert_valid_pattern_js_1 = __webpack_require__(58826);
-const ast_js_1 = __webpack_require__(32122);
-const escape_js_1 = __webpack_require__(77755);
-const unescape_js_1 = __webpack_require__(87540);
+const brace_expansion_1 = __webpack_require__(38968);
+const assert_valid_pattern_js_1 = __webpack_require__(53242);
+const ast_js_1 = __webpack_require__(46058);
+const escape_js_1 = __webpack_require__(18475);
+const unescape_js_1 = __webpack_require__(34052);
 const minimatch = (p, pattern, options = {}) => {
     (0, assert_valid_pattern_js_1.assertValidPattern)(pattern);
     // shortcut: comments match nothing.
@@ -6842,11 +6842,11 @@ class Minimatch {
 }
 exports.Minimatch = Minimatch;
 /* c8 ignore start */
-var ast_js_2 = __webpack_require__(32122);
+var ast_js_2 = __webpack_require__(46058);
 Object.defineProperty(exports, "AST", ({ enumerable: true, get: function () { return ast_js_2.AST; } }));
-var escape_js_2 = __webpack_require__(77755);
+var escape_js_2 = __webpack_require__(18475);
 Object.defineProperty(exports, "escape", ({ enumerable: true, get: function () { return escape_js_2.escape; } }));
-var unescape_js_2 = __webpack_require__(87540);
+var unescape_js_2 = __webpack_require__(34052);
 Object.defineProperty(exports, "unescape", ({ enumerable: true, get: function () { return unescape_js_2.unescape; } }));
 /* c8 ignore stop */
 exports.minimatch.AST = ast_js_1.AST;
@@ -6857,7 +6857,7 @@ exports.minimatch.unescape = unescape_js_1.unescape;
 
 /***/ }),
 
-/***/ 87540:
+/***/ 34052:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6901,7 +6901,7 @@ exports.unescape = unescape;
 
 /***/ }),
 
-/***/ 44703:
+/***/ 56085:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"name":"editorconfig","version":"3.0.2","description":"EditorConfig File Locator and Interpreter for Node.js","keywords":["editorconfig","core"],"main":"./lib/index.js","files":["lib/*","bin/*"],"contributors":["Hong Xu (topbug.net)","Jed Mao (https://github.com/jedmao/)","Trey Hunner (http://treyhunner.com)","Joe Hildebrand (https://github.com/hildjj/)","SunsetTechuila (https://github.com/SunsetTechuila/)","Rex Lorenzo (https://github.com/rlorenzo/)"],"directories":{"bin":"./bin","lib":"./lib"},"repository":{"type":"git","url":"git://github.com/editorconfig/editorconfig-core-js.git"},"bugs":"https://github.com/editorconfig/editorconfig-core-js/issues","author":"EditorConfig Team","license":"MIT","dependencies":{"@one-ini/wasm":"0.2.1","commander":"^14.0.3","minimatch":"~10.2.4","semver":"^7.7.4"},"engines":{"node":">=20"}}');

@@ -1,15 +1,15 @@
-export const id = 808;
-export const ids = [808];
+export const id = 856;
+export const ids = [856];
 export const modules = {
 
-/***/ 34808:
+/***/ 86856:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   throttling: () => (/* binding */ throttling)
 /* harmony export */ });
-/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(78115);
+/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(63251);
 // pkg/dist-src/index.js
 
 

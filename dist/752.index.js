@@ -1,38 +1,38 @@
-export const id = 480;
-export const ids = [480];
+export const id = 752;
+export const ids = [752];
 export const modules = {
 
-/***/ 42480:
+/***/ 24371:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Client = __webpack_require__(81285)
-const Dispatcher = __webpack_require__(97939)
-const Pool = __webpack_require__(92244)
-const BalancedPool = __webpack_require__(2549)
-const RoundRobinPool = __webpack_require__(8512)
-const Agent = __webpack_require__(58285)
-const ProxyAgent = __webpack_require__(39920)
-const Socks5ProxyAgent = __webpack_require__(18151)
-const EnvHttpProxyAgent = __webpack_require__(40929)
-const RetryAgent = __webpack_require__(71346)
-const H2CClient = __webpack_require__(46591)
-const errors = __webpack_require__(44627)
-const util = __webpack_require__(84640)
+const Client = __webpack_require__(23701)
+const Dispatcher = __webpack_require__(30883)
+const Pool = __webpack_require__(30628)
+const BalancedPool = __webpack_require__(837)
+const RoundRobinPool = __webpack_require__(45520)
+const Agent = __webpack_require__(57405)
+const ProxyAgent = __webpack_require__(76672)
+const Socks5ProxyAgent = __webpack_require__(87223)
+const EnvHttpProxyAgent = __webpack_require__(53137)
+const RetryAgent = __webpack_require__(30050)
+const H2CClient = __webpack_require__(36815)
+const errors = __webpack_require__(68707)
+const util = __webpack_require__(3440)
 const { InvalidArgumentError } = errors
-const api = __webpack_require__(88567)
-const buildConnector = __webpack_require__(32784)
-const MockClient = __webpack_require__(9493)
-const { MockCallHistory, MockCallHistoryLog } = __webpack_require__(55663)
-const MockAgent = __webpack_require__(1437)
-const MockPool = __webpack_require__(45220)
-const SnapshotAgent = __webpack_require__(69447)
-const mockErrors = __webpack_require__(49917)
-const RetryHandler = __webpack_require__(45640)
-const { getGlobalDispatcher, setGlobalDispatcher } = __webpack_require__(78421)
-const DecoratorHandler = __webpack_require__(80091)
-const RedirectHandler = __webpack_require__(67970)
+const api = __webpack_require__(56615)
+const buildConnector = __webpack_require__(59136)
+const MockClient = __webpack_require__(47365)
+const { MockCallHistory, MockCallHistoryLog } = __webpack_require__(30431)
+const MockAgent = __webpack_require__(47501)
+const MockPool = __webpack_require__(94004)
+const SnapshotAgent = __webpack_require__(55095)
+const mockErrors = __webpack_require__(52429)
+const RetryHandler = __webpack_require__(17816)
+const { getGlobalDispatcher, setGlobalDispatcher } = __webpack_require__(32581)
+const DecoratorHandler = __webpack_require__(58155)
+const RedirectHandler = __webpack_require__(8754)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -52,21 +52,21 @@ module.exports.RetryHandler = RetryHandler
 module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.interceptors = {
-  redirect: __webpack_require__(20730),
-  responseError: __webpack_require__(6790),
-  retry: __webpack_require__(74346),
-  dump: __webpack_require__(78412),
-  dns: __webpack_require__(48731),
-  cache: __webpack_require__(17382),
-  decompress: __webpack_require__(82397),
-  deduplicate: __webpack_require__(69464)
+  redirect: __webpack_require__(21514),
+  responseError: __webpack_require__(8918),
+  retry: __webpack_require__(92026),
+  dump: __webpack_require__(88060),
+  dns: __webpack_require__(70379),
+  cache: __webpack_require__(75542),
+  decompress: __webpack_require__(40557),
+  deduplicate: __webpack_require__(67240)
 }
 
 module.exports.cacheStores = {
-  MemoryCacheStore: __webpack_require__(22009)
+  MemoryCacheStore: __webpack_require__(74889)
 }
 
-const SqliteCacheStore = __webpack_require__(60274)
+const SqliteCacheStore = __webpack_require__(71522)
 module.exports.cacheStores.SqliteCacheStore = SqliteCacheStore
 
 module.exports.buildConnector = buildConnector
@@ -128,7 +128,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__webpack_require__(58702).fetch)
+const fetchImpl = (__webpack_require__(54398).fetch)
 
 // Capture __filename at module load time for stack trace augmentation.
 // This may be undefined when bundled in environments like Node.js internals.
@@ -168,22 +168,22 @@ module.exports.fetch = function fetch (init, options = undefined) {
     throw err
   })
 }
-module.exports.Headers = __webpack_require__(75524).Headers
-module.exports.Response = __webpack_require__(70715).Response
-module.exports.Request = __webpack_require__(30175).Request
-module.exports.FormData = __webpack_require__(41142).FormData
+module.exports.Headers = __webpack_require__(60660).Headers
+module.exports.Response = __webpack_require__(99051).Response
+module.exports.Request = __webpack_require__(9967).Request
+module.exports.FormData = __webpack_require__(35910).FormData
 
-const { setGlobalOrigin, getGlobalOrigin } = __webpack_require__(30179)
+const { setGlobalOrigin, getGlobalOrigin } = __webpack_require__(51059)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __webpack_require__(15965)
-const { kConstruct } = __webpack_require__(64043)
+const { CacheStorage } = __webpack_require__(3245)
+const { kConstruct } = __webpack_require__(36443)
 
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie, parseCookie } = __webpack_require__(16933)
+const { deleteCookie, getCookies, getSetCookies, setCookie, parseCookie } = __webpack_require__(79061)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
@@ -191,21 +191,21 @@ module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 module.exports.parseCookie = parseCookie
 
-const { parseMIMEType, serializeAMimeType } = __webpack_require__(57708)
+const { parseMIMEType, serializeAMimeType } = __webpack_require__(51900)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __webpack_require__(77316)
-const { WebSocket, ping } = __webpack_require__(71886)
+const { CloseEvent, ErrorEvent, MessageEvent } = __webpack_require__(15188)
+const { WebSocket, ping } = __webpack_require__(13726)
 module.exports.WebSocket = WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
 module.exports.ping = ping
 
-module.exports.WebSocketStream = __webpack_require__(34841).WebSocketStream
-module.exports.WebSocketError = __webpack_require__(32039).WebSocketError
+module.exports.WebSocketStream = __webpack_require__(12873).WebSocketStream
+module.exports.WebSocketError = __webpack_require__(56919).WebSocketError
 
 module.exports.request = makeDispatcher(api.request)
 module.exports.stream = makeDispatcher(api.stream)
@@ -221,7 +221,7 @@ module.exports.MockAgent = MockAgent
 module.exports.SnapshotAgent = SnapshotAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __webpack_require__(61670)
+const { EventSource } = __webpack_require__(21238)
 
 module.exports.EventSource = EventSource
 
@@ -243,13 +243,13 @@ module.exports.install = install
 
 /***/ }),
 
-/***/ 90670:
+/***/ 80158:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { addAbortListener } = __webpack_require__(84640)
-const { RequestAbortedError } = __webpack_require__(44627)
+const { addAbortListener } = __webpack_require__(3440)
+const { RequestAbortedError } = __webpack_require__(68707)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -309,16 +309,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 42004:
+/***/ 34660:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { AsyncResource } = __webpack_require__(16698)
-const { InvalidArgumentError, SocketError } = __webpack_require__(44627)
-const util = __webpack_require__(84640)
-const { addSignal, removeSignal } = __webpack_require__(90670)
+const { InvalidArgumentError, SocketError } = __webpack_require__(68707)
+const util = __webpack_require__(3440)
+const { addSignal, removeSignal } = __webpack_require__(80158)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -426,7 +426,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 65646:
+/***/ 76862:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -442,9 +442,9 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __webpack_require__(44627)
-const util = __webpack_require__(84640)
-const { addSignal, removeSignal } = __webpack_require__(90670)
+} = __webpack_require__(68707)
+const util = __webpack_require__(3440)
+const { addSignal, removeSignal } = __webpack_require__(80158)
 
 function noop () {}
 
@@ -685,16 +685,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4203:
+/***/ 14043:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { AsyncResource } = __webpack_require__(16698)
-const { Readable } = __webpack_require__(80471)
-const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(44627)
-const util = __webpack_require__(84640)
+const { Readable } = __webpack_require__(49927)
+const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(68707)
+const util = __webpack_require__(3440)
 
 function noop () {}
 
@@ -906,7 +906,7 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 29656:
+/***/ 3560:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -914,9 +914,9 @@ module.exports.RequestHandler = RequestHandler
 const assert = __webpack_require__(34589)
 const { finished } = __webpack_require__(57075)
 const { AsyncResource } = __webpack_require__(16698)
-const { InvalidArgumentError, InvalidReturnValueError } = __webpack_require__(44627)
-const util = __webpack_require__(84640)
-const { addSignal, removeSignal } = __webpack_require__(90670)
+const { InvalidArgumentError, InvalidReturnValueError } = __webpack_require__(68707)
+const util = __webpack_require__(3440)
+const { addSignal, removeSignal } = __webpack_require__(80158)
 
 function noop () {}
 
@@ -1122,17 +1122,17 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 6730:
+/***/ 61882:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __webpack_require__(44627)
+const { InvalidArgumentError, SocketError } = __webpack_require__(68707)
 const { AsyncResource } = __webpack_require__(16698)
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(84640)
-const { kHTTP2Stream } = __webpack_require__(64043)
-const { addSignal, removeSignal } = __webpack_require__(90670)
+const util = __webpack_require__(3440)
+const { kHTTP2Stream } = __webpack_require__(36443)
+const { addSignal, removeSignal } = __webpack_require__(80158)
 
 class UpgradeHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -1240,30 +1240,30 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 88567:
+/***/ 56615:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-module.exports.request = __webpack_require__(4203)
-module.exports.stream = __webpack_require__(29656)
-module.exports.pipeline = __webpack_require__(65646)
-module.exports.upgrade = __webpack_require__(6730)
-module.exports.connect = __webpack_require__(42004)
+module.exports.request = __webpack_require__(14043)
+module.exports.stream = __webpack_require__(3560)
+module.exports.pipeline = __webpack_require__(76862)
+module.exports.upgrade = __webpack_require__(61882)
+module.exports.connect = __webpack_require__(34660)
 
 
 /***/ }),
 
-/***/ 80471:
+/***/ 49927:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { Readable } = __webpack_require__(57075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __webpack_require__(44627)
-const util = __webpack_require__(84640)
-const { ReadableStreamFrom } = __webpack_require__(84640)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __webpack_require__(68707)
+const util = __webpack_require__(3440)
+const { ReadableStreamFrom } = __webpack_require__(3440)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -1841,14 +1841,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 22009:
+/***/ 74889:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Writable } = __webpack_require__(57075)
 const { EventEmitter } = __webpack_require__(78474)
-const { assertCacheKey, assertCacheValue } = __webpack_require__(35355)
+const { assertCacheKey, assertCacheValue } = __webpack_require__(47659)
 
 /**
  * @typedef {import('../../types/cache-interceptor.d.ts').default.CacheKey} CacheKey
@@ -2127,13 +2127,13 @@ module.exports = MemoryCacheStore
 
 /***/ }),
 
-/***/ 60274:
+/***/ 71522:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Writable } = __webpack_require__(57075)
-const { assertCacheKey, assertCacheValue } = __webpack_require__(35355)
+const { assertCacheKey, assertCacheValue } = __webpack_require__(47659)
 
 let DatabaseSync
 
@@ -2603,15 +2603,15 @@ function headerValueEquals (lhs, rhs) {
 
 /***/ }),
 
-/***/ 32784:
+/***/ 59136:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const net = __webpack_require__(77030)
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(84640)
-const { InvalidArgumentError } = __webpack_require__(44627)
+const util = __webpack_require__(3440)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 let tls // include tls conditionally since it is not always available
 
@@ -2769,7 +2769,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 22303:
+/***/ 10735:
 /***/ ((module) => {
 
 
@@ -2919,7 +2919,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 53374:
+/***/ 42414:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3153,7 +3153,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 44627:
+/***/ 68707:
 /***/ ((module) => {
 
 
@@ -3637,7 +3637,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 37311:
+/***/ 44655:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3645,7 +3645,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __webpack_require__(44627)
+} = __webpack_require__(68707)
 const assert = __webpack_require__(34589)
 const {
   isValidHTTPToken,
@@ -3662,9 +3662,9 @@ const {
   getServerName,
   normalizedMethodRecords,
   getProtocolFromUrlString
-} = __webpack_require__(84640)
-const { channels } = __webpack_require__(53374)
-const { headerNameLowerCasedRecord } = __webpack_require__(22303)
+} = __webpack_require__(3440)
+const { channels } = __webpack_require__(42414)
+const { headerNameLowerCasedRecord } = __webpack_require__(10735)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -4129,16 +4129,16 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 98290:
+/***/ 18082:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { EventEmitter } = __webpack_require__(78474)
 const { Buffer } = __webpack_require__(4573)
-const { InvalidArgumentError, Socks5ProxyError } = __webpack_require__(44627)
+const { InvalidArgumentError, Socks5ProxyError } = __webpack_require__(68707)
 const { debuglog } = __webpack_require__(57975)
-const { parseAddress } = __webpack_require__(21796)
+const { parseAddress } = __webpack_require__(51732)
 
 const debug = debuglog('undici:socks5')
 const EMPTY_BUFFER = Buffer.alloc(0)
@@ -4558,14 +4558,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 21796:
+/***/ 51732:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Buffer } = __webpack_require__(4573)
 const net = __webpack_require__(77030)
-const { InvalidArgumentError } = __webpack_require__(44627)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 /**
  * Parse an address and determine its type
@@ -4777,7 +4777,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 64043:
+/***/ 36443:
 /***/ ((module) => {
 
 
@@ -4860,7 +4860,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 84152:
+/***/ 67752:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -4868,7 +4868,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __webpack_require__(22303)
+} = __webpack_require__(10735)
 
 class TstNode {
   /** @type {any} */
@@ -5027,22 +5027,22 @@ module.exports = {
 
 /***/ }),
 
-/***/ 84640:
+/***/ 3440:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __webpack_require__(64043)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __webpack_require__(36443)
 const { IncomingMessage } = __webpack_require__(37067)
 const stream = __webpack_require__(57075)
 const net = __webpack_require__(77030)
 const { stringify } = __webpack_require__(41792)
 const { EventEmitter: EE } = __webpack_require__(78474)
-const timers = __webpack_require__(91275)
-const { InvalidArgumentError, ConnectTimeoutError } = __webpack_require__(44627)
-const { headerNameLowerCasedRecord } = __webpack_require__(22303)
-const { tree } = __webpack_require__(84152)
+const timers = __webpack_require__(96603)
+const { InvalidArgumentError, ConnectTimeoutError } = __webpack_require__(68707)
+const { headerNameLowerCasedRecord } = __webpack_require__(10735)
+const { tree } = __webpack_require__(67752)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.', 2).map(v => Number(v))
 
@@ -6047,17 +6047,17 @@ module.exports = {
 
 /***/ }),
 
-/***/ 58285:
+/***/ 57405:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError, MaxOriginsReachedError } = __webpack_require__(44627)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = __webpack_require__(64043)
-const DispatcherBase = __webpack_require__(19265)
-const Pool = __webpack_require__(92244)
-const Client = __webpack_require__(81285)
-const util = __webpack_require__(84640)
+const { InvalidArgumentError, MaxOriginsReachedError } = __webpack_require__(68707)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = __webpack_require__(36443)
+const DispatcherBase = __webpack_require__(21841)
+const Pool = __webpack_require__(30628)
+const Client = __webpack_require__(23701)
+const util = __webpack_require__(3440)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -6216,7 +6216,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 2549:
+/***/ 837:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -6224,7 +6224,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __webpack_require__(44627)
+} = __webpack_require__(68707)
 const {
   PoolBase,
   kClients,
@@ -6232,10 +6232,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __webpack_require__(73856)
-const Pool = __webpack_require__(92244)
-const { kUrl } = __webpack_require__(64043)
-const util = __webpack_require__(84640)
+} = __webpack_require__(42128)
+const Pool = __webpack_require__(30628)
+const { kUrl } = __webpack_require__(36443)
+const util = __webpack_require__(3440)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -6444,7 +6444,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 29133:
+/***/ 637:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -6452,9 +6452,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __webpack_require__(34589)
-const util = __webpack_require__(84640)
-const { channels } = __webpack_require__(53374)
-const timers = __webpack_require__(91275)
+const util = __webpack_require__(3440)
+const { channels } = __webpack_require__(42414)
+const timers = __webpack_require__(96603)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -6467,7 +6467,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __webpack_require__(44627)
+} = __webpack_require__(68707)
 const {
   kUrl,
   kReset,
@@ -6501,9 +6501,9 @@ const {
   kResume,
   kHTTPContext,
   kClosed
-} = __webpack_require__(64043)
+} = __webpack_require__(36443)
 
-const constants = __webpack_require__(80776)
+const constants = __webpack_require__(52824)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const removeAllListeners = util.removeAllListeners
@@ -6515,7 +6515,7 @@ const kTypeOfService = Symbol('kTypeOfService')
 let extractBody
 
 function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __webpack_require__(7630) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __webpack_require__(63870) : undefined
 
   let mod
 
@@ -6536,7 +6536,7 @@ function lazyllhttp () {
 
   if (useWasmSIMD) {
     try {
-      mod = new WebAssembly.Module(__webpack_require__(88586))
+      mod = new WebAssembly.Module(__webpack_require__(53434))
     } catch {
     }
   }
@@ -6546,7 +6546,7 @@ function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = new WebAssembly.Module(llhttpWasmData || __webpack_require__(7630))
+    mod = new WebAssembly.Module(llhttpWasmData || __webpack_require__(63870))
   }
 
   return new WebAssembly.Instance(mod, {
@@ -7615,7 +7615,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__webpack_require__(46396).extractBody)
+      extractBody = (__webpack_require__(84492).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -8220,14 +8220,14 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 4548:
+/***/ 88788:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { pipeline } = __webpack_require__(57075)
-const util = __webpack_require__(84640)
+const util = __webpack_require__(3440)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
@@ -8236,7 +8236,7 @@ const {
   InvalidArgumentError,
   HeadersTimeoutError,
   BodyTimeoutError
-} = __webpack_require__(44627)
+} = __webpack_require__(68707)
 const {
   kUrl,
   kReset,
@@ -8265,8 +8265,8 @@ const {
   kRemoteSettings,
   kHTTP2Stream,
   kHTTP2SessionState
-} = __webpack_require__(64043)
-const { channels } = __webpack_require__(53374)
+} = __webpack_require__(36443)
+const { channels } = __webpack_require__(42414)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -8885,7 +8885,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__webpack_require__(46396).extractBody)
+    extractBody ??= (__webpack_require__(84492).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -9283,7 +9283,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 81285:
+/***/ 23701:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -9291,17 +9291,17 @@ module.exports = connectH2
 const assert = __webpack_require__(34589)
 const net = __webpack_require__(77030)
 const http = __webpack_require__(37067)
-const util = __webpack_require__(84640)
-const { ClientStats } = __webpack_require__(17782)
-const { channels } = __webpack_require__(53374)
-const Request = __webpack_require__(37311)
-const DispatcherBase = __webpack_require__(19265)
+const util = __webpack_require__(3440)
+const { ClientStats } = __webpack_require__(46854)
+const { channels } = __webpack_require__(42414)
+const Request = __webpack_require__(44655)
+const DispatcherBase = __webpack_require__(21841)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __webpack_require__(44627)
-const buildConnector = __webpack_require__(32784)
+} = __webpack_require__(68707)
+const buildConnector = __webpack_require__(59136)
 const {
   kUrl,
   kServerName,
@@ -9344,9 +9344,9 @@ const {
   kHTTP2ConnectionWindowSize,
   kResume,
   kPingInterval
-} = __webpack_require__(64043)
-const connectH1 = __webpack_require__(29133)
-const connectH2 = __webpack_require__(4548)
+} = __webpack_require__(36443)
+const connectH1 = __webpack_require__(637)
+const connectH2 = __webpack_require__(88788)
 
 const kClosedResolve = Symbol('kClosedResolve')
 
@@ -9959,20 +9959,20 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 19265:
+/***/ 21841:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const buffer = __webpack_require__(4573)
-const Dispatcher = __webpack_require__(97939)
-const UnwrapHandler = __webpack_require__(14589)
+const Dispatcher = __webpack_require__(30883)
+const UnwrapHandler = __webpack_require__(92365)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __webpack_require__(44627)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = __webpack_require__(64043)
+} = __webpack_require__(68707)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = __webpack_require__(36443)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -10162,12 +10162,12 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 97939:
+/***/ 30883:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const EventEmitter = __webpack_require__(78474)
-const WrapHandler = __webpack_require__(77158)
+const WrapHandler = __webpack_require__(99510)
 
 const wrapInterceptor = (dispatch) => (opts, handler) => dispatch(opts, WrapHandler.wrap(handler))
 
@@ -10217,15 +10217,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 40929:
+/***/ 53137:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const DispatcherBase = __webpack_require__(19265)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __webpack_require__(64043)
-const ProxyAgent = __webpack_require__(39920)
-const Agent = __webpack_require__(58285)
+const DispatcherBase = __webpack_require__(21841)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __webpack_require__(36443)
+const ProxyAgent = __webpack_require__(76672)
+const Agent = __webpack_require__(57405)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -10370,7 +10370,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 95844:
+/***/ 64660:
 /***/ ((module) => {
 
 
@@ -10512,13 +10512,13 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 46591:
+/***/ 36815:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError } = __webpack_require__(44627)
-const Client = __webpack_require__(81285)
+const { InvalidArgumentError } = __webpack_require__(68707)
+const Client = __webpack_require__(23701)
 
 class H2CClient extends Client {
   constructor (origin, clientOpts) {
@@ -10570,15 +10570,15 @@ module.exports = H2CClient
 
 /***/ }),
 
-/***/ 73856:
+/***/ 42128:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { PoolStats } = __webpack_require__(17782)
-const DispatcherBase = __webpack_require__(19265)
-const FixedQueue = __webpack_require__(95844)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __webpack_require__(64043)
+const { PoolStats } = __webpack_require__(46854)
+const DispatcherBase = __webpack_require__(21841)
+const FixedQueue = __webpack_require__(64660)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __webpack_require__(36443)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -10791,7 +10791,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 92244:
+/***/ 30628:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -10803,14 +10803,14 @@ const {
   kAddClient,
   kGetDispatcher,
   kRemoveClient
-} = __webpack_require__(73856)
-const Client = __webpack_require__(81285)
+} = __webpack_require__(42128)
+const Client = __webpack_require__(23701)
 const {
   InvalidArgumentError
-} = __webpack_require__(44627)
-const util = __webpack_require__(84640)
-const { kUrl } = __webpack_require__(64043)
-const buildConnector = __webpack_require__(32784)
+} = __webpack_require__(68707)
+const util = __webpack_require__(3440)
+const { kUrl } = __webpack_require__(36443)
+const buildConnector = __webpack_require__(59136)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -10916,20 +10916,20 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 39920:
+/***/ 76672:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch } = __webpack_require__(64043)
-const Agent = __webpack_require__(58285)
-const Pool = __webpack_require__(92244)
-const DispatcherBase = __webpack_require__(19265)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __webpack_require__(44627)
-const buildConnector = __webpack_require__(32784)
-const Client = __webpack_require__(81285)
-const { channels } = __webpack_require__(53374)
-const Socks5ProxyAgent = __webpack_require__(18151)
+const { kProxy, kClose, kDestroy, kDispatch } = __webpack_require__(36443)
+const Agent = __webpack_require__(57405)
+const Pool = __webpack_require__(30628)
+const DispatcherBase = __webpack_require__(21841)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __webpack_require__(68707)
+const buildConnector = __webpack_require__(59136)
+const Client = __webpack_require__(23701)
+const { channels } = __webpack_require__(42414)
+const Socks5ProxyAgent = __webpack_require__(87223)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -11242,13 +11242,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 71346:
+/***/ 30050:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Dispatcher = __webpack_require__(97939)
-const RetryHandler = __webpack_require__(45640)
+const Dispatcher = __webpack_require__(30883)
+const RetryHandler = __webpack_require__(17816)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -11284,7 +11284,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 8512:
+/***/ 45520:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11296,14 +11296,14 @@ const {
   kAddClient,
   kGetDispatcher,
   kRemoveClient
-} = __webpack_require__(73856)
-const Client = __webpack_require__(81285)
+} = __webpack_require__(42128)
+const Client = __webpack_require__(23701)
 const {
   InvalidArgumentError
-} = __webpack_require__(44627)
-const util = __webpack_require__(84640)
-const { kUrl } = __webpack_require__(64043)
-const buildConnector = __webpack_require__(32784)
+} = __webpack_require__(68707)
+const util = __webpack_require__(3440)
+const { kUrl } = __webpack_require__(36443)
+const buildConnector = __webpack_require__(59136)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -11428,7 +11428,7 @@ module.exports = RoundRobinPool
 
 /***/ }),
 
-/***/ 18151:
+/***/ 87223:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11436,12 +11436,12 @@ module.exports = RoundRobinPool
 const { URL } = __webpack_require__(73136)
 
 let tls // include tls conditionally since it is not always available
-const DispatcherBase = __webpack_require__(19265)
-const { InvalidArgumentError } = __webpack_require__(44627)
-const { Socks5Client, STATES } = __webpack_require__(98290)
-const { kDispatch, kClose, kDestroy } = __webpack_require__(64043)
-const Pool = __webpack_require__(92244)
-const buildConnector = __webpack_require__(32784)
+const DispatcherBase = __webpack_require__(21841)
+const { InvalidArgumentError } = __webpack_require__(68707)
+const { Socks5Client, STATES } = __webpack_require__(18082)
+const { kDispatch, kClose, kDestroy } = __webpack_require__(36443)
+const Pool = __webpack_require__(30628)
+const buildConnector = __webpack_require__(59136)
 const { debuglog } = __webpack_require__(57975)
 
 const debug = debuglog('undici:socks5-proxy')
@@ -11695,7 +11695,7 @@ module.exports = Socks5ProxyAgent
 
 /***/ }),
 
-/***/ 83332:
+/***/ 276:
 /***/ ((module) => {
 
 
@@ -11735,7 +11735,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 78421:
+/***/ 32581:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -11744,8 +11744,8 @@ module.exports = {
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.2')
 const legacyGlobalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __webpack_require__(44627)
-const Agent = __webpack_require__(58285)
+const { InvalidArgumentError } = __webpack_require__(68707)
+const Agent = __webpack_require__(57405)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -11801,13 +11801,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 43448:
+/***/ 39976:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(84640)
-const { kRedirectCacheControl } = __webpack_require__(64043)
+const util = __webpack_require__(3440)
+const { kRedirectCacheControl } = __webpack_require__(36443)
 const {
   parseCacheControlHeader,
   hasInvalidCacheControlDirective,
@@ -11815,7 +11815,7 @@ const {
   hasVaryStar,
   isInvalidOrWildcardVaryHeader,
   isEtagUsable
-} = __webpack_require__(35355)
+} = __webpack_require__(47659)
 
 /**
  * A suppressed redirect hop recorded by the redirect handler. Carried on
@@ -11827,7 +11827,7 @@ const {
  * @property {import('../../types/header.d.ts').IncomingHttpHeaders} headers The hop's response headers.
  * @property {number} receivedAt The time the hop's response headers were received.
  */
-const { parseHttpDate } = __webpack_require__(97149)
+const { parseHttpDate } = __webpack_require__(25453)
 
 function noop () {}
 
@@ -12989,7 +12989,7 @@ module.exports = CacheHandler
 
 /***/ }),
 
-/***/ 90237:
+/***/ 17133:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -13120,13 +13120,13 @@ module.exports = CacheRevalidationHandler
 
 /***/ }),
 
-/***/ 80091:
+/***/ 58155:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const WrapHandler = __webpack_require__(77158)
+const WrapHandler = __webpack_require__(99510)
 
 /**
  * @deprecated
@@ -13194,12 +13194,12 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 40303:
+/***/ 53599:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { RequestAbortedError } = __webpack_require__(44627)
+const { RequestAbortedError } = __webpack_require__(68707)
 
 /**
  * @typedef {import('../../types/dispatcher.d.ts').default.DispatchHandler} DispatchHandler
@@ -13705,15 +13705,15 @@ module.exports = DeduplicationHandler
 
 /***/ }),
 
-/***/ 67970:
+/***/ 8754:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(84640)
-const { kBodyUsed, kRedirectCacheControl } = __webpack_require__(64043)
+const util = __webpack_require__(3440)
+const { kBodyUsed, kRedirectCacheControl } = __webpack_require__(36443)
 const assert = __webpack_require__(34589)
-const { InvalidArgumentError } = __webpack_require__(44627)
+const { InvalidArgumentError } = __webpack_require__(68707)
 const EE = __webpack_require__(78474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -13985,20 +13985,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 45640:
+/***/ 17816:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const assert = __webpack_require__(34589)
 
-const { kRetryHandlerDefaultRetry } = __webpack_require__(64043)
-const { RequestRetryError } = __webpack_require__(44627)
-const WrapHandler = __webpack_require__(77158)
+const { kRetryHandlerDefaultRetry } = __webpack_require__(36443)
+const { RequestRetryError } = __webpack_require__(68707)
+const WrapHandler = __webpack_require__(99510)
 const {
   isDisturbed,
   parseRangeHeader,
   wrapRequestBody
-} = __webpack_require__(84640)
+} = __webpack_require__(3440)
 
 function calculateRetryAfterHeader (retryAfter) {
   const retryTime = new Date(retryAfter).getTime()
@@ -14496,13 +14496,13 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 14589:
+/***/ 92365:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { parseHeaders } = __webpack_require__(84640)
-const { InvalidArgumentError } = __webpack_require__(44627)
+const { parseHeaders } = __webpack_require__(3440)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 const kResume = Symbol('resume')
 
@@ -14609,12 +14609,12 @@ module.exports = class UnwrapHandler {
 
 /***/ }),
 
-/***/ 77158:
+/***/ 99510:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError } = __webpack_require__(44627)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 module.exports = class WrapHandler {
   #handler
@@ -14721,17 +14721,17 @@ function toRawHeaderValue (value) {
 
 /***/ }),
 
-/***/ 17382:
+/***/ 75542:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { Readable } = __webpack_require__(57075)
-const util = __webpack_require__(84640)
-const CacheHandler = __webpack_require__(43448)
-const MemoryCacheStore = __webpack_require__(22009)
-const CacheRevalidationHandler = __webpack_require__(90237)
+const util = __webpack_require__(3440)
+const CacheHandler = __webpack_require__(39976)
+const MemoryCacheStore = __webpack_require__(74889)
+const CacheRevalidationHandler = __webpack_require__(17133)
 const {
   assertCacheStore,
   assertCacheMethods,
@@ -14741,9 +14741,9 @@ const {
   isInvalidOrWildcardVaryHeader,
   parseVaryHeader,
   isEtagUsable
-} = __webpack_require__(35355)
-const { AbortError } = __webpack_require__(44627)
-const { parseHttpDate } = __webpack_require__(97149)
+} = __webpack_require__(47659)
+const { AbortError } = __webpack_require__(68707)
+const { parseHttpDate } = __webpack_require__(25453)
 
 /**
  * @param {(string | RegExp)[] | undefined} origins
@@ -15474,16 +15474,16 @@ module.exports = (opts = {}) => {
 
 /***/ }),
 
-/***/ 82397:
+/***/ 40557:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __webpack_require__(38522)
 const { pipeline, Transform: TransformStream } = __webpack_require__(57075)
-const { InvalidArgumentError, ResponseExceededMaxSizeError } = __webpack_require__(44627)
-const DecoratorHandler = __webpack_require__(80091)
-const { runtimeFeatures } = __webpack_require__(64521)
+const { InvalidArgumentError, ResponseExceededMaxSizeError } = __webpack_require__(68707)
+const DecoratorHandler = __webpack_require__(58155)
+const { runtimeFeatures } = __webpack_require__(313)
 
 /** @typedef {import('node:stream').Transform} Transform */
 /** @typedef {import('node:stream').Transform} Controller */
@@ -16048,15 +16048,15 @@ module.exports = createDecompressInterceptor
 
 /***/ }),
 
-/***/ 69464:
+/***/ 67240:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const diagnosticsChannel = __webpack_require__(53053)
-const util = __webpack_require__(84640)
-const DeduplicationHandler = __webpack_require__(40303)
-const { normalizeHeaders, makeCacheKey, makeDeduplicationKey } = __webpack_require__(35355)
+const util = __webpack_require__(3440)
+const DeduplicationHandler = __webpack_require__(53599)
+const { normalizeHeaders, makeCacheKey, makeDeduplicationKey } = __webpack_require__(47659)
 
 const pendingRequestsChannel = diagnosticsChannel.channel('undici:request:pending-requests')
 
@@ -16172,14 +16172,14 @@ module.exports = (opts = {}) => {
 
 /***/ }),
 
-/***/ 48731:
+/***/ 70379:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const { isIP } = __webpack_require__(77030)
 const { lookup } = __webpack_require__(40610)
-const DecoratorHandler = __webpack_require__(80091)
-const { InvalidArgumentError, InformationalError } = __webpack_require__(44627)
+const DecoratorHandler = __webpack_require__(58155)
+const { InvalidArgumentError, InformationalError } = __webpack_require__(68707)
 const maxInt = Math.pow(2, 31) - 1
 
 function hasSafeIterator (headers) {
@@ -16750,13 +16750,13 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 78412:
+/***/ 88060:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(44627)
-const DecoratorHandler = __webpack_require__(80091)
+const { InvalidArgumentError, RequestAbortedError } = __webpack_require__(68707)
+const DecoratorHandler = __webpack_require__(58155)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -16856,12 +16856,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 20730:
+/***/ 21514:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const RedirectHandler = __webpack_require__(67970)
+const RedirectHandler = __webpack_require__(8754)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections } = {}) {
   return (dispatch) => {
@@ -16884,14 +16884,14 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 6790:
+/***/ 8918:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 // const { parseHeaders } = require('../core/util')
-const DecoratorHandler = __webpack_require__(80091)
-const { ResponseError } = __webpack_require__(44627)
+const DecoratorHandler = __webpack_require__(58155)
+const { ResponseError } = __webpack_require__(68707)
 
 class ResponseErrorHandler extends DecoratorHandler {
   #statusCode
@@ -16986,11 +16986,11 @@ module.exports = () => {
 
 /***/ }),
 
-/***/ 74346:
+/***/ 92026:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
-const RetryHandler = __webpack_require__(45640)
+const RetryHandler = __webpack_require__(17816)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -17012,13 +17012,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 80776:
+/***/ 52824:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.MINOR = exports.MAJOR = exports.HTAB_SP_VCHAR_OBS_TEXT = exports.QUOTED_STRING = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.HEX = exports.URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.STATUSES_HTTP = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.HEADER_STATE = exports.FINISH = exports.STATUSES = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __webpack_require__(11308);
+const utils_1 = __webpack_require__(50172);
 // Emums
 exports.ERROR = {
     OK: 0,
@@ -17550,7 +17550,7 @@ exports["default"] = {
 
 /***/ }),
 
-/***/ 7630:
+/***/ 63870:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /* module decorator */ module = __webpack_require__.nmd(module);
@@ -17573,7 +17573,7 @@ Object.defineProperty(module, 'exports', {
 
 /***/ }),
 
-/***/ 88586:
+/***/ 53434:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /* module decorator */ module = __webpack_require__.nmd(module);
@@ -17596,7 +17596,7 @@ Object.defineProperty(module, 'exports', {
 
 /***/ }),
 
-/***/ 11308:
+/***/ 50172:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -17615,13 +17615,13 @@ function enumToMap(obj, filter = [], exceptions = []) {
 
 /***/ }),
 
-/***/ 1437:
+/***/ 47501:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kClients } = __webpack_require__(64043)
-const Agent = __webpack_require__(58285)
+const { kClients } = __webpack_require__(36443)
+const Agent = __webpack_require__(57405)
 const {
   kAgent,
   kMockAgentSet,
@@ -17639,14 +17639,14 @@ const {
   kMockAgentAcceptsNonStandardSearchParameters,
   kMockCallHistoryAddLog,
   kIgnoreTrailingSlash
-} = __webpack_require__(90941)
-const MockClient = __webpack_require__(9493)
-const MockPool = __webpack_require__(45220)
-const { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = __webpack_require__(58981)
-const { InvalidArgumentError, UndiciError } = __webpack_require__(44627)
-const Dispatcher = __webpack_require__(97939)
-const PendingInterceptorsFormatter = __webpack_require__(81726)
-const { MockCallHistory } = __webpack_require__(55663)
+} = __webpack_require__(91117)
+const MockClient = __webpack_require__(47365)
+const MockPool = __webpack_require__(94004)
+const { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = __webpack_require__(53397)
+const { InvalidArgumentError, UndiciError } = __webpack_require__(68707)
+const Dispatcher = __webpack_require__(30883)
+const PendingInterceptorsFormatter = __webpack_require__(56142)
+const { MockCallHistory } = __webpack_require__(30431)
 
 class MockAgent extends Dispatcher {
   constructor (opts = {}) {
@@ -17854,13 +17854,13 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 55663:
+/***/ 30431:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { kMockCallHistoryAddLog } = __webpack_require__(90941)
-const { InvalidArgumentError } = __webpack_require__(44627)
+const { kMockCallHistoryAddLog } = __webpack_require__(91117)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 function handleFilterCallsWithOptions (criteria, options, handler, store, allLogs) {
   switch (options.operator) {
@@ -18109,14 +18109,14 @@ module.exports.MockCallHistoryLog = MockCallHistoryLog
 
 /***/ }),
 
-/***/ 9493:
+/***/ 47365:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { promisify } = __webpack_require__(57975)
-const Client = __webpack_require__(81285)
-const { buildMockDispatch } = __webpack_require__(58981)
+const Client = __webpack_require__(23701)
+const { buildMockDispatch } = __webpack_require__(53397)
 const {
   kDispatches,
   kMockAgent,
@@ -18126,10 +18126,10 @@ const {
   kOriginalDispatch,
   kConnected,
   kIgnoreTrailingSlash
-} = __webpack_require__(90941)
-const { MockInterceptor } = __webpack_require__(35015)
-const Symbols = __webpack_require__(64043)
-const { InvalidArgumentError } = __webpack_require__(44627)
+} = __webpack_require__(91117)
+const { MockInterceptor } = __webpack_require__(31511)
+const Symbols = __webpack_require__(36443)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -18184,12 +18184,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 49917:
+/***/ 52429:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { UndiciError } = __webpack_require__(44627)
+const { UndiciError } = __webpack_require__(68707)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -18220,12 +18220,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 35015:
+/***/ 31511:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __webpack_require__(58981)
+const { getResponseData, buildKey, addMockDispatch } = __webpack_require__(53397)
 const {
   kDispatches,
   kDispatchKey,
@@ -18234,9 +18234,9 @@ const {
   kContentLength,
   kMockDispatch,
   kIgnoreTrailingSlash
-} = __webpack_require__(90941)
-const { InvalidArgumentError } = __webpack_require__(44627)
-const { serializePathWithQuery } = __webpack_require__(84640)
+} = __webpack_require__(91117)
+const { InvalidArgumentError } = __webpack_require__(68707)
+const { serializePathWithQuery } = __webpack_require__(3440)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -18436,14 +18436,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 45220:
+/***/ 94004:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { promisify } = __webpack_require__(57975)
-const Pool = __webpack_require__(92244)
-const { buildMockDispatch } = __webpack_require__(58981)
+const Pool = __webpack_require__(30628)
+const { buildMockDispatch } = __webpack_require__(53397)
 const {
   kDispatches,
   kMockAgent,
@@ -18453,10 +18453,10 @@ const {
   kOriginalDispatch,
   kConnected,
   kIgnoreTrailingSlash
-} = __webpack_require__(90941)
-const { MockInterceptor } = __webpack_require__(35015)
-const Symbols = __webpack_require__(64043)
-const { InvalidArgumentError } = __webpack_require__(44627)
+} = __webpack_require__(91117)
+const { MockInterceptor } = __webpack_require__(31511)
+const Symbols = __webpack_require__(36443)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -18511,7 +18511,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 90941:
+/***/ 91117:
 /***/ ((module) => {
 
 
@@ -18550,12 +18550,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 58981:
+/***/ 53397:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { MockNotMatchedError } = __webpack_require__(49917)
+const { MockNotMatchedError } = __webpack_require__(52429)
 const {
   kDispatches,
   kMockAgent,
@@ -18563,15 +18563,15 @@ const {
   kOrigin,
   kGetNetConnect,
   kTotalDispatchCount
-} = __webpack_require__(90941)
-const { serializePathWithQuery } = __webpack_require__(84640)
+} = __webpack_require__(91117)
+const { serializePathWithQuery } = __webpack_require__(3440)
 const { STATUS_CODES } = __webpack_require__(37067)
 const {
   types: {
     isPromise
   }
 } = __webpack_require__(57975)
-const { InvalidArgumentError } = __webpack_require__(44627)
+const { InvalidArgumentError } = __webpack_require__(68707)
 
 function matchValue (match, value) {
   if (typeof match === 'string') {
@@ -19043,7 +19043,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 81726:
+/***/ 56142:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -19093,17 +19093,17 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 69447:
+/***/ 55095:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const Agent = __webpack_require__(58285)
-const MockAgent = __webpack_require__(1437)
-const { SnapshotRecorder } = __webpack_require__(95798)
-const WrapHandler = __webpack_require__(77158)
-const { InvalidArgumentError, UndiciError } = __webpack_require__(44627)
-const { validateSnapshotMode } = __webpack_require__(41699)
+const Agent = __webpack_require__(57405)
+const MockAgent = __webpack_require__(47501)
+const { SnapshotRecorder } = __webpack_require__(13766)
+const WrapHandler = __webpack_require__(99510)
+const { InvalidArgumentError, UndiciError } = __webpack_require__(68707)
+const { validateSnapshotMode } = __webpack_require__(9683)
 
 const kSnapshotRecorder = Symbol('kSnapshotRecorder')
 const kSnapshotMode = Symbol('kSnapshotMode')
@@ -19453,7 +19453,7 @@ module.exports = SnapshotAgent
 
 /***/ }),
 
-/***/ 95798:
+/***/ 13766:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -19461,8 +19461,8 @@ module.exports = SnapshotAgent
 const { writeFile, readFile, mkdir } = __webpack_require__(51455)
 const { dirname, resolve } = __webpack_require__(76760)
 const { setTimeout, clearTimeout } = __webpack_require__(87997)
-const { InvalidArgumentError, UndiciError } = __webpack_require__(44627)
-const { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = __webpack_require__(41699)
+const { InvalidArgumentError, UndiciError } = __webpack_require__(68707)
+const { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = __webpack_require__(9683)
 
 /**
  * @typedef {Object} SnapshotRequestOptions
@@ -20048,13 +20048,13 @@ module.exports = { SnapshotRecorder, formatRequestKey, createRequestHash, filter
 
 /***/ }),
 
-/***/ 41699:
+/***/ 9683:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { InvalidArgumentError } = __webpack_require__(44627)
-const { runtimeFeatures } = __webpack_require__(64521)
+const { InvalidArgumentError } = __webpack_require__(68707)
+const { runtimeFeatures } = __webpack_require__(313)
 
 /**
  * @typedef {Object} HeaderFilters
@@ -20213,7 +20213,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 35355:
+/***/ 47659:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -20223,9 +20223,9 @@ const {
   pathHasQueryOrFragment,
   hasSafeIterator,
   isValidHTTPToken
-} = __webpack_require__(84640)
+} = __webpack_require__(3440)
 
-const { serializePathWithQuery } = __webpack_require__(84640)
+const { serializePathWithQuery } = __webpack_require__(3440)
 
 const MAX_DELTA_SECONDS = 2147483647
 const RESTRICTIVE_DIRECTIVE_NAMES = ['no-store', 'private', 'no-cache']
@@ -20929,7 +20929,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 97149:
+/***/ 25453:
 /***/ ((module) => {
 
 
@@ -21606,7 +21606,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 76132:
+/***/ 56436:
 /***/ ((module) => {
 
 
@@ -21641,7 +21641,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 64521:
+/***/ 313:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -21772,7 +21772,7 @@ module.exports["default"] = instance
 
 /***/ }),
 
-/***/ 17782:
+/***/ 46854:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -21784,7 +21784,7 @@ const {
   kSize,
   kFree,
   kQueued
-} = __webpack_require__(64043)
+} = __webpack_require__(36443)
 
 class ClientStats {
   constructor (client) {
@@ -21811,7 +21811,7 @@ module.exports = { ClientStats, PoolStats }
 
 /***/ }),
 
-/***/ 91275:
+/***/ 96603:
 /***/ ((module) => {
 
 
@@ -22243,22 +22243,22 @@ module.exports = {
 
 /***/ }),
 
-/***/ 78514:
+/***/ 89634:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 
-const { kConstruct } = __webpack_require__(64043)
-const { urlEquals, getFieldValues } = __webpack_require__(16814)
-const { kEnumerableProperty, isDisturbed } = __webpack_require__(84640)
-const { webidl } = __webpack_require__(95159)
-const { cloneResponse, fromInnerResponse, getResponseState } = __webpack_require__(70715)
-const { Request, fromInnerRequest, getRequestState } = __webpack_require__(30175)
-const { fetching } = __webpack_require__(58702)
-const { urlIsHttpHttpsScheme, readAllBytes } = __webpack_require__(19520)
-const { createDeferredPromise } = __webpack_require__(76132)
+const { kConstruct } = __webpack_require__(36443)
+const { urlEquals, getFieldValues } = __webpack_require__(76798)
+const { kEnumerableProperty, isDisturbed } = __webpack_require__(3440)
+const { webidl } = __webpack_require__(47879)
+const { cloneResponse, fromInnerResponse, getResponseState } = __webpack_require__(99051)
+const { Request, fromInnerRequest, getRequestState } = __webpack_require__(9967)
+const { fetching } = __webpack_require__(54398)
+const { urlIsHttpHttpsScheme, readAllBytes } = __webpack_require__(73168)
+const { createDeferredPromise } = __webpack_require__(56436)
 
 /**
  * @see https://w3c.github.io/ServiceWorker/#dfn-cache-batch-operation
@@ -23114,15 +23114,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 15965:
+/***/ 3245:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { Cache } = __webpack_require__(78514)
-const { webidl } = __webpack_require__(95159)
-const { kEnumerableProperty } = __webpack_require__(84640)
-const { kConstruct } = __webpack_require__(64043)
+const { Cache } = __webpack_require__(89634)
+const { webidl } = __webpack_require__(47879)
+const { kEnumerableProperty } = __webpack_require__(3440)
+const { kConstruct } = __webpack_require__(36443)
 
 class CacheStorage {
   /**
@@ -23273,14 +23273,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 16814:
+/***/ 76798:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { URLSerializer } = __webpack_require__(57708)
-const { isValidHeaderName } = __webpack_require__(19520)
+const { URLSerializer } = __webpack_require__(51900)
+const { isValidHeaderName } = __webpack_require__(73168)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -23325,7 +23325,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 33404:
+/***/ 71276:
 /***/ ((module) => {
 
 
@@ -23344,15 +23344,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 16933:
+/***/ 79061:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { parseSetCookie } = __webpack_require__(58906)
-const { stringify } = __webpack_require__(41077)
-const { webidl } = __webpack_require__(95159)
-const { Headers } = __webpack_require__(75524)
+const { parseSetCookie } = __webpack_require__(11978)
+const { stringify } = __webpack_require__(57797)
+const { webidl } = __webpack_require__(47879)
+const { Headers } = __webpack_require__(60660)
 
 const brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean))
 
@@ -23552,14 +23552,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 58906:
+/***/ 11978:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { collectASequenceOfCodePointsFast } = __webpack_require__(60484)
-const { maxNameValuePairSize, maxAttributeValueSize } = __webpack_require__(33404)
-const { isCTLExcludingHtab } = __webpack_require__(41077)
+const { collectASequenceOfCodePointsFast } = __webpack_require__(8116)
+const { maxNameValuePairSize, maxAttributeValueSize } = __webpack_require__(71276)
+const { isCTLExcludingHtab } = __webpack_require__(57797)
 const assert = __webpack_require__(34589)
 
 /**
@@ -23874,7 +23874,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 41077:
+/***/ 57797:
 /***/ ((module) => {
 
 
@@ -24252,13 +24252,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 335:
+/***/ 24031:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const buffer = __webpack_require__(4573)
 const { Transform } = __webpack_require__(57075)
-const { isASCIINumber, isValidLastEventId } = __webpack_require__(63691)
+const { isASCIINumber, isValidLastEventId } = __webpack_require__(94811)
 
 /**
  * @type {number[]} BOM
@@ -24834,22 +24834,22 @@ module.exports = {
 
 /***/ }),
 
-/***/ 61670:
+/***/ 21238:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { pipeline } = __webpack_require__(57075)
-const { fetching } = __webpack_require__(58702)
-const { makeRequest } = __webpack_require__(30175)
-const { webidl } = __webpack_require__(95159)
-const { EventSourceStream } = __webpack_require__(335)
-const { parseMIMEType } = __webpack_require__(57708)
-const { createFastMessageEvent } = __webpack_require__(77316)
-const { isNetworkError } = __webpack_require__(70715)
-const { kEnumerableProperty } = __webpack_require__(84640)
-const { environmentSettingsObject } = __webpack_require__(19520)
-const { getGlobalDispatcher } = __webpack_require__(78421)
+const { fetching } = __webpack_require__(54398)
+const { makeRequest } = __webpack_require__(9967)
+const { webidl } = __webpack_require__(47879)
+const { EventSourceStream } = __webpack_require__(24031)
+const { parseMIMEType } = __webpack_require__(51900)
+const { createFastMessageEvent } = __webpack_require__(15188)
+const { isNetworkError } = __webpack_require__(99051)
+const { kEnumerableProperty } = __webpack_require__(3440)
+const { environmentSettingsObject } = __webpack_require__(73168)
+const { getGlobalDispatcher } = __webpack_require__(32581)
 
 let experimentalWarned = false
 
@@ -25345,7 +25345,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 63691:
+/***/ 94811:
 /***/ ((module) => {
 
 
@@ -25381,29 +25381,29 @@ module.exports = {
 
 /***/ }),
 
-/***/ 46396:
+/***/ 84492:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const util = __webpack_require__(84640)
+const util = __webpack_require__(3440)
 const {
   ReadableStreamFrom,
   readableStreamClose,
   fullyReadBody,
   extractMimeType
-} = __webpack_require__(19520)
-const { FormData, setFormDataState } = __webpack_require__(41142)
-const { webidl } = __webpack_require__(95159)
+} = __webpack_require__(73168)
+const { FormData, setFormDataState } = __webpack_require__(35910)
+const { webidl } = __webpack_require__(47879)
 const assert = __webpack_require__(34589)
 const { isErrored, isDisturbed } = __webpack_require__(57075)
 const { isUint8Array } = __webpack_require__(73429)
-const { serializeAMimeType } = __webpack_require__(57708)
-const { multipartFormDataParser } = __webpack_require__(23028)
-const { createDeferredPromise } = __webpack_require__(76132)
-const { parseJSONFromBytes } = __webpack_require__(60484)
-const { utf8DecodeBytes } = __webpack_require__(83332)
-const { runtimeFeatures } = __webpack_require__(64521)
+const { serializeAMimeType } = __webpack_require__(51900)
+const { multipartFormDataParser } = __webpack_require__(50116)
+const { createDeferredPromise } = __webpack_require__(56436)
+const { parseJSONFromBytes } = __webpack_require__(8116)
+const { utf8DecodeBytes } = __webpack_require__(276)
+const { runtimeFeatures } = __webpack_require__(313)
 
 const random = runtimeFeatures.has('crypto')
   ? (__webpack_require__(77598).randomInt)
@@ -25906,7 +25906,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 27775:
+/***/ 4495:
 /***/ ((module) => {
 
 
@@ -26044,13 +26044,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 57708:
+/***/ 51900:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { forgivingBase64, collectASequenceOfCodePoints, collectASequenceOfCodePointsFast, isomorphicDecode, removeASCIIWhitespace, removeChars } = __webpack_require__(60484)
+const { forgivingBase64, collectASequenceOfCodePoints, collectASequenceOfCodePointsFast, isomorphicDecode, removeASCIIWhitespace, removeChars } = __webpack_require__(8116)
 
 const encoder = new TextEncoder()
 
@@ -26647,17 +26647,17 @@ module.exports = {
 
 /***/ }),
 
-/***/ 23028:
+/***/ 50116:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { bufferToLowerCasedHeaderName } = __webpack_require__(84640)
-const { HTTP_TOKEN_CODEPOINTS } = __webpack_require__(57708)
-const { makeEntry } = __webpack_require__(41142)
-const { webidl } = __webpack_require__(95159)
+const { bufferToLowerCasedHeaderName } = __webpack_require__(3440)
+const { HTTP_TOKEN_CODEPOINTS } = __webpack_require__(51900)
+const { makeEntry } = __webpack_require__(35910)
+const { webidl } = __webpack_require__(47879)
 const assert = __webpack_require__(34589)
-const { isomorphicDecode } = __webpack_require__(60484)
+const { isomorphicDecode } = __webpack_require__(8116)
 
 const dd = Buffer.from('--')
 const decoder = new TextDecoder()
@@ -27240,14 +27240,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 41142:
+/***/ 35910:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { iteratorMixin } = __webpack_require__(19520)
-const { kEnumerableProperty } = __webpack_require__(84640)
-const { webidl } = __webpack_require__(95159)
+const { iteratorMixin } = __webpack_require__(73168)
+const { kEnumerableProperty } = __webpack_require__(3440)
+const { webidl } = __webpack_require__(47879)
 const nodeUtil = __webpack_require__(57975)
 
 // https://xhr.spec.whatwg.org/#formdata
@@ -27506,7 +27506,7 @@ module.exports = { FormData, makeEntry, setFormDataState }
 
 /***/ }),
 
-/***/ 30179:
+/***/ 51059:
 /***/ ((module) => {
 
 
@@ -27553,21 +27553,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 75524:
+/***/ 60660:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __webpack_require__(64043)
-const { kEnumerableProperty } = __webpack_require__(84640)
+const { kConstruct } = __webpack_require__(36443)
+const { kEnumerableProperty } = __webpack_require__(3440)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __webpack_require__(19520)
-const { webidl } = __webpack_require__(95159)
+} = __webpack_require__(73168)
+const { webidl } = __webpack_require__(47879)
 const assert = __webpack_require__(34589)
 const util = __webpack_require__(57975)
 
@@ -28279,7 +28279,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 58702:
+/***/ 54398:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -28293,9 +28293,9 @@ const {
   makeResponse,
   fromInnerResponse,
   getResponseState
-} = __webpack_require__(70715)
-const { HeadersList } = __webpack_require__(75524)
-const { Request, cloneRequest, getRequestDispatcher, getRequestState } = __webpack_require__(30175)
+} = __webpack_require__(99051)
+const { HeadersList } = __webpack_require__(60660)
+const { Request, cloneRequest, getRequestDispatcher, getRequestState } = __webpack_require__(9967)
 const zlib = __webpack_require__(38522)
 const {
   makePolicyContainer,
@@ -28330,27 +28330,27 @@ const {
   hasAuthenticationEntry,
   includesCredentials,
   isTraversableNavigable
-} = __webpack_require__(19520)
+} = __webpack_require__(73168)
 const assert = __webpack_require__(34589)
-const { safelyExtractBody, extractBody } = __webpack_require__(46396)
+const { safelyExtractBody, extractBody } = __webpack_require__(84492)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __webpack_require__(27775)
+} = __webpack_require__(4495)
 const EE = __webpack_require__(78474)
 const { Readable, pipeline, finished, isErrored, isReadable } = __webpack_require__(57075)
-const { addAbortListener, bufferToLowerCasedHeaderName } = __webpack_require__(84640)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __webpack_require__(57708)
-const { getGlobalDispatcher } = __webpack_require__(78421)
-const { webidl } = __webpack_require__(95159)
+const { addAbortListener, bufferToLowerCasedHeaderName } = __webpack_require__(3440)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __webpack_require__(51900)
+const { getGlobalDispatcher } = __webpack_require__(32581)
+const { webidl } = __webpack_require__(47879)
 const { STATUS_CODES } = __webpack_require__(37067)
-const { bytesMatch } = __webpack_require__(64458)
-const { createDeferredPromise } = __webpack_require__(76132)
-const { isomorphicEncode } = __webpack_require__(60484)
-const { runtimeFeatures } = __webpack_require__(64521)
+const { bytesMatch } = __webpack_require__(45082)
+const { createDeferredPromise } = __webpack_require__(56436)
+const { isomorphicEncode } = __webpack_require__(8116)
+const { runtimeFeatures } = __webpack_require__(313)
 
 // Node.js v23.8.0+ and v22.15.0+ supports Zstandard
 const hasZstd = runtimeFeatures.has('zstd')
@@ -30699,22 +30699,22 @@ module.exports = {
 
 /***/ }),
 
-/***/ 30175:
+/***/ 9967:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __webpack_require__(46396)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __webpack_require__(75524)
-const util = __webpack_require__(84640)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __webpack_require__(84492)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __webpack_require__(60660)
+const util = __webpack_require__(3440)
 const nodeUtil = __webpack_require__(57975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __webpack_require__(19520)
+} = __webpack_require__(73168)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -30724,11 +30724,11 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __webpack_require__(27775)
+} = __webpack_require__(4495)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { webidl } = __webpack_require__(95159)
-const { URLSerializer } = __webpack_require__(57708)
-const { kConstruct } = __webpack_require__(64043)
+const { webidl } = __webpack_require__(47879)
+const { URLSerializer } = __webpack_require__(51900)
+const { kConstruct } = __webpack_require__(36443)
 const assert = __webpack_require__(34589)
 const { getMaxListeners, setMaxListeners, defaultMaxListeners } = __webpack_require__(78474)
 
@@ -31821,14 +31821,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 70715:
+/***/ 99051:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __webpack_require__(75524)
-const { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = __webpack_require__(46396)
-const util = __webpack_require__(84640)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __webpack_require__(60660)
+const { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = __webpack_require__(84492)
+const util = __webpack_require__(3440)
 const nodeUtil = __webpack_require__(57975)
 const { kEnumerableProperty } = util
 const {
@@ -31837,16 +31837,16 @@ const {
   isAborted,
   isErrorLike,
   environmentSettingsObject: relevantRealm
-} = __webpack_require__(19520)
+} = __webpack_require__(73168)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __webpack_require__(27775)
-const { webidl } = __webpack_require__(95159)
-const { URLSerializer } = __webpack_require__(57708)
-const { kConstruct } = __webpack_require__(64043)
+} = __webpack_require__(4495)
+const { webidl } = __webpack_require__(47879)
+const { URLSerializer } = __webpack_require__(51900)
+const { kConstruct } = __webpack_require__(36443)
 const assert = __webpack_require__(34589)
-const { isomorphicEncode, serializeJavascriptValueToJSONString } = __webpack_require__(60484)
+const { isomorphicEncode, serializeJavascriptValueToJSONString } = __webpack_require__(8116)
 
 const textEncoder = new TextEncoder('utf-8')
 
@@ -32469,22 +32469,22 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19520:
+/***/ 73168:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Transform } = __webpack_require__(57075)
 const zlib = __webpack_require__(38522)
-const { redirectStatusSet, referrerPolicyTokens, badPortsSet } = __webpack_require__(27775)
-const { getGlobalOrigin } = __webpack_require__(30179)
-const { collectAnHTTPQuotedString, parseMIMEType } = __webpack_require__(57708)
+const { redirectStatusSet, referrerPolicyTokens, badPortsSet } = __webpack_require__(4495)
+const { getGlobalOrigin } = __webpack_require__(51059)
+const { collectAnHTTPQuotedString, parseMIMEType } = __webpack_require__(51900)
 const { performance } = __webpack_require__(643)
-const { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __webpack_require__(84640)
+const { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __webpack_require__(3440)
 const assert = __webpack_require__(34589)
 const { isUint8Array } = __webpack_require__(73429)
-const { webidl } = __webpack_require__(95159)
-const { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = __webpack_require__(60484)
+const { webidl } = __webpack_require__(47879)
+const { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = __webpack_require__(8116)
 
 function responseURL (response) {
   // https://fetch.spec.whatwg.org/#responses
@@ -33998,13 +33998,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 60484:
+/***/ 8116:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { utf8DecodeBytes } = __webpack_require__(83332)
+const { utf8DecodeBytes } = __webpack_require__(276)
 
 /**
  * @param {(char: string) => boolean} condition
@@ -34248,14 +34248,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 64458:
+/***/ 45082:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
-const { runtimeFeatures } = __webpack_require__(64521)
-const { asciiLowercase } = __webpack_require__(60484)
+const { runtimeFeatures } = __webpack_require__(313)
+const { asciiLowercase } = __webpack_require__(8116)
 
 /**
  * @typedef {object} Metadata
@@ -34562,14 +34562,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 95159:
+/***/ 47879:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const assert = __webpack_require__(34589)
 const { types, inspect } = __webpack_require__(57975)
-const { runtimeFeatures } = __webpack_require__(64521)
+const { runtimeFeatures } = __webpack_require__(313)
 
 const UNDEFINED = 1
 const BOOLEAN = 2
@@ -35575,20 +35575,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7905:
+/***/ 86897:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __webpack_require__(26096)
-const { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = __webpack_require__(31025)
-const { makeRequest } = __webpack_require__(30175)
-const { fetching } = __webpack_require__(58702)
-const { Headers, getHeadersList } = __webpack_require__(75524)
-const { getDecodeSplit } = __webpack_require__(19520)
-const { WebsocketFrameSend } = __webpack_require__(89104)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __webpack_require__(20736)
+const { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = __webpack_require__(98625)
+const { makeRequest } = __webpack_require__(9967)
+const { fetching } = __webpack_require__(54398)
+const { Headers, getHeadersList } = __webpack_require__(60660)
+const { getDecodeSplit } = __webpack_require__(73168)
+const { WebsocketFrameSend } = __webpack_require__(3264)
 const assert = __webpack_require__(34589)
-const { runtimeFeatures } = __webpack_require__(64521)
+const { runtimeFeatures } = __webpack_require__(313)
 
 const crypto = runtimeFeatures.has('crypto')
   ? __webpack_require__(77598)
@@ -35921,7 +35921,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 26096:
+/***/ 20736:
 /***/ ((module) => {
 
 
@@ -36054,14 +36054,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 77316:
+/***/ 15188:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(95159)
-const { kEnumerableProperty } = __webpack_require__(84640)
-const { kConstruct } = __webpack_require__(64043)
+const { webidl } = __webpack_require__(47879)
+const { kEnumerableProperty } = __webpack_require__(3440)
+const { kConstruct } = __webpack_require__(36443)
 
 /**
  * @see https://html.spec.whatwg.org/multipage/comms.html#messageevent
@@ -36392,13 +36392,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 89104:
+/***/ 3264:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { runtimeFeatures } = __webpack_require__(64521)
-const { maxUnsigned16Bit, opcodes } = __webpack_require__(26096)
+const { runtimeFeatures } = __webpack_require__(313)
+const { maxUnsigned16Bit, opcodes } = __webpack_require__(20736)
 
 const BUFFER_SIZE = 8 * 1024
 
@@ -36532,14 +36532,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 31869:
+/***/ 19469:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __webpack_require__(38522)
-const { isValidClientWindowBits } = __webpack_require__(31025)
-const { MessageSizeExceededError } = __webpack_require__(44627)
+const { isValidClientWindowBits } = __webpack_require__(98625)
+const { MessageSizeExceededError } = __webpack_require__(68707)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -36644,14 +36644,14 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 99332:
+/***/ 81652:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { Writable } = __webpack_require__(57075)
 const assert = __webpack_require__(34589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __webpack_require__(26096)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __webpack_require__(20736)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -36660,11 +36660,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __webpack_require__(31025)
-const { failWebsocketConnection } = __webpack_require__(7905)
-const { WebsocketFrameSend } = __webpack_require__(89104)
-const { PerMessageDeflate } = __webpack_require__(31869)
-const { MessageSizeExceededError } = __webpack_require__(44627)
+} = __webpack_require__(98625)
+const { failWebsocketConnection } = __webpack_require__(86897)
+const { WebsocketFrameSend } = __webpack_require__(3264)
+const { PerMessageDeflate } = __webpack_require__(19469)
+const { MessageSizeExceededError } = __webpack_require__(68707)
 
 // This code was influenced by ws released under the MIT license.
 // Copyright (c) 2011 Einar Otto Stangvik <einaros@gmail.com>
@@ -37171,14 +37171,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 59388:
+/***/ 13900:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { WebsocketFrameSend } = __webpack_require__(89104)
-const { opcodes, sendHints } = __webpack_require__(26096)
-const FixedQueue = __webpack_require__(95844)
+const { WebsocketFrameSend } = __webpack_require__(3264)
+const { opcodes, sendHints } = __webpack_require__(20736)
+const FixedQueue = __webpack_require__(64660)
 
 /**
  * @typedef {object} SendQueueNode
@@ -37287,15 +37287,15 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 32039:
+/***/ 56919:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { webidl } = __webpack_require__(95159)
-const { validateCloseCodeAndReason } = __webpack_require__(31025)
-const { kConstruct } = __webpack_require__(64043)
-const { kEnumerableProperty } = __webpack_require__(84640)
+const { webidl } = __webpack_require__(47879)
+const { validateCloseCodeAndReason } = __webpack_require__(98625)
+const { kConstruct } = __webpack_require__(36443)
+const { kEnumerableProperty } = __webpack_require__(3440)
 
 function createInheritableDOMException () {
   // https://github.com/nodejs/node/issues/59677
@@ -37398,23 +37398,23 @@ module.exports = { WebSocketError, createUnvalidatedWebSocketError }
 
 /***/ }),
 
-/***/ 34841:
+/***/ 12873:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { createDeferredPromise } = __webpack_require__(76132)
-const { environmentSettingsObject } = __webpack_require__(19520)
-const { states, opcodes, sentCloseFrameState } = __webpack_require__(26096)
-const { webidl } = __webpack_require__(95159)
-const { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = __webpack_require__(31025)
-const { establishWebSocketConnection, failWebsocketConnection, closeWebSocketConnection } = __webpack_require__(7905)
-const { channels } = __webpack_require__(53374)
-const { WebsocketFrameSend } = __webpack_require__(89104)
-const { ByteParser } = __webpack_require__(99332)
-const { WebSocketError, createUnvalidatedWebSocketError } = __webpack_require__(32039)
-const { kEnumerableProperty } = __webpack_require__(84640)
-const { utf8DecodeBytes } = __webpack_require__(83332)
+const { createDeferredPromise } = __webpack_require__(56436)
+const { environmentSettingsObject } = __webpack_require__(73168)
+const { states, opcodes, sentCloseFrameState } = __webpack_require__(20736)
+const { webidl } = __webpack_require__(47879)
+const { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = __webpack_require__(98625)
+const { establishWebSocketConnection, failWebsocketConnection, closeWebSocketConnection } = __webpack_require__(86897)
+const { channels } = __webpack_require__(42414)
+const { WebsocketFrameSend } = __webpack_require__(3264)
+const { ByteParser } = __webpack_require__(81652)
+const { WebSocketError, createUnvalidatedWebSocketError } = __webpack_require__(56919)
+const { kEnumerableProperty } = __webpack_require__(3440)
+const { utf8DecodeBytes } = __webpack_require__(276)
 
 let emittedExperimentalWarning = false
 
@@ -37901,15 +37901,15 @@ module.exports = { WebSocketStream }
 
 /***/ }),
 
-/***/ 31025:
+/***/ 98625:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { states, opcodes } = __webpack_require__(26096)
+const { states, opcodes } = __webpack_require__(20736)
 const { isUtf8 } = __webpack_require__(4573)
-const { removeHTTPWhitespace } = __webpack_require__(57708)
-const { collectASequenceOfCodePointsFast } = __webpack_require__(60484)
+const { removeHTTPWhitespace } = __webpack_require__(51900)
+const { collectASequenceOfCodePointsFast } = __webpack_require__(8116)
 
 /**
  * @param {number} readyState
@@ -38255,16 +38255,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 71886:
+/***/ 13726:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const { isArrayBuffer } = __webpack_require__(73429)
-const { webidl } = __webpack_require__(95159)
-const { URLSerializer } = __webpack_require__(57708)
-const { environmentSettingsObject } = __webpack_require__(19520)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = __webpack_require__(26096)
+const { webidl } = __webpack_require__(47879)
+const { URLSerializer } = __webpack_require__(51900)
+const { environmentSettingsObject } = __webpack_require__(73168)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = __webpack_require__(20736)
 const {
   isConnecting,
   isEstablished,
@@ -38275,15 +38275,15 @@ const {
   utf8Decode,
   toArrayBuffer,
   getURLRecord
-} = __webpack_require__(31025)
-const { establishWebSocketConnection, closeWebSocketConnection, failWebsocketConnection } = __webpack_require__(7905)
-const { ByteParser } = __webpack_require__(99332)
-const { kEnumerableProperty } = __webpack_require__(84640)
-const { getGlobalDispatcher } = __webpack_require__(78421)
-const { ErrorEvent, CloseEvent, createFastMessageEvent } = __webpack_require__(77316)
-const { SendQueue } = __webpack_require__(59388)
-const { WebsocketFrameSend } = __webpack_require__(89104)
-const { channels } = __webpack_require__(53374)
+} = __webpack_require__(98625)
+const { establishWebSocketConnection, closeWebSocketConnection, failWebsocketConnection } = __webpack_require__(86897)
+const { ByteParser } = __webpack_require__(81652)
+const { kEnumerableProperty } = __webpack_require__(3440)
+const { getGlobalDispatcher } = __webpack_require__(32581)
+const { ErrorEvent, CloseEvent, createFastMessageEvent } = __webpack_require__(15188)
+const { SendQueue } = __webpack_require__(13900)
+const { WebsocketFrameSend } = __webpack_require__(3264)
+const { channels } = __webpack_require__(42414)
 
 function getSocketAddress (socket) {
   if (typeof socket?.address === 'function') {
