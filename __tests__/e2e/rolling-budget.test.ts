@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
+import type { LedgerEntry } from '../../src/model/index.js'
 import { runAction, runCli } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
@@ -27,14 +28,7 @@ const CEILING = '0.05 usd'
 
 interface LedgerFile {
   version: number
-  entries: Array<{
-    id: string
-    run: string
-    time: string
-    usd: number
-    tokens: number
-    open: boolean
-  }>
+  entries: LedgerEntry[]
 }
 
 async function server(): Promise<ModelServer> {
