@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { gitDirs } from '../../src/git/index.js'
 import {
+  bubblewrapSpec,
   JAIL_SETUP_FAILED,
   jailPlan,
   REMOUNT_FAILED,
@@ -151,5 +152,39 @@ it.skipIf(skip)(
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout.trim(), run.stderr).toBe('read-only')
     expect(existsSync(join(repo.dir, 'ran'))).toBe(true)
+  }
+)
+
+it.skipIf(skip || skipWithout('bubblewrap'))(
+  'a host socket whose file went after the plan was made does not stop the jail (unshare, bubblewrap)',
+  () => {
+    const repo = repository()
+    // What hostSockets() planned to cover, gone by the time the jail is made (its process ended
+    // and its folder was removed): under load another test's or another job's socket does.
+    const gone = join(mkdtempSync('/opt/patchsmith-gone-'), 'vanished')
+    rmSync(gone.replace(/\/vanished$/, ''), { recursive: true, force: true })
+    const plan = jailPlan({ workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }, [])
+    plan.mounts.push({
+      type: 'bind',
+      source: '/dev/null',
+      path: join(gone, 'agent.sock'),
+      writable: false,
+      file: true,
+      ifPresent: true
+    })
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
+    const root = { uid: 0, gid: 0 }
+    const specs = [
+      unshareSpec(programs(), plan, stash(), 'echo jail-ran', repo.dir, env, false, root),
+      bubblewrapSpec({ bwrap: which('bwrap') }, plan, 'echo jail-ran', repo.dir, env, root)
+    ]
+    for (const spec of specs) {
+      const out = spawnSync(spec.file, spec.args, {
+        cwd: repo.dir,
+        env: spec.env,
+        encoding: 'utf8'
+      })
+      expect(out.stdout + out.stderr).toContain('jail-ran')
+    }
   }
 )

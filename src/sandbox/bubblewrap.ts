@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs'
 import {
   bounding,
   limitPrefix,
@@ -52,6 +53,11 @@ export function bubblewrapSpec(
     } else if (mount.type === 'dir') {
       if (options.perms) args.push('--perms', mount.mode)
       args.push('--dir', mount.path)
+    } else if (mount.ifPresent) {
+      // A host socket whose file went since the plan was made needs no cover (and bubblewrap
+      // could not make its mount point in the read-only root).
+      if (lstatSync(mount.path, { throwIfNoEntry: false }))
+        args.push('--ro-bind-try', mount.source, mount.path)
     } else args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.path)
   }
   args.push('--chdir', cwd, '--')

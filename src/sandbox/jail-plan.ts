@@ -12,7 +12,15 @@ export type JailMount =
       size: number
       mode: string
     }
-  | { type: 'bind'; source: string; path: string; writable: boolean; file: boolean }
+  | {
+      type: 'bind'
+      source: string
+      path: string
+      writable: boolean
+      file: boolean
+      /** Covers something that may be gone by the time the jail is made (a host socket). */
+      ifPresent?: boolean
+    }
   /** A folder made in a tmpfs, owned by the command's user (its HOME). */
   | { type: 'dir'; path: string; mode: string }
 
@@ -94,7 +102,17 @@ export function jailPlan(
     if (!seen(cover.path)) continue
     bind(cover.source ?? '/dev/null', cover.path, false)
   }
-  for (const socket of hostSockets()) if (seen(socket)) bind('/dev/null', socket, false)
+  // A socket's process may end (and its file go) before the jail is made: covered if still there.
+  for (const socket of hostSockets())
+    if (seen(socket))
+      mounts.push({
+        type: 'bind',
+        source: '/dev/null',
+        path: socket,
+        writable: false,
+        file: true,
+        ifPresent: true
+      })
   return {
     mounts,
     network: options.network ?? 'closed',

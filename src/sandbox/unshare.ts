@@ -70,6 +70,11 @@ export function unshareSpec(
       lines.push(`mkdir -p -m ${m.mode} ${path}`, `chown ${owner} ${path}`)
       return
     }
+    // A host socket whose file went since the plan was made needs no cover.
+    if (m.ifPresent) {
+      lines.push(`if [ -e ${path} ]; then ${mount} -o bind,ro /dev/null ${path}; fi`)
+      return
+    }
     lines.push(`[ -e ${path} ] || ${m.file ? `: > ${path}` : `mkdir -p ${path}`}`)
     if (stashed(m)) lines.push(`${mount} --move /proc/self/fd/3/${index} ${path}`)
     else lines.push(`${mount} -o bind,ro /dev/null ${path}`)
