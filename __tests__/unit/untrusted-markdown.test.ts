@@ -1,8 +1,18 @@
 import MarkdownIt from 'markdown-it'
 import { describe, expect, it } from 'vitest'
-import type { AgentError, CodeAgentOutput, Commit } from '../../src/contract/index.js'
+import type {
+  AgentError,
+  AwaitingApproval,
+  CodeAgentOutput,
+  Commit,
+  RollingBudget
+} from '../../src/contract/index.js'
+import { batchMode } from '../../src/modes/batch/index.js'
+import { batchOutcome, issuesTable, type IssueStatus } from '../../src/modes/batch/outcome.js'
+import { budgetExhaustedParts, rollingBudgetParts } from '../../src/report/budget-text.js'
 import {
   failureComment,
+  planComment,
   proofTable,
   pullRequestText,
   summaryMarkdown
@@ -38,7 +48,11 @@ function rendered(markdown: string): { html: string; text: string; prose: string
 
 const CLOSING = /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#\d+/gi
 
-function expectInert(markdown: string, own: { closing?: string[] } = {}): void {
+/** own: Patchsmith's own closing keywords, and its own references (an issue it names itself). */
+function expectInert(
+  markdown: string,
+  own: { closing?: string[]; references?: string[] } = {}
+): void {
   const { html, text, prose } = rendered(markdown)
   expect(html).not.toMatch(/<img\b/i)
   expect(html).not.toMatch(/<details open/i)
@@ -46,7 +60,8 @@ function expectInert(markdown: string, own: { closing?: string[] } = {}): void {
   for (const [, href] of html.matchAll(/<a\s+href="([^"]*)"/g)) expect(href).toBe(RUN_URL)
   expect(html).not.toMatch(/<(strong|em|del)>(bold|em|gone)</)
   expect(prose).not.toMatch(/@octocat|@acme\/team/)
-  const others = (own.closing ?? []).reduce((left, mine) => left.replace(mine, ''), prose)
+  const mine = [...(own.closing ?? []), ...(own.references ?? [])]
+  const others = mine.reduce((left, ours) => left.replaceAll(ours, ''), prose)
   expect(others).not.toMatch(/#\d|GH-\d/)
   expect(text.match(CLOSING) ?? []).toEqual(own.closing ?? [])
 }
@@ -189,5 +204,82 @@ describe('untrusted text renders inert whatever ends its lines or precedes a URL
     expectInert(proofTable(withId(glued, glued)))
     const error: AgentError = { code: 'INTERNAL_ERROR', message: glued, recoverable: false }
     expectInert(summaryMarkdown({ success: false, error }))
+  })
+})
+
+describe('untrusted text renders inert on the surfaces added since (plan, batch, budget)', () => {
+  const awaiting: AwaitingApproval = {
+    issue_number: 7,
+    plan_hash: 'c'.repeat(24),
+    fix_plan: {
+      branch_name: `fix/${HOSTILE}`,
+      plan_steps: [HOSTILE, { step: HOSTILE }, `1. ${HOSTILE}`],
+      file_changes: [
+        { path: `src/${EXFIL}.py`, operation: 'MODIFY', description: HOSTILE },
+        { path: `docs/${HOSTILE}\r\n${EXFIL}`, operation: 'CREATE' }
+      ],
+      validation_commands: [`pytest -k '${HOSTILE}'`, `echo '${EXFIL}'\n${HOSTILE}`]
+    },
+    triage_result: { classification: HOSTILE, affected_files: [HOSTILE] },
+    validation_commands: [`pytest -k '${HOSTILE}'`],
+    reproduction: {
+      path: `tests/test_${EXFIL}.py`,
+      framework: HOSTILE,
+      command: `pytest ${HOSTILE}`
+    },
+    approve_command: `/patchsmith approve ${'c'.repeat(24)}`,
+    approve_label: 'patchsmith-approved'
+  }
+  const notPosted = `The plan could not be posted for approval: ${HOSTILE}. Run it on issue #7.`
+
+  it('the plan comment on the issue and in the summary, with the "could not be posted" warning', () => {
+    const ownIssue = { references: ['#7'] }
+    expectInert(planComment(awaiting, RUN_URL), ownIssue)
+    expectInert(planComment({ ...awaiting, not_posted: notPosted }), ownIssue)
+    expectInert(summaryMarkdown({ success: true, data: [], awaiting_approval: awaiting }), ownIssue)
+    const noRepro = { ...awaiting, reproduction: { none: HOSTILE }, not_posted: notPosted }
+    expectInert(summaryMarkdown({ success: true, data: [], awaiting_approval: noRepro }), ownIssue)
+  })
+
+  it('the batch pull request: hostile issue titles, commit subjects and errors', async () => {
+    const statuses: IssueStatus[] = [
+      { issue: 7, status: 'committed', sha: 'a'.repeat(40), title: HOSTILE, attempts: 1 },
+      {
+        issue: 8,
+        status: 'failed',
+        title: HOSTILE,
+        error: { code: 'VALIDATION_FAILED', message: HOSTILE }
+      },
+      { issue: 9, status: 'not-run', title: HOSTILE }
+    ]
+    const batchCommit = { ...commit, message: `${HOSTILE}\n\n${HOSTILE}` }
+    const outcome = batchOutcome(statuses, [batchCommit], `fix/${HOSTILE}`)
+    const { response } = await batchMode.after!({ response: outcome } as never)
+    const ownIssues = ['#7', '#8', '#9']
+    expectInert(response.pull_request!.body, { closing: ['Fixes #7'], references: ownIssues })
+    expectInert(issuesTable(statuses), { references: ownIssues })
+    expectInert(summaryMarkdown(outcome, { issueNumber: 7 }), { references: ownIssues })
+  })
+
+  it('the rolling budget: a refusal and a ledger that could not be settled', () => {
+    const rolling_budget: RollingBudget = {
+      ref: `refs/patchsmith/${HOSTILE}`,
+      windows: [{ window: 'day', unit: 'usd', ceiling: 5, spent: 5, reserved: 1 }],
+      run: { reserved_usd: 1, reserved_tokens: 10, spent_usd: 0.5, spent_tokens: 5 },
+      refused: { window: 'day', unit: 'usd', message: HOSTILE, frees_at: HOSTILE },
+      settle_problem: HOSTILE
+    }
+    expectInert(budgetExhaustedParts({ success: false, rolling_budget }, ' for #7').join('\n\n'), {
+      references: ['#7']
+    })
+    const settled: RollingBudget = { ...rolling_budget, refused: undefined }
+    expectInert(rollingBudgetParts({ success: true, rolling_budget: settled }).join('\n\n'))
+    expectInert(
+      summaryMarkdown(
+        { success: false, outcome: 'budget-exhausted', rolling_budget },
+        { issueNumber: 7 }
+      ),
+      { references: ['#7'] }
+    )
   })
 })

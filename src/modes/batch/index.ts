@@ -1,6 +1,6 @@
 import type { CodeAgentOutput } from '../../contract/index.js'
 import type { RunMode } from '../../engine/index.js'
-import { costLine, proofTable } from '../../report/index.js'
+import { cell, costLine, proofTable } from '../../report/index.js'
 import { issuesTable, type IssueStatus } from './outcome.js'
 import { BatchPlans } from './plans.js'
 
@@ -29,7 +29,7 @@ function withBatchPullRequest(response: CodeAgentOutput): CodeAgentOutput {
     '### Issues',
     issuesTable(statuses),
     ...commits.flatMap((commit) => [
-      `### #${commit.issue_number}: ${commit.message.split('\n')[0]}`,
+      `### #${commit.issue_number}: ${cell(commit.message.split('\n')[0] ?? '')}`,
       proofTable(commit)
     ]),
     `Cost: ${costLine(response.metrics)}`,
