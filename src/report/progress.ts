@@ -1,7 +1,7 @@
 import { LiveComment, type GitHubClientOptions } from '../github/index.js'
 import type { CodeAgentOutput } from '../contract/index.js'
 import { failureComment } from './failure-comment.js'
-import { code, table } from './markdown.js'
+import { code, inert, table } from './markdown.js'
 import { costLine, filesLine, proofTable } from './outcome-text.js'
 import { planComment } from './plan-comment.js'
 
@@ -169,7 +169,7 @@ export class ProgressComment {
     const refused = response.rolling_budget?.refused
     return [
       '### ⏸️ Patchsmith did not start: the rolling budget is spent',
-      refused?.message ?? '',
+      refused ? inert(refused.message) : '',
       `Rerun the job after ${refused ? code(refused.frees_at) : 'the budget frees up'}.`,
       this.runLine()
     ]
