@@ -4,7 +4,7 @@
  * sandbox-boundaries.test.ts: bubblewrap, unshare as root, and the sudo path as patchsmith-sudo.
  * Repositories live under /var/tmp (the jail's /tmp is private and would hide them anyway).
  */
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -36,6 +36,28 @@ let outside: string
 let sockets: Server[] = []
 let moved: string
 let hardLink: string
+/** Host processes whose sockets are in trees the jail shows, by names no list holds. */
+const listeners: ChildProcess[] = []
+let shownFolder: string | undefined
+
+/**
+ * A host process in `cwd` that binds each of `names` by a relative path (as `ssh-agent -a
+ * agent.sock` does), then renames or links some of them: resolves once all are in place.
+ */
+function listenIn(cwd: string, names: string[], after = ''): Promise<void> {
+  const script = `const net = require('net'), fs = require('fs'); let left = ${names.length};
+for (const name of ${JSON.stringify(names)}) net.createServer((c) => c.on('error', () => {}).end('hello'))
+  .listen(name, () => { fs.chmodSync(name, 0o666); if (--left === 0) { ${after}; console.log('ready') } })`
+  const child = spawn(process.execPath, ['-e', script], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  listeners.push(child)
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
+    child.on('exit', (code) => reject(new Error(`the socket listener ended (${code})`)))
+  })
+}
 
 function git(cwd: string, ...args: string[]): void {
   execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], {
@@ -79,9 +101,21 @@ beforeAll(async () => {
   await listen(join(outside, 'plain.sock'))
   hardLink = join(outside, 'second-link.sock')
   linkSync(join(outside, 'plain.sock'), hardLink)
+  // The same three under /opt, which the jail shows: only a search of the tree finds them.
+  if (process.getuid?.() === 0) {
+    shownFolder = mkdtempSync('/opt/patchsmith-sockets-')
+    chmodSync(shownFolder, 0o755)
+    await listenIn(
+      shownFolder,
+      ['relative.sock', 'bound.sock', 'first.sock'],
+      "fs.renameSync('bound.sock', 'renamed.sock'); fs.linkSync('first.sock', 'second.sock')"
+    )
+  }
 })
 
 afterAll(() => {
+  for (const child of listeners) child.kill()
+  if (shownFolder) rmSync(shownFolder, { recursive: true, force: true })
   for (const server of sockets) server.close()
   sockets = []
   if (outside) execFileSync('rm', ['-rf', outside])
@@ -137,6 +171,25 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
           const out = await jail.run(`node probe.cjs ${moved}; node probe.cjs ${hardLink}`)
           expect(out).not.toContain('unix-open')
           expect(out.match(/unix-closed/g)).toHaveLength(2)
+        } finally {
+          jail.close()
+        }
+      }
+    )
+
+    it.skipIf(skip || process.getuid?.() !== 0)(
+      'reaches no host socket in a shown tree bound by a relative path, renamed or linked after binding',
+      async () => {
+        const dir = checkout(`shown-sockets-${backend}`)
+        // An agent an earlier step started in the checkout: `ssh-agent -a agent.sock`.
+        await listenIn(dir, ['agent.sock'])
+        const jail = await openJail(backend, dir)
+        try {
+          const names = ['relative.sock', 'renamed.sock', 'first.sock', 'second.sock']
+          const probes = names.map((name) => `node probe.cjs ${join(shownFolder!, name)}`)
+          const out = await jail.run([...probes, 'node probe.cjs agent.sock'].join('; '))
+          expect(out).not.toContain('unix-open')
+          expect(out.match(/unix-closed/g)).toHaveLength(5)
         } finally {
           jail.close()
         }

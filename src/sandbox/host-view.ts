@@ -8,6 +8,13 @@ const OWN_MOUNTS = new Set(['proc', 'dev', 'sys', 'tmp'])
 /** Read-only system trees below a hidden folder: Nix's store holds the programs on PATH. */
 export const SYSTEM_TREES = ['/nix/store']
 
+/** The system folders at `/` that are folders (not links into /usr): the jail shows them. */
+export function systemFolders(): string[] {
+  return [...SYSTEM]
+    .map((name) => `/${name}`)
+    .filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory())
+}
+
 /**
  * Everything at `/` outside the system folders: replaced by an empty folder (a file by an empty
  * file). An allowlist, not a list of sockets: a socket renamed, hard-linked or bound in another

@@ -10,7 +10,7 @@ export {
 export { BACKENDS, shellQuote, type BackendName, type Caller, type SpawnSpec } from './backends.js'
 export { JAIL_SETUP_FAILED, REMOUNT_FAILED, unshareSpec } from './unshare.js'
 export { bubblewrapSpec } from './bubblewrap.js'
-export { jailPlan, hostSockets, MAX_TASKS, type JailPlan } from './jail-plan.js'
+export { jailPlan, MAX_TASKS, type JailPlan } from './jail-plan.js'
 export { gitFileCovers, type GitFileCover } from './git-config.js'
 export { hiddenFolders, jailLayout, type SandboxLayout } from './layout.js'
 export { gitFoldersAt } from './host-view.js'

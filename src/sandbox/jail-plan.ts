@@ -1,6 +1,8 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { release } from 'node:os'
 import type { GitFileCover } from './git-config.js'
+import { systemFolders } from './host-view.js'
+import { hostSockets } from './host-sockets.js'
 import { contains, type SandboxLayout } from './layout.js'
 
 /** One mount of the jail, in order: later ones sit on top of earlier ones. */
@@ -103,7 +105,7 @@ export function jailPlan(
     bind(cover.source ?? '/dev/null', cover.path, false)
   }
   // A socket's process may end (and its file go) before the jail is made: covered if still there.
-  for (const socket of hostSockets())
+  for (const socket of hostSockets(shownTrees(layout)))
     if (seen(socket))
       mounts.push({
         type: 'bind',
@@ -121,66 +123,14 @@ export function jailPlan(
   }
 }
 
+/** Where host files reach the jail: the system folders, toolchains, the work tree, git's folders. */
+function shownTrees(layout: SandboxLayout): string[] {
+  return [...systemFolders(), ...(layout.revealed ?? []), layout.workTree, ...layout.gitDirs]
+}
+
 /** `path` is shown again inside a hidden folder by one of the binds. */
 function mounted(mounts: JailMount[], path: string): boolean {
   return mounts.some((mount) => mount.type === 'bind' && contains(mount.path, path))
-}
-
-/**
- * Unix sockets bound on this host, where they exist as files: a socket on a read-only mount still
- * connects, so each is covered by an empty file. /proc/net/unix lists one network namespace's
- * sockets, and a socket bound in another (a container's, `unshare --net`) connects by its path
- * all the same: the list of every namespace a process here is in is read, once each.
- */
-export function hostSockets(): string[] {
-  const paths = new Set<string>()
-  for (const text of unixSocketLists()) {
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/)
-      const path = fields.slice(7).join(' ')
-      if (path.startsWith('/')) paths.add(path)
-    }
-  }
-  return [...paths].filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isSocket())
-}
-
-/** The text of /proc/net/unix of each network namespace a process on this host is in. */
-function unixSocketLists(): string[] {
-  const read = (path: string) => {
-    try {
-      return readFileSync(path, 'utf8')
-    } catch {
-      return undefined
-    }
-  }
-  const namespaces = new Set<string>()
-  const texts = new Set<string>()
-  const own = read('/proc/net/unix')
-  if (own !== undefined) texts.add(own)
-  namespaces.add(namespaceOf('self') ?? 'self')
-  let pids: string[] = []
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
-  } catch {
-    return [...texts]
-  }
-  for (const pid of pids) {
-    // Where the namespace cannot be named (another user's process), its list is read anyway.
-    const namespace = namespaceOf(pid)
-    if (namespace !== undefined && namespaces.has(namespace)) continue
-    if (namespace !== undefined) namespaces.add(namespace)
-    const text = read(`/proc/${pid}/net/unix`)
-    if (text !== undefined) texts.add(text)
-  }
-  return [...texts]
-}
-
-function namespaceOf(pid: string): string | undefined {
-  try {
-    return readlinkSync(`/proc/${pid}/ns/net`)
-  } catch {
-    return undefined
-  }
 }
 
 /** Tasks (processes and threads) `uid` has now: RLIMIT_NPROC counts them all, jailed or not. */

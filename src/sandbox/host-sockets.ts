@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process'
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { PatchsmithError } from '../contract/index.js'
+
+/**
+ * Unix sockets of this host in the trees the jail shows, where they exist as files: a socket on
+ * a read-only mount still connects, so each is covered by an empty file.
+ *
+ * /proc/net/unix names a socket by the path given to bind(2) only. One bound by a relative
+ * path, renamed into place or given a second (hard) link connects by a name no list holds, so
+ * the shown trees themselves are searched for sockets (`find -type s`, names from directory
+ * entries, no stat of each file). The search is kept per tree and done again whenever a socket
+ * appears that the lists cannot name where it is: a relative path, a path that is no socket
+ * (renamed or in another mount namespace), a socket file with more than one link. A socket
+ * bound by its absolute path after the search is named by the lists, read for every jail.
+ */
+export function hostSockets(shownTrees: readonly string[] = []): string[] {
+  const listed = listedSockets()
+  const unnamed = new Set(listed.filter((socket) => !socket.named).map((socket) => socket.inode))
+  if ([...unnamed].some((inode) => !searchedWith.has(inode))) {
+    found.clear()
+    searchedWith = unnamed
+  }
+  const paths = new Set(listed.filter((socket) => socket.named).map((socket) => socket.path))
+  for (const tree of shownTrees) {
+    let files = found.get(tree)
+    if (!files) found.set(tree, (files = socketFilesIn(tree)))
+    for (const file of files) paths.add(file)
+  }
+  return [...paths]
+}
+
+/** Socket files found in each shown tree, and the unnamed sockets there were when searched. */
+const found = new Map<string, string[]>()
+let searchedWith = new Set<string>()
+
+interface ListedSocket {
+  /** The socket's own inode (not its file's), as /proc/net/unix gives it. */
+  inode: string
+  path: string
+  /** Reachable by `path` alone: absolute, a socket file there, with one link. */
+  named: boolean
+}
+
+/** Sockets with a file name (bound, not abstract) in the lists of every network namespace. */
+function listedSockets(): ListedSocket[] {
+  const sockets: ListedSocket[] = []
+  for (const text of unixSocketLists())
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      const path = fields.slice(7).join(' ')
+      if (path === '' || path.startsWith('@')) continue
+      const stat = path.startsWith('/') ? lstatSync(path, { throwIfNoEntry: false }) : undefined
+      const named = !!stat?.isSocket() && stat.nlink === 1
+      sockets.push({ inode: fields[6] ?? '', path, named })
+    }
+  return sockets
+}
+
+/**
+ * Every socket file under `tree`, never following a link, mounts inside it included (the jail's
+ * binds are recursive). By hand because no library lists files by type without a stat of each;
+ * find reads the type from the directory entry. A name the jail's mount cannot be given (not
+ * UTF-8) stops the jail rather than leave that socket open.
+ */
+function socketFilesIn(tree: string): string[] {
+  let out: Buffer
+  try {
+    out = execFileSync('find', [tree, '-type', 's', '-print0'], {
+      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024
+    })
+  } catch (error) {
+    // Exit status 1: a folder it could not read (nor can the command); what it printed holds.
+    const failed = error as { status?: number | null; stdout?: Buffer }
+    if (failed.status !== 1 || !failed.stdout) throw error
+    out = failed.stdout
+  }
+  const files: string[] = []
+  for (let start = 0; start < out.length;) {
+    const end = out.indexOf(0, start)
+    const bytes = out.subarray(start, end < 0 ? out.length : end)
+    start = end < 0 ? out.length : end + 1
+    const path = bytes.toString('utf8')
+    if (!Buffer.from(path, 'utf8').equals(bytes))
+      throw new PatchsmithError(
+        'ENVIRONMENT_ERROR',
+        `A unix socket whose name is not UTF-8 (${JSON.stringify(bytes.toString('latin1'))}) is where validation commands can see it; the jail cannot cover it, so no command runs. Rename or remove that socket.`,
+        { path: bytes.toString('latin1') }
+      )
+    files.push(path)
+  }
+  return files
+}
+
+/** The text of /proc/net/unix of each network namespace a process on this host is in. */
+function unixSocketLists(): string[] {
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8')
+    } catch {
+      return undefined
+    }
+  }
+  const namespaces = new Set<string>()
+  const texts = new Set<string>()
+  const own = read('/proc/net/unix')
+  if (own !== undefined) texts.add(own)
+  namespaces.add(namespaceOf('self') ?? 'self')
+  let pids: string[] = []
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return [...texts]
+  }
+  for (const pid of pids) {
+    // Where the namespace cannot be named (another user's process), its list is read anyway.
+    const namespace = namespaceOf(pid)
+    if (namespace !== undefined && namespaces.has(namespace)) continue
+    if (namespace !== undefined) namespaces.add(namespace)
+    const text = read(`/proc/${pid}/net/unix`)
+    if (text !== undefined) texts.add(text)
+  }
+  return [...texts]
+}
+
+function namespaceOf(pid: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`)
+  } catch {
+    return undefined
+  }
+}
