@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { toAgentError } from '../../src/contract/index.js'
 import { githubClient } from '../../src/github/index.js'
-import { runCli, secretFlag } from '../support/action-runner.js'
+import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { startModelServer } from '../support/model-server.js'
@@ -171,6 +171,42 @@ describe('a full disk', () => {
       expect(run.stdout).toContain('the disk is full')
       disk.free()
       expect(disk.git('status', '--porcelain')).toBe(before)
+    }
+  )
+
+  it.skipIf(!CAN_MOUNT)(
+    'under the overlay, filled by a validation command, is ENVIRONMENT_ERROR, never blamed on the base branch',
+    async () => {
+      // The temp folder on the checkout's disk: the overlay's folders must be on the tree's.
+      const disk = smallDiskCheckout(cleanups, { 'note.txt': 'short\n' }, 16)
+      const server = await startModelServer(
+        () => '--- a/note.txt\n+++ b/note.txt\n@@ -1 +1 @@\n-short\n+a longer note\n'
+      )
+      cleanups.push(() => server.close())
+      const [tmp, inputs] = ['tmp', 'inputs'].map((name) => join(disk.mountPoint, name))
+      for (const folder of [tmp!, inputs!]) mkdirSync(folder)
+      writeFileSync(join(inputs!, 'issue.json'), JSON.stringify({ number: 9, title: 'Note' }))
+      writeFileSync(join(inputs!, 'plan.json'), JSON.stringify(PLAN))
+      const run = await runAction({
+        workspace: disk.dir,
+        env: { TMPDIR: tmp!, RUNNER_TEMP: tmp! },
+        inputs: {
+          issue: join(inputs!, 'issue.json'),
+          'fix-plan': join(inputs!, 'plan.json'),
+          'validation-commands':
+            'dd if=/dev/zero of=filler bs=4k 2>/dev/null; grep -q longer note.txt',
+          'base-url': server.url,
+          'api-key': 'sk-test-full',
+          'comment-on-failure': 'false',
+          settings: 'validation-overlay: true'
+        }
+      })
+      expect(run.stdout).toContain('on an overlay of the work tree')
+      expect(run.outputs['error-code'], run.stdout).toBe('ENVIRONMENT_ERROR')
+      expect(run.stdout).toContain('the disk is full')
+      expect(run.stdout).not.toMatch(/exited with 125|on the base branch/)
+      // The filler was the overlay's, dropped with it; the checkout is as it was.
+      expect(disk.git('status', '--porcelain', '--ignored')).toBe('')
     }
   )
 })

@@ -9,6 +9,8 @@ import { join } from 'node:path'
 
 export interface SmallDisk {
   dir: string
+  /** The disk's own folder, outside the checkout (a temp folder on the same disk goes here). */
+  mountPoint: string
   origin: string
   git(...args: string[]): string
   /** Writes a filler file until the disk is full. */
@@ -24,10 +26,13 @@ export const CAN_MOUNT = process.getuid?.() === 0
 
 export function smallDiskCheckout(
   cleanups: (() => void)[],
-  files: Record<string, string>
+  files: Record<string, string>,
+  /** Its size in MiB: the overlay's folders and the sandbox's probe need more than 2. */
+  mebibytes = 2
 ): SmallDisk {
   const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-small-disk-'))
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'patchsmith-small-disk', mountPoint])
+  const size = `size=${mebibytes}m`
+  execFileSync('mount', ['-t', 'tmpfs', '-o', size, 'patchsmith-small-disk', mountPoint])
   const remount = (mode: 'ro' | 'rw') =>
     execFileSync('mount', ['-o', `remount,${mode}`, mountPoint])
   cleanups.push(() => {
@@ -49,6 +54,7 @@ export function smallDiskCheckout(
   git('push', '-q', 'origin', 'main')
   return {
     dir,
+    mountPoint,
     origin,
     git,
     fill() {

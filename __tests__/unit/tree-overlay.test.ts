@@ -105,6 +105,27 @@ describe.skipIf(skipWithout('unshare'))('the work tree as an overlay', () => {
     expect(overlay.record.touched.size).toBe(0)
   })
 
+  it("takes a command's own exit status 125 for the command's, the wrapper having listed", () => {
+    const { work, overlay } = tree({ 'a.txt': 'a\n' })
+    const spec = overlay.wrap({ file: '/bin/sh', args: ['-c', 'exit 125'], env: {} })
+    const done = spawnSync(spec.file, spec.args, { cwd: work })
+    expect(done.status).toBe(125)
+    expect(() => overlay.settle(false, done.status)).not.toThrow()
+  })
+
+  it('is ENVIRONMENT_ERROR when the wrapper cannot write its listing, never the exit status', () => {
+    const { work, overlay } = tree({ 'a.txt': 'a\n' })
+    const spec = overlay.wrap({ file: '/bin/sh', args: ['-c', 'echo x > a.txt'], env: {} })
+    // Where the listing goes is taken (as a full disk would refuse it).
+    mkdirSync(join(overlay.upperFolder, '..', 'listing'))
+    const done = spawnSync(spec.file, spec.args, { cwd: work })
+    expect(done.status).toBe(125)
+    expect(() => overlay.settle(false, done.status)).toThrow(
+      expect.objectContaining({ code: 'ENVIRONMENT_ERROR' })
+    )
+    expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('a\n')
+  })
+
   it('lists many folders at once and merges them all', () => {
     const { work, overlay } = tree({ 'keep/a.txt': 'a\n', 'gone/b.txt': 'b\n' })
     run(

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs'
+import { PatchsmithError } from '../contract/index.js'
 import { join } from 'node:path'
 import type { Programs, SpawnSpec } from './backends.js'
 import {
@@ -43,10 +44,18 @@ const WRAPPER = [
   '  "$FIND" . -type d -printf "D%p\\0" > "$L" || exit 125',
   `  "$FIND" . -type d -exec /bin/sh -c 'f=$0; cd "$1" && shift; n=$#; while [ $n -gt 0 ]; do d=$1; shift; [ \${#d} -lt ${LONGEST_LISTED} ] && set -- "$@" "$d"; n=$((n-1)); done; [ $# -eq 0 ] || exec "$f" "$@" -mindepth 1 -maxdepth 1 -printf "E%h/%f\\0"' "$FIND" "$W" {} + >> "$L" || exit 125`,
   // The end mark: a listing cut short (the wrapper killed while writing) is no listing.
-  '  printf "Z\\0" >> "$L"',
+  '  printf "Z\\0" >> "$L" || exit 125',
+  // Nothing written: an empty listing, so a listing's absence always means the wrapper failed.
+  'else',
+  '  printf "Z\\0" > "$L" || exit 125',
   'fi',
   'exit $rc'
 ].join('\n')
+
+/** The wrapper's own failure (a command's own 125 still comes with a listing). */
+const OVERLAY_FAILED = 125
+/** Free bytes under which the disk under the overlay counts as full. */
+const FULL_BELOW = 256 * 1024
 
 /** Overlay options are separated by commas and colons; a path holding one cannot be named. */
 const UNNAMEABLE = /[,:\\\n]/
@@ -123,13 +132,18 @@ export class TreeOverlay {
 
   /**
    * After the command wrapped last has ended: what it did carried into the work tree and
-   * recorded, or (`discard`, or no listing: it was killed) dropped.
+   * recorded, or (`discard`, or no listing: it was killed) dropped. A wrapper that ended on its
+   * own with OVERLAY_FAILED and no listing could not mount or list the overlay (a full disk):
+   * that is thrown, never taken for the command's exit status.
    */
-  settle(discard = false): void {
+  settle(discard = false, exitCode?: number | null): void {
     const dirs = this.current()
     try {
       const listing = readListing(dirs.listing)
-      if (!discard && listing) mergeOverlay(dirs.upper, this.workTree, listing, this.record)
+      // An empty listing: the command wrote nothing.
+      const wrote = !!listing && (listing.folders.size > 0 || listing.unreadable.length > 0)
+      if (!discard && wrote) mergeOverlay(dirs.upper, this.workTree, listing, this.record)
+      if (!discard && !listing && exitCode === OVERLAY_FAILED) throw this.failure()
     } finally {
       this.remove(dirs.root)
     }
@@ -155,6 +169,28 @@ export class TreeOverlay {
     } catch {
       execFileSync(this.programs.find, [folder, '-delete'], { stdio: 'ignore' })
     }
+  }
+
+  /** Why the wrapper failed: the disk under the overlay full, else the overlay itself. */
+  private failure(): Error {
+    let free: number | undefined
+    try {
+      const stats = statfsSync(this.folder)
+      free = stats.bavail * stats.bsize
+    } catch {
+      // No figure: the overlay's own failure below.
+    }
+    if (free !== undefined && free < FULL_BELOW)
+      return Object.assign(new Error('ENOSPC: no space left on device, under the overlay'), {
+        code: 'ENOSPC',
+        path: this.folder
+      })
+    return new PatchsmithError(
+      'ENVIRONMENT_ERROR',
+      `The overlay of the work tree around a validation command could not be mounted or listed (the command's output says why); nothing it did was kept. Set validation-overlay: false to run commands on the tree itself.`,
+      { path: this.folder },
+      true
+    )
   }
 
   private fresh() {

@@ -68,7 +68,7 @@ export async function runCommand(
   // (which carries only the approved change); a cancelled command's overlay is dropped.
   const mask = (text: string) => options.masker.mask(text)
   const read = await reports.read(mask, options.overlay?.upperFolder)
-  options.overlay?.settle(options.signal?.aborted)
+  options.overlay?.settle(options.signal?.aborted || outcome.timedOut, outcome.exit_code)
   return read.files.length > 0 || read.refused.length > 0
     ? { ...outcome, reportFiles: read }
     : outcome
