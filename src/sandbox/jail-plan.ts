@@ -125,7 +125,11 @@ export function jailPlan(
 
 /** Where host files reach the jail: the system folders, toolchains, the work tree, git's folders. */
 function shownTrees(layout: SandboxLayout): string[] {
-  return [...systemFolders(), ...(layout.revealed ?? []), layout.workTree, ...layout.gitDirs]
+  const trees = [
+    ...new Set([...systemFolders(), ...(layout.revealed ?? []), layout.workTree, ...layout.gitDirs])
+  ]
+  // Each searched once: a git folder inside the work tree is searched with it.
+  return trees.filter((tree) => !trees.some((outer) => outer !== tree && contains(outer, tree)))
 }
 
 /** `path` is shown again inside a hidden folder by one of the binds. */
