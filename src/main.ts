@@ -7,7 +7,7 @@ import {
   scratchFolder,
   type Logger,
   type RunnerFacts
-} from './agent/index.js'
+} from './run/index.js'
 import { runMode } from './modes/index.js'
 import {
   ConfigError,

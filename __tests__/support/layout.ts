@@ -4,7 +4,9 @@ import { dirname, join, posix, relative } from 'node:path'
 /*
  * The rules of the source layout (docs: shared DESIGN.md "Layout"), read from the import
  * statements of src/**\/*.ts as text: arrows point down the floors, no circle between folders,
- * the split git folders keep their faces and short files, no folder outgrows the rest.
+ * the leaves (contract, the run's own things) import nothing of src/, the split git folders and
+ * the run's folder keep their faces, the split git folders their short files, no folder
+ * outgrows the rest.
  */
 
 /** The floors, top first: an import may only point to a later one. */
@@ -16,10 +18,13 @@ export const FLOORS = [
   'run-state',
   'git',
   'sandbox',
-  'contract'
+  'contract',
+  'run'
 ]
+/** Folders at the bottom that import no other part of src/: everything may import them. */
+export const LEAVES = ['contract', 'run']
 /** Folders that expose their face (index.ts) to every importer outside them. */
-export const FACED = ['git', 'change', 'run-state']
+export const FACED = ['git', 'change', 'run-state', 'run']
 /** Folders the modes must not reach: they go through the engine's and the change's faces. */
 export const NOT_FROM_MODES = ['git', 'run-state']
 export const MAX_LINES = 300
@@ -83,6 +88,8 @@ export function layoutProblems(files: ReadonlyMap<string, string>): string[] {
     edges.get(a)!.add(b)
     const [up, down] = [FLOORS.indexOf(a), FLOORS.indexOf(b)]
     if (up >= 0 && down >= 0 && down < up) problems.push(`upward import: ${from} -> ${to}`)
+    if (LEAVES.includes(a))
+      problems.push(`a leaf (${a}) imports another part of src/: ${from} -> ${to}`)
     if (a === 'modes' && NOT_FROM_MODES.includes(b))
       problems.push(`a mode reaches into ${b}: ${from} -> ${to}`)
     if (FACED.includes(b) && to !== `src/${b}/index.ts`)

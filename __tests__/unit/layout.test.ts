@@ -30,6 +30,39 @@ describe('the source layout', () => {
     expect(problems).toContain('upward import: src/git/git.ts -> src/change/index.ts')
   })
 
+  it('names the run folder importing the attempt floor (run -> agent), and a leaf importing src/', () => {
+    const problems = layoutProblems(
+      tree({
+        ...OTHERS,
+        'src/run/phase-clock.ts': "import { attemptChange } from '../agent/index.js'",
+        'src/run/index.ts': "export { PhaseClock } from './phase-clock.js'",
+        'src/contract/schemas.ts': "import type { RunConfig } from '../config.js'",
+        'src/agent/index.ts': '',
+        'src/config.ts': ''
+      })
+    )
+    expect(problems).toEqual([
+      'upward import: src/run/phase-clock.ts -> src/agent/index.ts',
+      'a leaf (run) imports another part of src/: src/run/phase-clock.ts -> src/agent/index.ts',
+      'a leaf (contract) imports another part of src/: src/contract/schemas.ts -> src/config.ts'
+    ])
+  })
+
+  it("names an import past the run folder's face, and takes one through it", () => {
+    const problems = layoutProblems(
+      tree({
+        ...OTHERS,
+        'src/engine/session.ts': "import { PhaseClock } from '../run/phase-clock.js'",
+        'src/agent/finish.ts': "import type { Logger } from '../run/index.js'",
+        'src/run/index.ts': '',
+        'src/run/phase-clock.ts': ''
+      })
+    )
+    expect(problems).toEqual([
+      "past run's face (index.ts): src/engine/session.ts -> src/run/phase-clock.ts"
+    ])
+  })
+
   it('names a circle between folders, even where neither is on the floors', () => {
     const problems = layoutProblems(
       tree({

@@ -2,7 +2,7 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { scratchFolder } from '../../src/agent/scratch.js'
+import { scratchFolder } from '../../src/run/scratch.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()

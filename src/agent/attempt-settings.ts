@@ -5,7 +5,7 @@ import type { SecretMasker } from '../secrets/index.js'
 import type { DraftContext } from './drafting.js'
 import type { AttemptProgress } from './last-attempt.js'
 import type { RemovedAfterValidation } from './leftovers.js'
-import type { PhaseClock } from './phase-clock.js'
+import type { PhaseClock } from '../run/index.js'
 import type { RoundSettings } from './validation-round.js'
 
 /** What one plan's attempts are run with: the draft's context, validation's, and the run's. */

@@ -18,7 +18,7 @@ import {
 import { guardReplyClaims, type PathPolicy } from '../policy/index.js'
 import type { AttemptLog } from '../report/index.js'
 import { mapConcurrent } from './concurrency.js'
-import type { Logger } from './logger.js'
+import type { Logger } from '../run/index.js'
 
 export interface DraftContext {
   input: CodeAgentInput

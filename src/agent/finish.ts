@@ -20,10 +20,14 @@ import { failureComment } from '../report/index.js'
 import type { SecretMasker } from '../secrets/index.js'
 import { proofFields } from '../validation/index.js'
 import type { GreenChange } from './attempts.js'
-import { runUrl, type RunnerFacts } from './environment.js'
-import type { Logger } from './logger.js'
+import {
+  runUrl,
+  type RunnerFacts,
+  type Logger,
+  type PhaseClock,
+  type RunListener
+} from '../run/index.js'
 import { followMovedBase, type Revalidation } from './moved-base.js'
-import type { PhaseClock, RunListener } from './phase-clock.js'
 
 export interface FinishContext {
   config: RunConfig

@@ -1,6 +1,7 @@
 /*
- * The attempt floor: draft → apply → validate (→ repair) for one plan on one branch, the
- * commit of a validated change, and what a run is told with (clock, logger, runner facts).
+ * The attempt floor: draft → apply → validate (→ repair) for one plan on one branch, and the
+ * commit of a validated change. What belongs to the whole run (clock, logger, runner facts,
+ * cancellation, scratch) is src/run's.
  * The engine (src/engine) runs it; it knows nothing of modes or of the run around it.
  */
 export {
@@ -18,8 +19,3 @@ export { plannedReproduction } from './reproduction-preview.js'
 export { runSetupCommands } from './setup-commands.js'
 export { RemovedAfterValidation } from './leftovers.js'
 export { signingPublisher } from './signing.js'
-export { scratchFolder } from './scratch.js'
-export type { Logger } from './logger.js'
-export { PhaseClock, type Phase, type RunListener } from './phase-clock.js'
-export { cancelOnSignals, type Cancellation } from './cancellation.js'
-export { runnerFacts, runUrl, type RunnerFacts } from './environment.js'

@@ -4,7 +4,7 @@ import { Minimatch } from 'minimatch'
 import { repoFolder, TreeSnapshot, type GitRunner } from '../policy/index.js'
 import type { CarryRule, TreeOverlay } from '../sandbox/index.js'
 import type { CommandRunner } from './commands.js'
-import type { Logger } from './logger.js'
+import type { Logger } from '../run/index.js'
 
 /** At most this many paths are named in the result; the count is always whole. */
 const MOST_NAMED = 50

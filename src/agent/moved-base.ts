@@ -8,7 +8,7 @@ import type { ChangeBranch } from '../change/index.js'
 import { ValidationWatch, type PathPolicy } from '../policy/index.js'
 import { runPipeline, type PipelineStep } from '../validation/index.js'
 import type { CommandRunner } from './commands.js'
-import type { Logger } from './logger.js'
+import type { Logger } from '../run/index.js'
 
 /** What validating the change again needs: the run's steps, in its sandbox, under its policy. */
 export interface Revalidation {

@@ -1,7 +1,7 @@
 import type { RunConfig } from '../config.js'
 import { PatchsmithError } from '../contract/index.js'
 import { runCommand, type CommandRunnerOptions } from '../validation/index.js'
-import type { Logger } from './logger.js'
+import type { Logger } from '../run/index.js'
 
 /**
  * `setup-commands` (e.g. `npm ci`), once, on the base commit, before any model-written code is

@@ -1,8 +1,7 @@
 import type { RunConfig } from '../config.js'
 import type { BranchPublisher } from '../git/index.js'
 import { verifiedCommits } from '../github/index.js'
-import type { RunnerFacts } from './environment.js'
-import type { Logger } from './logger.js'
+import type { RunnerFacts, Logger } from '../run/index.js'
 
 /**
  * commit-signing: github publishes through the API; local git (undefined) pushes. `publishes`:

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { runnerFacts } from '../agent/index.js'
+import { runnerFacts } from '../run/index.js'
 import type { RunConfigInput } from '../config.js'
 import { toAgentError } from '../contract/index.js'
 import { LEDGER_REF, readLedger, stateOf } from '../engine/index.js'

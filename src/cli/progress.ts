@@ -1,4 +1,4 @@
-import type { Logger, Phase, RunListener } from '../agent/index.js'
+import type { Logger, Phase, RunListener } from '../run/index.js'
 
 /** How often a long step says it is still going when nothing else was said. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 15_000

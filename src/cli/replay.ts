@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path'
-import { cancelOnSignals, runnerFacts, type RunListener } from '../agent/index.js'
+import { cancelOnSignals, runnerFacts, type RunListener } from '../run/index.js'
 import {
   ConfigError,
   parseRunConfig,

@@ -1,4 +1,4 @@
-import { cancelOnSignals, runnerFacts, type Logger } from '../agent/index.js'
+import { cancelOnSignals, runnerFacts, type Logger } from '../run/index.js'
 import { recoverByHand } from '../engine/index.js'
 import { modeSettings, runMode } from '../modes/index.js'
 import { resolve } from 'node:path'

@@ -19,7 +19,7 @@ import {
   type RunBudget,
   type RunCap
 } from '../model/index.js'
-import type { Logger, RunnerFacts } from '../agent/index.js'
+import type { Logger, RunnerFacts } from '../run/index.js'
 
 /** Where every runner of the repository finds the ledger: a ref on origin, not a branch. */
 export const LEDGER_REF = 'refs/patchsmith/budget'

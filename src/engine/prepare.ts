@@ -8,7 +8,7 @@ import { assertCommandsAllowed, type PathPolicy } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
 import type { ModeInput, RunMode } from './run-mode.js'
 import type { AgentEnvironment } from './session.js'
-import type { Logger, PhaseClock, RunnerFacts } from '../agent/index.js'
+import type { Logger, PhaseClock, RunnerFacts } from '../run/index.js'
 import {
   branchGuards,
   guardPlannedFiles,

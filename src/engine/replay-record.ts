@@ -7,7 +7,7 @@ import {
   type Replay,
   type RunRecorder
 } from '../replay/index.js'
-import type { Logger } from '../agent/index.js'
+import type { Logger } from '../run/index.js'
 import type { Git } from '../git/index.js'
 import packageJson from '../../package.json' with { type: 'json' }
 

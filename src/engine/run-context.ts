@@ -5,13 +5,13 @@ import type { ModelClient } from '../model/index.js'
 import { pipelineSteps } from '../validation/index.js'
 import {
   AttemptProgress,
-  runUrl,
   sandboxedCommands,
   type AttemptSettings,
   type DraftContext,
   type Drafter,
   type FinishContext
 } from '../agent/index.js'
+import { runUrl } from '../run/index.js'
 import type { RunSession } from './run-session.js'
 import type { AgentEnvironment } from './session.js'
 

@@ -1,7 +1,7 @@
 import type { AgentError, CodeAgentInput, CodeAgentOutput, Commit } from '../contract/index.js'
 import type { ModelClient } from '../model/index.js'
 import type { PathPolicy } from '../policy/index.js'
-import type { Logger } from '../agent/index.js'
+import type { Logger } from '../run/index.js'
 import type { AttemptSeams, RunContext } from './run-context.js'
 import type { ResultSeams } from './run-session.js'
 

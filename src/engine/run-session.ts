@@ -16,7 +16,8 @@ import { claimRepository, openSandbox, startRun, type RunSetup } from './run-set
 import { BudgetLedger } from './budget-ledger.js'
 import { RunRecorder } from '../replay/index.js'
 import { recordReplay, type ReplayFacts } from './replay-record.js'
-import { runSetupCommands, runUrl } from '../agent/index.js'
+import { runSetupCommands } from '../agent/index.js'
+import { runUrl } from '../run/index.js'
 import {
   assertStarterAllowed,
   modelClient,

@@ -17,14 +17,14 @@ import { parsePricing, RunBudget } from '../model/index.js'
 import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
 import { checkOutputPath } from '../report/index.js'
 import { SecretMasker } from '../secrets/index.js'
+import { RemovedAfterValidation } from '../agent/index.js'
 import {
   PhaseClock,
-  RemovedAfterValidation,
   scratchFolder,
   type Logger,
   type RunListener,
   type RunnerFacts
-} from '../agent/index.js'
+} from '../run/index.js'
 
 export interface RunSetup {
   clock: PhaseClock

@@ -9,7 +9,7 @@ import {
 } from '../model/index.js'
 import { assertActorAllowed } from '../policy/index.js'
 import type { SecretMasker } from '../secrets/index.js'
-import type { Logger, RunListener, RunnerFacts } from '../agent/index.js'
+import type { Logger, RunListener, RunnerFacts } from '../run/index.js'
 
 /*
  * What every run is handed by its entry and hands back, the model client and the checks that
