@@ -4,16 +4,17 @@ import { reportFailureOnIssue } from '../agent/index.js'
 import { generatedPlan } from '../planning/index.js'
 import { OnePlan } from './one-plan.js'
 import { RunContext } from './run-context.js'
-import type { PlanRun, RunMode } from './run-mode.js'
-import { RunSession } from './run-session.js'
+import type { PlanRun, RunMode } from './mode-seams.js'
+import { finishRun } from './result.js'
+import { RunSession } from './session.js'
 import { BudgetExhausted } from './budget-ledger.js'
-import type { AgentEnvironment, AgentRun } from './session.js'
+import type { AgentEnvironment, AgentRun } from './entry.js'
 
 /**
  * The one engine under every way of running: it opens the run, has the mode's plans run (one
  * plan by default, a task file batch after batch), and on any failure rolls back, keeps the
  * last attempt and reports on the issue; then the result is shaped by the mode, masked with the
- * run's one masker and written once (RunSession.finish).
+ * run's one masker and written once (finishRun).
  */
 export async function runEngine(
   config: RunConfig,
@@ -37,7 +38,7 @@ export async function runEngine(
   if (plans.baseCommit !== undefined) ctx.kept.remove()
   // A plan held for approval is no failure: nothing to report on the issue but the plan.
   if (!response.success && !awaitsApproval(response)) {
-    const { masker, logger } = ctx.setup
+    const { masker, logger } = ctx.session
     await reportFailureOnIssue(config, env, plans.input, response, masker, logger)
   }
   const { own, after } = plans.metrics(response)
@@ -55,7 +56,7 @@ export async function runEngine(
         baseCommit: plans.baseCommit
       }
     : undefined
-  return ctx.session.finish(response, own, after, names, mode, replay)
+  return finishRun(ctx.session, response, own, after, names, mode, replay)
 }
 
 /** A stopped run: what it made kept, the repository put back, its last attempt kept. */

@@ -4,11 +4,18 @@
  */
 export { runEngine } from './engine.js'
 export { RunContext, type AttemptSeams, type DraftParts, type PlanParts } from './run-context.js'
-export type { InputContext, ModeInput, PlanRun, RunMode } from './run-mode.js'
-export type { ResultSeams, RunEnd } from './run-session.js'
-export type { AgentEnvironment, AgentRun } from './session.js'
-export { withinTimeLimit } from './session.js'
-export { jailHooks, recoverByHand, runMasker } from './run-setup.js'
+export type {
+  InputContext,
+  ModeInput,
+  PlanRun,
+  ResultSeams,
+  RunEnd,
+  RunMode
+} from './mode-seams.js'
+export type { AgentEnvironment, AgentRun } from './entry.js'
+export { runMasker, withinTimeLimit } from './session.js'
+export { jailHooks } from './sandbox-choice.js'
+export { recoverByHand } from './repository-claim.js'
 export { BudgetExhausted, LEDGER_REF, readLedger, stateOf, windowText } from './budget-ledger.js'
 export {
   branchGuards,

@@ -19,8 +19,8 @@ import {
 import { approvalStep } from './plan-hold.js'
 import { loadAndGuard } from './prepare.js'
 import type { RunContext } from './run-context.js'
-import type { PlanRun, RunMode } from './run-mode.js'
-import { jailHooks } from './run-setup.js'
+import type { PlanRun, RunMode } from './mode-seams.js'
+import { jailHooks } from './sandbox-choice.js'
 
 /**
  * One plan, in one direction: load → guard → draft → apply → validate (→ repair) → commit →
@@ -45,7 +45,7 @@ export class OnePlan implements PlanRun {
   async run(): Promise<CodeAgentOutput> {
     const { ctx } = this
     const { config, env, session } = ctx
-    const { clock, logger, repoDir, outputPath, logDir, masker } = ctx.setup
+    const { clock, logger, repoDir, outputPath, logDir, masker } = ctx.session
     const prepared = await loadAndGuard(
       config,
       repoDir,

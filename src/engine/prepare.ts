@@ -6,8 +6,8 @@ import type { ModelClient } from '../model/index.js'
 import { fetchIssue, needsPlan, planlessInput } from '../planning/index.js'
 import { assertCommandsAllowed, type PathPolicy } from '../policy/index.js'
 import { stepCommandList } from '../validation/index.js'
-import type { ModeInput, RunMode } from './run-mode.js'
-import type { AgentEnvironment } from './session.js'
+import type { AgentEnvironment } from './entry.js'
+import type { ModeInput, RunMode } from './mode-seams.js'
 import type { Logger, PhaseClock, RunnerFacts } from '../run/index.js'
 import {
   branchGuards,

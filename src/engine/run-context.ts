@@ -12,8 +12,8 @@ import {
   type FinishContext
 } from '../agent/index.js'
 import { runUrl } from '../run/index.js'
-import type { RunSession } from './run-session.js'
-import type { AgentEnvironment } from './session.js'
+import type { AgentEnvironment } from './entry.js'
+import type { RunSession } from './session.js'
 
 /** A mode's part in the attempts and the commit (RunMode): its drafting, its messages. */
 export interface AttemptSeams {
@@ -72,11 +72,7 @@ export class RunContext {
   ) {
     this.config = session.config
     this.env = session.env
-    this.kept = AttemptFile.for(session.setup.repoDir)
-  }
-
-  get setup() {
-    return this.session.setup
+    this.kept = AttemptFile.for(session.repoDir)
   }
 
   /** Whether a commit on the base also gets the plan's branch (AttemptSeams.handOffBranch). */
@@ -85,7 +81,7 @@ export class RunContext {
   }
 
   get logger() {
-    return this.session.setup.logger
+    return this.session.logger
   }
 
   /** Whether the change publishes the base it is committed on (AttemptSeams.pushesBase). */
@@ -115,7 +111,7 @@ export class RunContext {
 
   /** The attempt loop's settings: the plan's parts over the run's. */
   attemptSettings(parts: PlanParts): AttemptSettings {
-    const { config, setup } = this
+    const { config, session } = this
     const { commands, branch, progress, resume, ...draft } = parts
     return {
       ...this.draftContext(draft),
@@ -130,12 +126,12 @@ export class RunContext {
       maxRepairs: config.maxRepairs,
       unicodeTextPaths: config.unicodeTextPaths,
       validationKeep: config.validationKeep,
-      removed: setup.removed,
+      removed: session.removed,
       // Made when the attempts start: the sandbox is open by then.
-      runner: sandboxedCommands(this.session.commandRunner()),
-      masker: setup.masker,
-      budget: setup.budget,
-      clock: setup.clock,
+      runner: sandboxedCommands(session.commandRunner()),
+      masker: session.masker,
+      budget: session.budget,
+      clock: session.clock,
       branch,
       progress,
       resume
@@ -150,18 +146,18 @@ export class RunContext {
     parts: Pick<FinishContext, 'input' | 'git' | 'branch' | 'task'>,
     attempts: Pick<AttemptSettings, 'steps' | 'runner' | 'retryFlaky' | 'policy'>
   ): FinishContext {
-    const { config, env, setup } = this
+    const { config, env, session } = this
     const { steps, runner, retryFlaky, policy } = attempts
     return {
       config,
       model: this.model(),
-      masker: setup.masker,
-      clock: setup.clock,
-      logger: setup.logger,
+      masker: session.masker,
+      clock: session.clock,
+      logger: session.logger,
       onSecret: env.onSecret,
       rewriteMessage: this.seams.commitMessage,
       runUrl: runUrl(env),
-      budget: setup.budget,
+      budget: session.budget,
       revalidation: { steps, runner, retryFlaky, policy },
       pushesBase: this.seams.pushesBase,
       ...parts

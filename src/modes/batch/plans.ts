@@ -47,7 +47,7 @@ export class BatchPlans implements PlanRun {
   async run(): Promise<CodeAgentOutput> {
     const { ctx, statuses, commits } = this
     const { config, env, session } = ctx
-    const { logger, repoDir, clock } = ctx.setup
+    const { logger, repoDir, clock } = ctx.session
     const numbers = await batchIssues(config.issues!, {
       token: config.githubToken,
       repository: env.repository,
@@ -135,8 +135,8 @@ export class BatchPlans implements PlanRun {
           input,
           base,
           policy,
-          log: new AttemptLog(join(ctx.setup.logDir, `issue-${status.issue}`), (text) =>
-            ctx.setup.masker.mask(text)
+          log: new AttemptLog(join(ctx.session.logDir, `issue-${status.issue}`), (text) =>
+            ctx.session.masker.mask(text)
           ),
           style: DEFAULT_STYLE,
           prompter,
@@ -156,7 +156,7 @@ export class BatchPlans implements PlanRun {
         status.sha = made[made.length - 1]?.sha
         logger.info(`#${status.issue} committed: ${status.sha?.slice(0, 12)}`)
       } catch (error) {
-        const agentError = withinTimeLimit(toAgentError(error), ctx.setup.budget)
+        const agentError = withinTimeLimit(toAgentError(error), ctx.session.budget)
         logger.warn(`#${status.issue} failed: ${agentError.code}: ${agentError.message}`)
         if (branch)
           (await branch.rollback()).forEach((problem) => logger.warn(`Rollback: ${problem}`))

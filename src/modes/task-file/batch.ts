@@ -48,7 +48,7 @@ export async function runBatch(
   statuses: TaskStatus[],
   commits: Commit[]
 ): Promise<void> {
-  const { logger, clock } = run.ctx.setup
+  const { logger, clock } = run.ctx.session
   const runnable: Task[] = []
   for (const task of batch) {
     const blocker = task.after.find((id) => {
@@ -60,7 +60,7 @@ export async function runBatch(
       statuses.push({ ...statusOf(task, 'skipped'), blocked_by: blocker })
     } else runnable.push(task)
   }
-  const files = new WorktreeFiles(run.ctx.setup.repoDir)
+  const files = new WorktreeFiles(run.ctx.session.repoDir)
   const prepared = runnable.map((task) => prepareTask(run, task, files))
   if (prepared.length > 1) {
     logger.info(`Drafting ${prepared.map((p) => p.task.id).join(', ')} together ([P])`)
@@ -87,7 +87,9 @@ function prepareTask(run: TaskRun, task: Task, files: WorktreeFiles): PreparedTa
   const { ctx } = run
   const input = taskInput(run, task, files)
   const base = new Map(input.fix_plan.file_changes.map((c) => [c.path, files.read(c.path)]))
-  const log = new AttemptLog(join(ctx.setup.logDir, task.id), (text) => ctx.setup.masker.mask(text))
+  const log = new AttemptLog(join(ctx.session.logDir, task.id), (text) =>
+    ctx.session.masker.mask(text)
+  )
   const draft: DraftParts = {
     input,
     base,
@@ -107,7 +109,7 @@ async function runTask(
 ): Promise<{ status: TaskStatus; commits: Commit[] }> {
   const { task, input } = p
   const { ctx } = run
-  const { logger, budget } = ctx.setup
+  const { logger, budget } = ctx.session
   logger.info(`${task.id}: ${task.description}`)
   let branch: ChangeBranch | undefined
   let attempts = 0

@@ -39,7 +39,7 @@ export class TaskFilePlans implements PlanRun {
   async run(): Promise<CodeAgentOutput> {
     const { ctx, statuses, commits } = this
     const { config, env, session } = ctx
-    const { clock, logger, repoDir } = ctx.setup
+    const { clock, logger, repoDir } = ctx.session
     const loaded = (this.loaded = await clock.time('load', () =>
       loadTasks({
         taskFile: config.taskFile!,

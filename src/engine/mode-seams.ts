@@ -3,7 +3,10 @@ import type { ModelClient } from '../model/index.js'
 import type { PathPolicy } from '../policy/index.js'
 import type { Logger } from '../run/index.js'
 import type { AttemptSeams, RunContext } from './run-context.js'
-import type { ResultSeams } from './run-session.js'
+
+/*
+ * The one seam a way of running (src/modes) plugs into the engine through: RunMode and its parts.
+ */
 
 /** What an input loader may use: the run's policy, its model client (made on first use). */
 export interface InputContext {
@@ -30,6 +33,29 @@ export interface ModeInput {
   approved?: { hash: string; by: string }
   /** Branches the change is never committed or published to, beside the event's default branch. */
   protectedBranches?: readonly string[]
+}
+
+/** What the engine hands a mode once the run is over, before its result is written. */
+export interface RunEnd {
+  response: CodeAgentOutput
+  /** The run's one masker: whatever a mode posts or writes goes through it. */
+  mask: (text: string) => string
+}
+
+/** A mode's part in the end of the run (RunMode): what it does after, its result's shape. */
+export interface ResultSeams {
+  /**
+   * After the run, before the result is written (a follow-up pushes and answers threads): the
+   * response as it then stands, and the branch the change is on when that is another one.
+   */
+  after?: (end: RunEnd) => Promise<{ response: CodeAgentOutput; branch?: string }>
+  /** The result file's content, from the run's masked response (default: the response). */
+  result?: (response: CodeAgentOutput) => unknown
+  /**
+   * false: no pull-request text in a green result (a follow-up's change goes on a pull request
+   * that exists; seed code-commit leaves its commit to a supervisor).
+   */
+  pullRequest?: false
 }
 
 /**

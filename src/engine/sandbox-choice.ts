@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { RunConfig } from '../config.js'
+import { SecurityViolationError } from '../contract/index.js'
+import { gitDirs, type Git } from '../git/index.js'
+import { journalKeyFolder } from '../run-state/index.js'
+import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
+import type { Logger, RunnerFacts } from '../run/index.js'
+
+/**
+ * The run's sandbox, chosen once before any model call: `required` refuses a machine without
+ * one, `auto` says so in the log (and the summary, through the metrics).
+ */
+export async function openSandbox(
+  config: RunConfig,
+  run: {
+    repoDir: string
+    logger: Logger
+    /** Folders hidden in the jail: the run's outputs and its attempt logs. */
+    outputFolders: readonly string[]
+    logDir: string
+    vars: RunnerFacts['vars']
+  }
+): Promise<Sandbox> {
+  const { repoDir, logger, outputFolders, logDir, vars } = run
+  if (config.sandbox === 'off') {
+    logger.warn('sandbox: off: validation commands run with the powers of this step.')
+    return Sandbox.none(['sandbox: off'])
+  }
+  // No repository there: loading refuses the run with the right error before anything runs.
+  if (!existsSync(join(repoDir, '.git'))) return Sandbox.none(['no repository'])
+  const layout = jailLayout(vars, repoDir, gitDirs(repoDir), [
+    ...outputFolders,
+    logDir,
+    journalKeyFolder()
+  ])
+  const backends = backendChoice(vars.PATCHSMITH_SANDBOX_BACKENDS)
+  const sandbox = await Sandbox.open(layout, backends, {
+    network: config.validationNetwork,
+    overlay: config.validationOverlay
+  })
+  if (sandbox.active) {
+    const overlay = sandbox.overlays ? ', on an overlay of the work tree' : ''
+    logger.info(`Validation runs in a sandbox (${sandbox.backend}${overlay}).`)
+    if (config.validationNetwork === 'open')
+      logger.warn(
+        "validation-network: open: validation, fix and hook commands (code the model wrote) can reach the network and the host's abstract unix sockets. Install dependencies with setup-commands and leave validation-network closed where you can."
+      )
+    return sandbox
+  }
+  const why = sandbox.unavailable.join('; ')
+  const fix =
+    'Install bubblewrap (`sudo apt-get install -y bubblewrap`, e.g. in a step before this one), run on a Linux runner with passwordless sudo, or set `sandbox: off` to run model-written code with the powers of this step on purpose.'
+  // On a runner, auto fails closed: model-written code never runs bare there unless told.
+  const onRunner = vars.GITHUB_ACTIONS === 'true'
+  if (config.sandbox === 'required' || onRunner)
+    throw new SecurityViolationError(
+      `No sandbox works on this machine (${why}); ${config.sandbox === 'required' ? 'sandbox: required' : 'sandbox: auto on GitHub Actions'} refuses to run model-written code without one. ${fix}`,
+      { rule: 'sandbox-unavailable', tried: sandbox.unavailable }
+    )
+  logger.warn(
+    `No sandbox works on this machine (${why}): validation commands run with the powers of this step. Install bubblewrap, or set sandbox: required to refuse such runs.`
+  )
+  return sandbox
+}
+
+/** Which backends to try (tests narrow it, e.g. "unshare" or "none"); all by default. */
+function backendChoice(text: string | undefined): readonly BackendName[] {
+  if (!text) return BACKENDS
+  const names = text.split(',').map((name) => name.trim())
+  return BACKENDS.filter((backend) => names.includes(backend))
+}
+
+/** With `git-hooks: true` and a sandbox, the hooks run in it (Git.hookJail). */
+export function jailHooks(
+  git: Git,
+  config: RunConfig,
+  sandbox: Sandbox | undefined,
+  vars: RunnerFacts['vars']
+): void {
+  if (config.gitHooks && sandbox?.active)
+    git.hookJail = { sandbox, env: validationEnv(vars, config.validationEnv) }
+}
