@@ -4,12 +4,12 @@ import {
   issueContext,
   judgeCommand,
   proofFields,
-  repairNote,
   rootCause,
   settle,
   verificationOf,
   type CommandRun
 } from '../../src/validation/verdict/index.js'
+import { repairNote } from '../../src/model/index.js'
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/test-reports/${name}`, import.meta.url), 'utf8')

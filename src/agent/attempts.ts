@@ -5,7 +5,7 @@ import {
 } from '../contract/index.js'
 import { renderDiff, type FileEdit, type Placement } from '../edits/index.js'
 import { WorktreeFiles, asStoredByGit } from '../git/index.js'
-import type { RepairContext } from '../model/index.js'
+import { refusedEditRepair, validationRepair, type RepairContext } from '../model/index.js'
 import { assertExactChanges, guardEdits, ValidationWatch } from '../policy/index.js'
 import {
   issueContext,
@@ -23,13 +23,7 @@ import { reproduce } from './reproduction.js'
 import { provenBy, withoutTest, withReproduction } from './reproduction-change.js'
 import { draftEdits, type Drafted } from './drafting.js'
 import { resumedEdits } from './last-attempt.js'
-import {
-  fingerprintOf,
-  repairFor,
-  validateRound,
-  validationError,
-  type Applied
-} from './validation-round.js'
+import { fingerprintOf, validateRound, validationError, type Applied } from './validation-round.js'
 
 export interface AttemptStats {
   attempts: number
@@ -181,7 +175,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
         return stop('same-failure', 'the repair brought back the same failure')
       lastFingerprint = fingerprint
       stats.retries.validation++
-      repair = repairFor(pipeline.failed)
+      repair = validationRepair(pipeline.failed)
     } catch (error) {
       if (!(error instanceof InvalidDiffError)) throw error
       logger.warn(`Edit refused: ${error.message}`)
@@ -195,7 +189,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
               repair_error: error.message
             })
           : new InvalidDiffError(error.message, { ...error.details, attempts: attempt })
-      repair = { kind: 'the edit could not be applied', failure: error.message, otherFiles: {} }
+      repair = refusedEditRepair(error.message)
     } finally {
       // A refusal, a cancellation or a time-out: the tree is put back all the same.
       await guard?.putBack(applied?.edits.map((edit) => edit.path))

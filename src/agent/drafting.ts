@@ -10,6 +10,7 @@ import {
 } from '../edits/index.js'
 import {
   draftMessages,
+  repairOfFile,
   type ChatMessage,
   type DraftPrompter,
   type ModelClient,
@@ -174,7 +175,7 @@ async function messagesFor(
     change,
     planSteps: ctx.input.fix_plan.plan_steps,
     content: current.get(change.path) ?? null,
-    repair: repair && { ...repair, otherFiles: changedElsewhere(ctx.base, current, change.path) },
+    repair: repair && repairOfFile(repair, ctx.base, current, change.path),
     reproduction: ctx.written && {
       path: ctx.written.edit.path,
       test: ctx.written.edit.after ?? '',
@@ -185,17 +186,4 @@ async function messagesFor(
   return ctx.prompter
     ? ctx.prompter.messages(request)
     : draftMessages({ ...request, style: ctx.style })
-}
-
-/** The newest content of every other file changed so far (null: removed). */
-function changedElsewhere(
-  base: ReadonlyMap<string, string | null>,
-  current: ReadonlyMap<string, string | null>,
-  path: string
-): Record<string, string | null> {
-  const others: Record<string, string | null> = {}
-  for (const [other, content] of current) {
-    if (other !== path && content !== base.get(other)) others[other] = content
-  }
-  return others
 }

@@ -5,14 +5,11 @@ import {
 } from '../contract/index.js'
 import type { FileEdit } from '../edits/index.js'
 import type { ChangeBranch } from '../change/index.js'
-import type { RepairContext } from '../model/index.js'
 import {
   commandRun,
-  errorExcerpt,
   failureFingerprint,
   runPipeline,
   settle,
-  targetsLeft,
   unrelatedOnly,
   type BaseCheck,
   type IssueContext,
@@ -39,8 +36,6 @@ export interface RoundSettings {
   /** What ties a failure to the issue (the issue, plan and triage text). */
   issue?: IssueContext
 }
-
-const REPAIR_EXCERPT = 8_000
 
 /**
  * One attempt's validation, and the one place where it is held against the base: a failing
@@ -116,16 +111,6 @@ async function checkOnBase(
   }
   cache.set(step.command, check)
   return check
-}
-
-/** What the next draft is told: the failing command and the excerpt of its output. */
-export function repairFor(failed: PipelineFailure): RepairContext {
-  const { outcome } = failed
-  return {
-    kind: `the ${failed.step.step === 'command' ? 'validation command' : `${failed.step.step} step`} "${outcome.command}" failed with exit code ${outcome.exit_code}`,
-    failure: `${targetsLeft(failed)}$ ${outcome.command}\n${errorExcerpt(outcome.full.stdout, outcome.full.stderr, REPAIR_EXCERPT)}`,
-    otherFiles: {}
-  }
 }
 
 export function validationError(

@@ -3,7 +3,8 @@ import { formatNamed, type ReplyFormat, type SyntaxOutline } from '../edits/inde
 import { fileWindow, type FileWindow } from './file-window.js'
 import type { ChatMessage } from './chat.js'
 import { renderTemplate } from './prompt-templates.js'
-import { fence, sanitizeBody, sanitizeTitle, sanitizeUntrusted } from './untrusted-text.js'
+import { repairMessage, type RepairContext } from './repair-prompt.js'
+import { fence, sanitizeBody, sanitizeTitle, sanitizeUntrusted, tail } from './untrusted-text.js'
 
 export interface DraftRequest {
   /** The edit format: its strategy names the user prompt and whether the file is resent whole. */
@@ -19,14 +20,6 @@ export interface DraftRequest {
   repoInstructions?: string
   /** The reproduction test written first, and its failure on the base: the fix must flip it. */
   reproduction?: { path: string; test: string; failure: string }
-}
-
-export interface RepairContext {
-  kind: string
-  /** The failing command's output, or the reason the edit could not be applied. */
-  failure: string
-  /** Paths changed so far besides this one, with their newest content (null: removed). */
-  otherFiles: Record<string, string | null>
 }
 
 /** How much of each part goes in: the full prompt first, then smaller shapes to fit a budget. */
@@ -88,25 +81,7 @@ export function draftMessages(request: DraftRequest, shape: PromptShape = {}): C
       })
     })
   }
-  if (repair) {
-    const others = Object.entries(repair.otherFiles).map(([path, text]) =>
-      text === null
-        ? `${path}: removed`
-        : shape.otherFilesByName
-          ? `${path}: changed (content left out to fit the token budget)`
-          : `${path} now reads:\n${fence(text)}`
-    )
-    messages.push({
-      role: 'user',
-      content: renderTemplate('repair', {
-        ...values,
-        failure_kind: repair.kind,
-        failure: fence(tail(repair.failure, shape.failureChars)),
-        other_files:
-          others.length > 0 ? `\nOther files changed so far:\n${others.join('\n')}\n` : ''
-      })
-    })
-  }
+  if (repair) messages.push(repairMessage(repair, values, shape))
   return messages
 }
 
@@ -134,11 +109,6 @@ export function promptShapes(request: DraftRequest, syntax?: SyntaxOutline | nul
   shapes.push({ ...smallest, issueChars: 4_000, failureChars: 4_000 })
   shapes.push({ ...smallest, issueChars: 1_000, failureChars: 1_500 })
   return shapes
-}
-
-function tail(text: string, limit: number | undefined): string {
-  if (limit === undefined || text.length <= limit) return text
-  return `[… ${text.length - limit} characters cut]\n${text.slice(-limit)}`
 }
 
 function planStepsText(steps: readonly unknown[]): string {

@@ -32,7 +32,14 @@ export {
 export { draftMessages } from './draft-prompt.js'
 export { instructionsBlock, MAX_INSTRUCTION_TOKENS } from './repo-instructions.js'
 export type { InstructionFile, InstructionsBlock } from './repo-instructions.js'
-export type { DraftRequest, PromptShape, RepairContext } from './draft-prompt.js'
+export type { DraftRequest, PromptShape } from './draft-prompt.js'
+export {
+  refusedEditRepair,
+  repairNote,
+  repairOfFile,
+  validationRepair,
+  type RepairContext
+} from './repair-prompt.js'
 export { DraftPrompter } from './draft-prompter.js'
 export type {
   DraftPrompterOptions,

@@ -107,3 +107,9 @@ export function inertJson(json: string): string {
       (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
     )
 }
+
+/** The end of a text within `limit` characters, saying how much was cut (a command's output). */
+export function tail(text: string, limit: number | undefined): string {
+  if (limit === undefined || text.length <= limit) return text
+  return `[… ${text.length - limit} characters cut]\n${text.slice(-limit)}`
+}

@@ -1,6 +1,6 @@
 export { runCommand } from './command-runner.js'
 export type { CommandOutcome, CommandRunnerOptions } from './command-runner.js'
-export { commandRun, noRepairReason, runPipeline, targetsLeft, unrelatedOnly } from './pipeline.js'
+export { commandRun, noRepairReason, runPipeline, unrelatedOnly } from './pipeline.js'
 export type { BaseCheck, PipelineFailure, PipelineOptions, PipelineOutcome } from './pipeline.js'
 export { pipelineSteps, readCommandLine, stepCommandList } from './steps.js'
 export type { PipelineStep, StepCommands } from './steps.js'
@@ -14,7 +14,6 @@ export {
   reportOf,
   verificationOf,
   proofFields,
-  repairNote,
   rootCause,
   settle
 } from './verdict/index.js'

@@ -3,8 +3,6 @@ import { runCommand, type CommandOutcome, type CommandRunnerOptions } from './co
 import type { PipelineStep } from './steps.js'
 import {
   judgeCommand,
-  repairNote,
-  settle,
   type CommandRun,
   type CommandVerdict,
   type IssueContext
@@ -148,13 +146,6 @@ function isTest(step: PipelineStep): boolean {
 function publicResult(outcome: CommandOutcome): ValidationResult {
   const { command, exit_code, stdout, stderr, duration_ms } = outcome
   return { command, exit_code, stdout, stderr, duration_ms }
-}
-
-/** The repair's opening when the base was run: which targets the draft left failing, and which failures were always there. */
-export function targetsLeft(failed: PipelineFailure): string {
-  if (!failed.verdict || !failed.base) return ''
-  const settled = settle([failed.verdict])
-  return settled.targets.length > 0 ? `${repairNote(settled)}\n\n` : ''
 }
 
 /**

@@ -1,6 +1,6 @@
 export { judgeCommand, reportOf } from './judge.js'
 export { namedBy, namedTests } from './tied.js'
-export { repairNote, settle } from './settle.js'
+export { settle } from './settle.js'
 export type { CommandFailure, Settled } from './settle.js'
 export { commandProof, issueContext, proofFields, rootCause, verificationOf } from './proof.js'
 export type { ProvenBy } from './proof.js'

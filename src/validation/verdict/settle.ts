@@ -19,37 +19,3 @@ export function settle(verdicts: readonly CommandVerdict[]): Settled {
     unrelated: all.filter((f) => f.kind === 'unrelated')
   }
 }
-
-/**
- * The repair prompt's first words: what the draft left failing, and how it relates to the base,
- * so the model does not take a failure it did not fix for one that was always there.
- */
-export function repairNote(settled: Settled): string {
-  const lines = settled.targets.slice(0, 10).map((f) => `- ${describe(f)}`)
-  const more = settled.targets.length > 10 ? [`- and ${settled.targets.length - 10} more`] : []
-  const unrelated =
-    settled.unrelated.length > 0
-      ? [
-          `These fail on the base branch the same way and are not part of this issue; leave them: ${settled.unrelated
-            .slice(0, 10)
-            .map((f) => f.id)
-            .join(', ')}`
-        ]
-      : []
-  return [`The draft did not fix it: still`, ...lines, ...more, ...unrelated].join('\n')
-}
-
-function describe(f: CommandFailure): string {
-  const what = f.message ? `: ${f.message.split('\n').slice(0, 3).join(' | ')}` : ''
-  switch (f.reason) {
-    case 'new':
-      return `${f.id} fails after the draft but passes on the base (the draft broke it)${what}`
-    case 'changed':
-      return `${f.id} fails, differently than on the base${what}`
-    case 'named':
-    case 'same-on-base':
-      return `${f.id} fails exactly as on the base (the issue names it)${what}`
-    case 'base-unknown':
-      return `${f.id} fails${what}`
-  }
-}
