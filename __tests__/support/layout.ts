@@ -5,8 +5,7 @@ import { dirname, join, posix, relative } from 'node:path'
  * The rules of the source layout (docs: shared DESIGN.md "Layout"), read from the import
  * statements of src/**\/*.ts as text: arrows point down the floors, no circle between folders,
  * the leaves (contract, the run's own things) import nothing of src/, the split git folders and
- * the run's folder keep their faces, the split git folders their short files, no folder
- * outgrows the rest.
+ * the run's folder keep their faces and short files, no folder outgrows the rest.
  */
 
 /** The floors, top first: an import may only point to a later one. */
