@@ -107,7 +107,8 @@ describe('runCommand', () => {
     const pidFile = join(cwd, 'child.pid')
     const groupFile = join(cwd, 'group.pid')
     const result = await runCommand(
-      `echo $$ > ${groupFile}; sleep 300 & echo $! > ${pidFile}; sleep 300`,
+      // Each file written whole or not at all (a kill between `>` and the write left it empty).
+      `echo $$ > ${groupFile}.new && mv ${groupFile}.new ${groupFile}; sleep 300 & echo $! > ${pidFile}.new && mv ${pidFile}.new ${pidFile}; sleep 300`,
       { ...options(), timeoutMs: 1000 }
     )
     expect(result.exit_code).toBe(124)
