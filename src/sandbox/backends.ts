@@ -1,93 +1,21 @@
-import { pidMaxPerNamespace, PROC_COVERS, type JailPlan } from './jail-plan.js'
-
-export type BackendName = 'bubblewrap' | 'unshare' | 'sudo-unshare'
-
-/** In order of preference: bubblewrap where installed, else util-linux `unshare` as root or via sudo. */
-export const BACKENDS: readonly BackendName[] = ['bubblewrap', 'unshare', 'sudo-unshare']
-
-export interface SpawnSpec {
-  file: string
-  args: string[]
-  env: Record<string, string>
-}
-
-export interface Programs {
-  bwrap?: string
-  unshare?: string
-  sudo?: string
-  setpriv?: string
-  prlimit?: string
-  mount?: string
-  umount?: string
-  ip?: string
-  /** For the overlay's listing (overlay.ts). */
-  find?: string
-  /** What this bubblewrap understands (`--size`, `--perms` came with later versions). */
-  bwrapOptions?: { size: boolean; perms: boolean }
-}
-
-/** Who runs the command, and how many tasks that user already has (RLIMIT_NPROC counts them). */
-export interface Caller {
-  uid: number
-  gid: number
-  /** Unused since supplementary groups are dropped (the docker group); kept for callers. */
-  groups?: number[]
-  /** Tasks the user has outside the jail, added to the jail's allowance. */
-  tasks?: number
-}
+import type { SandboxBackend } from './backend.js'
+import { bubblewrap } from './bubblewrap.js'
+import { sudoUnshare, unshare } from './unshare.js'
 
 /**
- * What a command run as root keeps: writing files of other owners in the work tree (a container
- * job's workspace belongs to the runner's user). Not mount, ptrace, setuid or
- * dac_read_search (open_by_handle_at reaches past the mounts).
+ * The registry, in order of preference: bubblewrap where installed, else util-linux `unshare` as
+ * root or via sudo.
  */
-export const ROOT_KEEPS = ['dac_override', 'fowner', 'chown'] as const
+const REGISTRY = [bubblewrap, unshare, sudoUnshare] as const
 
-/** The capability bounding set a root command keeps (none for any other user). */
-export function bounding(root: boolean): string {
-  return `--bounding-set=-all${root ? ROOT_KEEPS.map((cap) => `,+${cap}`).join('') : ''}`
+export type BackendName = (typeof REGISTRY)[number]['name']
+export const BACKENDS: readonly BackendName[] = REGISTRY.map((backend) => backend.name)
+
+export function backendNamed(name: BackendName): SandboxBackend<BackendName> {
+  return REGISTRY.find((backend) => backend.name === name)!
 }
 
-/**
- * As root, RLIMIT_NPROC never applies (the kernel exempts uid 0 whatever its capabilities):
- * there the limit is the PID namespace's own pid_max (Linux 6.14 and later), written while
- * the jail is still being built. Elsewhere: RLIMIT_NPROC through prlimit.
- */
-export function taskLimit(root: boolean): 'pid-namespace' | 'rlimit' | 'none' {
-  if (!root) return 'rlimit'
-  return pidMaxPerNamespace() ? 'pid-namespace' : 'none'
-}
-
-/** Shell lines, run with root's powers inside the jail's namespaces: /proc's writable parts. */
-export function procLines(
-  plan: JailPlan,
-  root: boolean,
-  mount: string,
-  names: readonly string[] = PROC_COVERS
-): string[] {
-  const lines: string[] = []
-  // The kernel refuses a pid_max under 301.
-  if (root && taskLimit(true) === 'pid-namespace')
-    lines.push(`echo ${Math.max(301, plan.maxTasks)} > /proc/sys/kernel/pid_max`)
-  // One mount(8) each: it binds and remounts read-only in one go (each exec costs).
-  for (const name of names) {
-    const path = shellQuote(`/proc/${name}`)
-    lines.push(`if [ -e ${path} ]; then ${mount} -o bind,ro ${path} ${path}; fi`)
-  }
-  return lines
-}
-
-/**
- * `prlimit --nproc` before the command: the limit for any other user than root (for root, where
- * the PID namespace holds it, the exec is saved; elsewhere it is at least shown).
- */
-export function limitPrefix(programs: Programs, plan: JailPlan, caller: Caller): string[] {
-  if (!programs.prlimit || (caller.uid === 0 && taskLimit(true) === 'pid-namespace')) return []
-  const tasks = plan.maxTasks + (caller.uid === 0 ? 0 : (caller.tasks ?? 0))
-  return [programs.prlimit, `--nproc=${tasks}:${tasks}`, '--']
-}
-
-/** One shell word, single-quoted. */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`
+/** How to get a sandbox working on a machine with none: each backend's own advice, in order. */
+export function installAdvice(): string {
+  return REGISTRY.flatMap((backend) => (backend.install ? [backend.install] : [])).join(', ')
 }

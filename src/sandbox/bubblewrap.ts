@@ -9,8 +9,19 @@ import {
   type Caller,
   type Programs,
   type SpawnSpec
-} from './backends.js'
+} from './jail-command.js'
 import { PROC_COVERS, type JailPlan } from './jail-plan.js'
+import type { SandboxBackend } from './backend.js'
+
+/** bubblewrap, where installed: the jail built in C, as root or as any other user. */
+export const bubblewrap: SandboxBackend<'bubblewrap'> = {
+  name: 'bubblewrap',
+  needs: ['bwrap'],
+  install:
+    'Install bubblewrap (`sudo apt-get install -y bubblewrap`, e.g. in a step before this one)',
+  viaSudo: false,
+  spec: (job) => bubblewrapSpec(job.programs, job.plan, job.command, job.cwd, job.env, job.caller)
+}
 
 /**
  * bubblewrap: new PID, IPC, UTS and (unless opened) network namespaces (loopback only; the

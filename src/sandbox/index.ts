@@ -7,7 +7,9 @@ export {
   type SandboxOptions,
   type SpawnOptions
 } from './sandbox.js'
-export { BACKENDS, shellQuote, type BackendName, type Caller, type SpawnSpec } from './backends.js'
+export { BACKENDS, backendNamed, installAdvice, type BackendName } from './backends.js'
+export type { JailJob, SandboxBackend } from './backend.js'
+export { shellQuote, type Caller, type SpawnSpec } from './jail-command.js'
 export { JAIL_SETUP_FAILED, REMOUNT_FAILED, unshareSpec } from './unshare.js'
 export { bubblewrapSpec } from './bubblewrap.js'
 export { jailPlan, MAX_TASKS, type JailPlan } from './jail-plan.js'

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { lstatSync, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { PatchsmithError } from '../contract/index.js'
 import { join } from 'node:path'
-import type { Programs, SpawnSpec } from './backends.js'
+import type { Programs, SpawnSpec } from './jail-command.js'
 import {
   LONGEST_LISTED,
   mergeOverlay,

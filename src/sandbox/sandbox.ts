@@ -3,22 +3,20 @@ import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync } from
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { findInPath } from '@actions/io'
+import { unavailableReason, type SandboxBackend } from './backend.js'
+import { BACKENDS, backendNamed, type BackendName } from './backends.js'
 import {
-  BACKENDS,
   shellQuote,
   taskLimit,
-  type BackendName,
   type Caller,
   type Programs,
   type SpawnSpec
-} from './backends.js'
-import { bubblewrapSpec } from './bubblewrap.js'
+} from './jail-command.js'
 import { gitFileCovers, type GitFileCover } from './git-config.js'
 import { jailPlan, tasksOf } from './jail-plan.js'
 import type { SandboxLayout } from './layout.js'
 import { TreeOverlay } from './overlay.js'
 import type { CarryRule } from './overlay-merge.js'
-import { unshareSpec } from './unshare.js'
 
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
 export type SandboxMode = (typeof SANDBOX_MODES)[number]
@@ -55,8 +53,8 @@ const PROBE_TIMEOUT_MS = 15_000
  */
 export class Sandbox {
   private constructor(
-    /** The backend in use, or 'none'. */
-    readonly backend: BackendName | 'none',
+    /** The backend in use, or undefined: none. */
+    private readonly strategy?: SandboxBackend<BackendName>,
     private readonly layout?: SandboxLayout,
     private readonly programs: Programs = {},
     private readonly privateDir?: string,
@@ -71,7 +69,7 @@ export class Sandbox {
   private overlayCount = 0
 
   static none(unavailable: readonly string[] = []): Sandbox {
-    return new Sandbox('none', undefined, {}, undefined, unavailable)
+    return new Sandbox(undefined, undefined, {}, undefined, unavailable)
   }
 
   /** The first of `candidates` that runs a probe correctly inside `layout`, else none. */
@@ -82,10 +80,11 @@ export class Sandbox {
   ): Promise<Sandbox> {
     const programs = await findPrograms()
     const reasons: string[] = []
-    for (const backend of candidates) {
-      const missing = missingProgram(backend, programs)
+    const root = process.getuid?.() === 0
+    for (const backend of candidates.map(backendNamed)) {
+      const missing = unavailableReason(backend, programs, root)
       if (missing) {
-        reasons.push(`${backend}: ${missing}`)
+        reasons.push(`${backend.name}: ${missing}`)
         continue
       }
       const privateDir = privateFolder()
@@ -101,7 +100,7 @@ export class Sandbox {
       const failure = sandbox.overlaysProved ? undefined : await sandbox.probe()
       if (!failure) return sandbox
       sandbox.dispose()
-      reasons.push(`${backend}: ${failure}`)
+      reasons.push(`${backend.name}: ${failure}`)
     }
     return Sandbox.none(reasons)
   }
@@ -111,8 +110,13 @@ export class Sandbox {
     return this.gitFiles.filter((cover) => cover.source !== undefined).length
   }
 
+  /** The backend in use, or 'none'. */
+  get backend(): BackendName | 'none' {
+    return this.strategy?.name ?? 'none'
+  }
+
   get active(): boolean {
-    return this.backend !== 'none'
+    return !!this.strategy
   }
 
   /**
@@ -137,8 +141,8 @@ export class Sandbox {
 
   /** How the task limit holds here (none as root before Linux 6.14, or without a sandbox). */
   get taskLimit(): 'pid-namespace' | 'rlimit' | 'none' {
-    if (!this.active) return 'none'
-    const root = process.getuid?.() === 0 && this.backend !== 'sudo-unshare'
+    if (!this.strategy) return 'none'
+    const root = process.getuid?.() === 0 && !this.strategy.viaSudo
     return taskLimit(root)
   }
 
@@ -152,8 +156,7 @@ export class Sandbox {
     env: Record<string, string>,
     options: SpawnOptions = {}
   ): SpawnSpec {
-    if (this.backend === 'none' || !this.layout)
-      return { file: '/bin/sh', args: ['-c', command], env }
+    if (!this.strategy || !this.layout) return { file: '/bin/sh', args: ['-c', command], env }
     const spec = this.jailSpec(command, cwd, env, options)
     return options.overlay ? options.overlay.wrap(spec) : spec
   }
@@ -170,12 +173,9 @@ export class Sandbox {
       network: options.network ?? this.network,
       maxTasks: this.options.maxTasks
     })
-    const caller = currentCaller()
-    if (this.backend === 'bubblewrap')
-      return bubblewrapSpec(this.programs, plan, command, cwd, env, caller)
     const stash = join(this.privateDir!, 'stash')
-    const viaSudo = this.backend === 'sudo-unshare'
-    return unshareSpec(this.programs, plan, stash, command, cwd, env, viaSudo, caller)
+    const job = { programs: this.programs, plan, stash, command, cwd, env }
+    return this.strategy!.spec({ ...job, caller: currentCaller() })
   }
 
   /** Removes the private folder (sanitized git config, the unshare backends' stash). */
@@ -248,16 +248,6 @@ function isExecutable(path: string): boolean {
 function currentCaller(): Caller {
   const uid = process.getuid?.() ?? 0
   return { uid, gid: process.getgid?.() ?? 0, tasks: uid === 0 ? 0 : tasksOf(uid) }
-}
-
-function missingProgram(backend: BackendName, programs: Programs): string | undefined {
-  const root = process.getuid?.() === 0
-  const need = (program: keyof Programs) => (programs[program] ? undefined : `no ${program}`)
-  if (backend === 'bubblewrap') return need('bwrap')
-  if (backend === 'unshare')
-    return need('unshare') ?? need('setpriv') ?? (root ? undefined : 'not running as root')
-  if (root) return 'not needed as root'
-  return need('unshare') ?? need('sudo') ?? need('setpriv')
 }
 
 function privateFolder(): string {

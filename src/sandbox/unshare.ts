@@ -6,9 +6,32 @@ import {
   type Caller,
   type Programs,
   type SpawnSpec
-} from './backends.js'
+} from './jail-command.js'
 import type { JailMount, JailPlan } from './jail-plan.js'
 import { contains } from './layout.js'
+import type { JailJob, SandboxBackend } from './backend.js'
+
+const unshareJob = (job: JailJob, viaSudo: boolean) =>
+  unshareSpec(job.programs, job.plan, job.stash, job.command, job.cwd, job.env, viaSudo, job.caller)
+
+/** util-linux `unshare` run as root: the mounts made by a shell, the command kept as root. */
+export const unshare: SandboxBackend<'unshare'> = {
+  name: 'unshare',
+  needs: ['unshare', 'setpriv'],
+  runsAs: 'root',
+  viaSudo: false,
+  spec: (job) => unshareJob(job, false)
+}
+
+/** util-linux `unshare` for another user with passwordless sudo (GitHub-hosted runners). */
+export const sudoUnshare: SandboxBackend<'sudo-unshare'> = {
+  name: 'sudo-unshare',
+  needs: ['unshare', 'sudo', 'setpriv'],
+  runsAs: 'user',
+  install: 'run on a Linux runner with passwordless sudo',
+  viaSudo: true,
+  spec: (job) => unshareJob(job, true)
+}
 
 /**
  * util-linux `unshare`: the plan's mounts made by a short script in new PID, mount, IPC, UTS
