@@ -1,4 +1,4 @@
-import { isAskingHeader } from './parse.js'
+import { isAskingHeader } from './parse-headers.js'
 
 /** One diff block of a reply: a fenced block, or a run of diff lines with prose before it. */
 export interface DiffBlock {

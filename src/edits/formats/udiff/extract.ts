@@ -1,7 +1,8 @@
 import { clip, patchError } from '../../patch-error.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
 import { unfencedBlocks, type DiffBlock } from './blocks.js'
-import { isAskingHeader, strayInHunk } from './parse.js'
+import { isAskingHeader } from './parse-headers.js'
+import { strayInHunk } from './parse-sections.js'
 
 const FENCE = /^(```|~~~)/
 // A tag on a line of its own at the start of the line: diff lines start with ' ', '+' or '-', so
