@@ -12,7 +12,7 @@ const OWN_PROCESS = [
   '__tests__/support-servers.test.ts',
   '__tests__/security/git-seal.test.ts',
   '__tests__/security/journal.test.ts',
-  '__tests__/unit/git-change-branch.test.ts',
+  '__tests__/unit/change-branch.test.ts',
   '__tests__/unit/git-committer-ident.test.ts',
   '__tests__/unit/git-program.test.ts',
   '__tests__/unit/report.test.ts',

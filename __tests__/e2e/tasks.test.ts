@@ -1,141 +1,28 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { CodeAgentOutput, Commit } from '../../src/contract/index.js'
+import { type CodeAgentOutput, type Commit } from '../../src/contract/index.js'
 import { runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
-import {
-  lastUserMessage,
-  startModelServer,
-  type ModelServer,
-  type RecordedRequest
-} from '../support/model-server.js'
-import { createRepo, type TestRepo } from '../support/repo.js'
+import { lastUserMessage } from '../support/model-server.js'
 import { COMMIT_SUBJECT } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { until } from '../support/until.js'
+import {
+  BRANCH,
+  GOOD,
+  script,
+  draftOf,
+  pushedSubjects,
+  type TaskMetric,
+  tasksRepo as newTasksRepo,
+  modelServer as startServer
+} from '../support/tasks-world.js'
+
+/** Task files run whole: dependency order, [P] pairs, failing tasks, stacked commits. */
 
 const cleanups = cleanupAfterEach()
-
-const BRANCH = 'feat/7-greetings'
-const ISSUE = { number: 7, title: 'Greeting helpers', body: 'We need a few string helpers.' }
-
-const TASKS = `# Tasks: greeting helpers
-
-Branch: ${BRANCH}
-
-## Phase 1
-- [ ] T001 Create the greeting helper in src/greet.js
-- [x] T000 Set up the project (done earlier)
-
-## Phase 2
-- [ ] T002 [P] Add a farewell helper in src/farewell.js (after T001)
-- [ ] T003 [P] Add a shout helper in \`src/shout.js\` (after T001)
-  - it upper-cases its argument
-- [ ] T004 Export every helper from src/index.js (after T002, T003)
-- [ ] T005 Document the helpers in README.md
-`
-
-/** The new content of each file, as the model writes it. */
-const GOOD: Record<string, string> = {
-  'src/greet.js': 'module.exports.greet = (name) => `Hello, ${name}!`\n',
-  'src/farewell.js': 'module.exports.farewell = (name) => `Goodbye, ${name}!`\n',
-  'src/shout.js': 'module.exports.shout = (text) => text.toUpperCase()\n',
-  'src/index.js':
-    "module.exports = { ...require('./greet'), ...require('./farewell'), ...require('./shout') }\n",
-  'README.md': '# Helpers\n\ngreet, farewell and shout.\n'
-}
-
-/**
- * The model: whole-file drafts by the plan's path; commit subjects by the task's title. Drafts
- * of `together` are answered only once each of them has been asked (so drafts sent side by side
- * overlap however slow the machine; asked one by one, they wait out until()'s deadline, to fail).
- */
-function script(
-  files: Record<string, string>,
-  delays: Record<string, number> = {},
-  together: string[] = []
-) {
-  const asked = new Set<string>()
-  return async (request: RecordedRequest) => {
-    const text = lastUserMessage(request)
-    if (text.startsWith('Write the subject line')) {
-      const files = /Files changed: (.*)/.exec(text)![1]!
-      return `feat(helpers): add ${files.replace(/^src\//, '')} for the greeting helpers`
-    }
-    // A repair request names its file in "If <path> needs no further change".
-    const path = (/- Path: (\S+)/.exec(text) ?? /If (\S+) needs no further change/.exec(text))![1]!
-    if (together.includes(path)) {
-      asked.add(path)
-      await until(
-        () => together.every((other) => asked.has(other)),
-        'the drafts asked together'
-      ).catch(() => undefined)
-    }
-    return { content: `^^^${path}\n${files[path]}^^^end\n`, delayMs: delays[path] ?? 0 }
-  }
-}
-
-function tasksRepo(): TestRepo {
-  const repo = createRepo({
-    files: {
-      'README.md': '# Helpers\n',
-      // Loads every module: a broken helper fails validation.
-      'check.js':
-        "for (const f of require('fs').readdirSync('src')) require('./src/' + f)\nconsole.log('ok')\n",
-      'src/.keep': ''
-    },
-    prefix: 'tasks'
-  })
-  cleanups.push(() => repo.cleanup())
-  writeFileSync(join(repo.root, 'tasks.md'), TASKS)
-  writeFileSync(join(repo.root, 'issue.json'), JSON.stringify(ISSUE))
-  return repo
-}
-
-async function modelServer(s: Parameters<typeof startModelServer>[0]): Promise<ModelServer> {
-  const server = await startModelServer(s)
-  cleanups.push(() => server.close())
-  return server
-}
-
-function draftOf(server: ModelServer, path: string): RecordedRequest[] {
-  return server.requests.filter((r) => lastUserMessage(r).includes(`- Path: ${path}\n`))
-}
-
-function pushedSubjects(repo: TestRepo, base: string): string[] {
-  return repo.gitOrigin('log', '--reverse', '--format=%s', `${base}..${BRANCH}`).split('\n')
-}
-
-interface TaskMetric {
-  id: string
-  status: string
-  line: number
-  sha?: string
-  blocked_by?: string
-  error?: { code: string }
-}
-
-const LFS_POINTER =
-  'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n'
-
-/** The task file and issue of tasksRepo, as the action runs them (push: true, whole files). */
-function runTasks(repo: TestRepo, server: ModelServer, event?: object) {
-  return runActionInProcess({
-    workspace: repo.dir,
-    ...(event ? { event } : {}),
-    inputs: {
-      'task-file': join(repo.root, 'tasks.md'),
-      issue: join(repo.root, 'issue.json'),
-      'base-url': server.url,
-      'api-key': 'sk-test-tasks',
-      'edit-format': 'whole-file',
-      'validation-commands': 'node check.js',
-      'comment-on-failure': 'false',
-      'output-path': join(repo.root, 'result.json')
-    }
-  })
-}
+const tasksRepo = () => newTasksRepo(cleanups)
+const modelServer = (s: Parameters<typeof startServer>[1]) => startServer(cleanups, s)
 
 describe('task files through the action', () => {
   it('runs 5 tasks in dependency order, drafts the [P] pair together, one commit per task', async () => {
@@ -338,80 +225,5 @@ describe('task files through the CLI', () => {
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.gitOrigin('branch', '--list', BRANCH)).toBe('')
-  })
-
-  it('refuses a task on a Git LFS pointer before any model call, as one plan does', async () => {
-    const repo = tasksRepo()
-    repo.write('assets/logo.png', LFS_POINTER)
-    const base = repo.commitAll('add the logo')
-    repo.git('push', '--quiet', 'origin', 'main')
-    writeFileSync(
-      join(repo.root, 'tasks.md'),
-      `# Tasks\n\nBranch: ${BRANCH}\n\n- [ ] T001 Brighten the logo in assets/logo.png\n`
-    )
-    const server = await modelServer(script(GOOD))
-    const run = await runTasks(repo, server)
-    expect(run.outputs['error-code']).toBe('INVALID_INPUT')
-    expect(run.stdout).toContain('"assets/logo.png": it is a Git LFS pointer')
-    expect(server.requests).toHaveLength(0)
-    expect(repo.git('rev-parse', 'HEAD')).toBe(base)
-    expect(repo.git('status', '--porcelain')).toBe('')
-    expect(repo.git('branch', '--list')).toBe('* main')
-  })
-
-  it("refuses a task file's branch that is the repository's default branch (the event's), before any model call", async () => {
-    const repo = tasksRepo()
-    writeFileSync(
-      join(repo.root, 'tasks.md'),
-      TASKS.replace(`Branch: ${BRANCH}`, 'Branch: release')
-    )
-    const server = await modelServer(script(GOOD))
-    const run = await runTasks(repo, server, {
-      repository: { full_name: 'acme/widgets', default_branch: 'release' }
-    })
-    expect(run.outputs['error-code']).toBe('INVALID_INPUT')
-    const result = JSON.parse(
-      readFileSync(join(repo.root, 'result.json'), 'utf8')
-    ) as CodeAgentOutput
-    expect(result.error!.details).toMatchObject({ field: 'task-file', rule: 'base-branch' })
-    expect(server.requests).toHaveLength(0)
-    expect(repo.git('branch', '--list')).toBe('* main')
-    expect(repo.gitOrigin('branch', '--list', 'release')).toBe('')
-  })
-
-  it('refuses a malformed task line with its line number before anything is asked or written', async () => {
-    const repo = tasksRepo()
-    const base = repo.git('rev-parse', 'HEAD')
-    writeFileSync(
-      join(repo.root, 'tasks.md'),
-      '# Tasks\n\n- [ ] T001 Create src/a.js\n- [ ] T02 Create src/b.js\n'
-    )
-    const server = await modelServer(script(GOOD))
-    const run = await runCliInProcess(
-      [
-        '--json',
-        'run',
-        '--repo',
-        repo.dir,
-        '--tasks',
-        'tasks.md',
-        '--issue',
-        'issue.json',
-        '--base-url',
-        server.url,
-        ...secretFlag('--api-key-file', 'sk-test-tasks')
-      ],
-      { cwd: repo.root }
-    )
-    expect(run.exitCode).toBe(1)
-    const result = JSON.parse(run.stdout) as CodeAgentOutput
-    expect(result.error).toMatchObject({
-      code: 'INVALID_INPUT',
-      details: { field: 'task-file', line: 4, rule: 'id-format' }
-    })
-    expect(result.error?.message).toMatch(/^Task file line 4: "T02" is not a task id/)
-    expect(server.requests).toHaveLength(0)
-    expect(repo.git('rev-parse', 'HEAD')).toBe(base)
-    expect(repo.git('branch', '--list')).toBe('* main')
   })
 })
