@@ -14,7 +14,7 @@ import {
   type CodeAgentOutput,
   type CodeAgentInput
 } from '../../src/contract/index.js'
-import { runnerFacts, type Logger } from '../../src/agent/index.js'
+import { runnerFacts, type Logger } from '../../src/run/index.js'
 import { runEngine, type PlanRun, type RunMode } from '../../src/engine/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { createRepo } from '../support/repo.js'

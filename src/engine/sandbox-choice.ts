@@ -4,7 +4,14 @@ import type { RunConfig } from '../config.js'
 import { SecurityViolationError } from '../contract/index.js'
 import { gitDirs, type Git } from '../git/index.js'
 import { journalKeyFolder } from '../run-state/index.js'
-import { BACKENDS, jailLayout, Sandbox, validationEnv, type BackendName } from '../sandbox/index.js'
+import {
+  BACKENDS,
+  installAdvice,
+  jailLayout,
+  Sandbox,
+  validationEnv,
+  type BackendName
+} from '../sandbox/index.js'
 import type { Logger, RunnerFacts } from '../run/index.js'
 
 /**
@@ -49,8 +56,7 @@ export async function openSandbox(
     return sandbox
   }
   const why = sandbox.unavailable.join('; ')
-  const fix =
-    'Install bubblewrap (`sudo apt-get install -y bubblewrap`, e.g. in a step before this one), run on a Linux runner with passwordless sudo, or set `sandbox: off` to run model-written code with the powers of this step on purpose.'
+  const fix = `${installAdvice()}, or set \`sandbox: off\` to run model-written code with the powers of this step on purpose.`
   // On a runner, auto fails closed: model-written code never runs bare there unless told.
   const onRunner = vars.GITHUB_ACTIONS === 'true'
   if (config.sandbox === 'required' || onRunner)
