@@ -127,6 +127,35 @@ describe('follow-up on review threads', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
+  it.each([
+    ['RATE_LIMITED', 'API rate limit exceeded'],
+    ['FORBIDDEN', 'Resource not accessible by integration']
+  ])(
+    'a review-threads query answered 200 with %s errors is GITHUB_API_ERROR, recoverable, before any model call or push',
+    async (type, message) => {
+      const { repo, head } = pullRequestRepo('follow-up-graphql-errors')
+      const { github, model } = await servers()
+      pullRequest(github, head, {
+        threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
+      })
+      // GitHub's answer to a query it could only partly serve: status 200, data null, errors.
+      github.route({
+        method: 'POST',
+        path: '/graphql',
+        query: /reviewThreads/,
+        body: { data: null, errors: [{ type, message }] }
+      })
+      const action = await run(repo, github, model)
+      expect(action.exitCode).toBe(1)
+      expect(action.outputs['error-code'], action.stdout).toBe('GITHUB_API_ERROR')
+      expect(action.stdout).toContain(type)
+      expect(resultOf(repo).error).toMatchObject({ code: 'GITHUB_API_ERROR', recoverable: true })
+      expect(model.requests).toHaveLength(0)
+      expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
+      expect(repo.git('status', '--porcelain')).toBe('')
+    }
+  )
+
   it("plans a writer's thread even when an outsider's reply copies Patchsmith's marker", async () => {
     const { repo } = pullRequestRepo('follow-up-marker')
     const { github, model } = await servers({ 'src/total.js': REPLIES['src/total.js']! })

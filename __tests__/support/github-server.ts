@@ -37,6 +37,8 @@ export interface GitHubRoute {
   headers?: Record<string, string>
   /** Only the first N matching requests, then fall through to older routes and the defaults. */
   times?: number
+  /** Only GraphQL requests whose query this matches (POST /graphql). */
+  query?: RegExp
 }
 
 export interface GitHubServer {
@@ -137,6 +139,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       const matches =
         typeof route.path === 'string' ? route.path === request.path : route.path.test(request.path)
       if (!matches) continue
+      if (route.query && !route.query.test(String(request.body?.query ?? ''))) continue
       if (route.times !== undefined && active.used >= route.times) continue
       active.used += 1
       return { status: route.status ?? 200, body: route.body, headers: route.headers }

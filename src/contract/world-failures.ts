@@ -18,13 +18,17 @@ interface RequestErrorShape {
   request?: { method?: string; url?: string }
   response?: { headers?: Record<string, string | undefined> }
   errors?: { type?: string; message?: string }[]
+  data?: { errors?: { type?: string; message?: string }[] }
 }
 
 function githubFailure(error: Error): AgentError | undefined {
   const shaped = error as Error & RequestErrorShape
-  if (error.name === 'GraphqlResponseError' && Array.isArray(shaped.errors)) {
-    const types = shaped.errors.map((e) => e.type ?? 'ERROR')
-    const messages = shaped.errors.map((e) => e.message ?? '').filter(Boolean)
+  // octokit's throttling plugin throws its own Error for a RATE_LIMITED answer, the errors in `data`.
+  const graphqlErrors =
+    error.name === 'GraphqlResponseError' ? shaped.errors : (shaped.data?.errors ?? undefined)
+  if (Array.isArray(graphqlErrors)) {
+    const types = graphqlErrors.map((e) => e.type ?? 'ERROR')
+    const messages = graphqlErrors.map((e) => e.message ?? '').filter(Boolean)
     const what = `GitHub's GraphQL API answered with errors (${types.join(', ')}): ${messages.slice(0, 3).join('; ')}`
     if (types.includes('RATE_LIMITED'))
       return github(`${what}. Rerun after the rate limit resets (within the hour).`, true, {
