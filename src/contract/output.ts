@@ -12,7 +12,6 @@ export const pullRequestTextSchema = lazySchema(() =>
     body: z.string()
   })
 )
-export type PullRequestText = z.infer<ReturnType<typeof pullRequestTextSchema>>
 
 export const codeAgentOutputSchema = lazySchema(() =>
   agentResponseSchema(z.array(commitSchema())).extend({

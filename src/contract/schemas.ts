@@ -110,7 +110,6 @@ export const repositorySnapshotSchema = lazySchema(() =>
     style_config: styleConfigSchema()
   })
 )
-export type RepositorySnapshot = z.infer<ReturnType<typeof repositorySnapshotSchema>>
 
 export const codeAgentInputSchema = lazySchema(() =>
   z.strictObject({
@@ -270,11 +269,4 @@ export function agentResponseSchema<T extends z.ZodType>(data: T) {
     error: agentErrorSchema().optional(),
     metrics: z.record(z.string(), z.unknown()).optional()
   })
-}
-
-export interface AgentResponse<T> {
-  success: boolean
-  data?: T
-  error?: AgentError
-  metrics?: Record<string, unknown>
 }

@@ -5,7 +5,6 @@ export type { FormatStrategy, ReplyFormat, ReplyFormatOrAuto } from './formats/i
 export type { DraftedEdit, PlannedFile, ReplyOptions } from './edit-reply.js'
 export { chooseEditFormat, resolveEditFormat, WHOLE_FILE_MAX_LINES } from './formats/choose.js'
 export { jsonEditsSchema, jsonLineEditSchema } from './formats/index.js'
-export type { JsonEdits } from './formats/index.js'
 export { renderDiff } from './canonical-diff.js'
 export { extractDiff, parseUnifiedDiff } from './formats/index.js'
 export { applyHunks } from './apply-hunks.js'

@@ -44,9 +44,6 @@ export const COMMAND_SETTINGS = [
   'allowPlanCommands'
 ] as const satisfies readonly SettingKey[]
 
-export type ReplayedSetting = (typeof REPLAYED_SETTINGS)[number]
-export type CommandSetting = (typeof COMMAND_SETTINGS)[number]
-
 const OID = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character commit id')
 const TEXT_LIMIT = 4 * 1024 * 1024
 const text = (max = TEXT_LIMIT) => z.string().max(max)

@@ -3,7 +3,6 @@ export {
   SANDBOX_MODES,
   NETWORK_MODES,
   type NetworkMode,
-  type SandboxMode,
   type SandboxOptions,
   type SpawnOptions
 } from './sandbox.js'
@@ -14,7 +13,7 @@ export { JAIL_SETUP_FAILED, REMOUNT_FAILED, unshareSpec } from './unshare.js'
 export { bubblewrapSpec } from './bubblewrap.js'
 export { jailPlan, MAX_TASKS, type JailPlan } from './jail-plan.js'
 export { gitFileCovers, type GitFileCover } from './git-config.js'
-export { hiddenFolders, jailLayout, type SandboxLayout } from './layout.js'
+export { jailLayout, type SandboxLayout } from './layout.js'
 export { gitFoldersAt } from './host-view.js'
 export { validationEnv, FORBIDDEN_EXTRA_NAME } from './environment.js'
 export {

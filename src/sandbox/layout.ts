@@ -57,20 +57,6 @@ const TOOLCHAIN_VARS =
   /^(RUNNER_TOOL_CACHE|AGENT_TOOLSDIRECTORY|JAVA_HOME(_.*)?|GOROOT(_.*)?|RUSTUP_HOME|DOTNET_ROOT|pythonLocation|Python\d?_ROOT_DIR|NVM_DIR|VOLTA_HOME|PYENV_ROOT|PNPM_HOME|COREPACK_HOME|ANDROID_(SDK_)?HOME|CONDA)$/
 
 /**
- * The folders a command must not see, from the runner's variables: RUNNER_TEMP, the folders of
- * the file commands (writing GITHUB_ENV would run code in every later step), the action's own
- * files and the runner's installation (its credentials), and where results and logs go.
- * A folder that holds the work tree is left visible (the work tree must stay reachable).
- */
-export function hiddenFolders(
-  env: NodeJS.ProcessEnv,
-  workTree: string,
-  extra: readonly (string | undefined)[] = []
-): string[] {
-  return outermost(runnerFolders(env, extra).filter((folder) => !contains(folder, workTree)))
-}
-
-/**
  * The whole view of the host a command gets: every runner folder, HOME, the runner's work folder
  * (the repository's siblings, `_temp`, `_actions`) and the host's /run hidden, and shown again
  * inside them only the work tree and, read-only, the toolchains.

@@ -19,7 +19,6 @@ import { TreeOverlay } from './overlay.js'
 import type { CarryRule } from './overlay-merge.js'
 
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
-export type SandboxMode = (typeof SANDBOX_MODES)[number]
 export const NETWORK_MODES = ['closed', 'open'] as const
 export type NetworkMode = (typeof NETWORK_MODES)[number]
 

@@ -42,5 +42,4 @@ export function parseAs(
 export type { ApplyContext, AppliedInstructions, FormatStrategy, ParseHints } from './format.js'
 export type { FormatTemplate } from './template.js'
 export { jsonEditsSchema, jsonLineEditSchema } from './json-edits/index.js'
-export type { JsonEdits } from './json-edits/index.js'
 export { extractDiff, parseUnifiedDiff } from './udiff/index.js'

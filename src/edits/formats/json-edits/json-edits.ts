@@ -37,8 +37,6 @@ export const jsonEditsSchema = lazySchema(() =>
     .describe('apply_edits: line-range edits to one file, applied bottom-up.')
 )
 
-export type JsonEdits = z.infer<ReturnType<typeof jsonEditsSchema>>
-
 export const SEND_JSON_EDITS =
   'Reply with one JSON object only: {"path": "<path>", "edits": [{"range": {"start": <line>, "end": <line>}, ' +
   '"oldText": "<current lines>", "newText": "<new lines>"}]}.'
