@@ -157,7 +157,7 @@ export const RunConfigSchema = z.strictObject({
 export type RunConfigInput = z.input<typeof RunConfigSchema>
 export type RunConfig = z.output<typeof RunConfigSchema>
 export type SettingKey = keyof RunConfig
-export type SettingKind = 'text' | 'boolean' | 'list'
+type SettingKind = 'text' | 'boolean' | 'list'
 
 /** How each setting is written as text: a flag, a list (one per line or a repeated flag), or text. */
 export const SETTING_KINDS: Record<SettingKey, SettingKind> = {

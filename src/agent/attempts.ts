@@ -51,7 +51,7 @@ export interface GreenChange {
  * the statistics come with it; what is not a stop (a refused reply, the model, the budget, a
  * cancellation) is thrown.
  */
-export type AttemptOutcome =
+type AttemptOutcome =
   | { ok: true; change: GreenChange; stats: AttemptStats }
   | { ok: false; error: ValidationFailedError | InvalidDiffError; stats: AttemptStats }
 

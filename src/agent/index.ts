@@ -4,14 +4,9 @@
  * cancellation, scratch) is src/run's.
  * The engine (src/engine) runs it; it knows nothing of modes or of the run around it.
  */
-export {
-  attemptChange,
-  type AttemptOutcome,
-  type AttemptStats,
-  type GreenChange
-} from './attempts.js'
-export type { AttemptSettings, ReproductionSettings } from './attempt-settings.js'
-export { sandboxedCommands, type CommandRunner } from './commands.js'
+export { attemptChange, type AttemptStats, type GreenChange } from './attempts.js'
+export type { AttemptSettings } from './attempt-settings.js'
+export { sandboxedCommands } from './commands.js'
 export { draftEdits, type DraftContext, type Drafted, type Drafter } from './drafting.js'
 export { commitChange, reportFailureOnIssue, type FinishContext } from './finish.js'
 export { AttemptProgress, resumePoint } from './last-attempt.js'

@@ -94,7 +94,7 @@ const MAX_RESULT_BYTES = 16 * 1024 * 1024
  * downloaded artifact's result.json is found, see withArtifactInputs), else a path; off when
  * empty or false.
  */
-export function resumePath(resume: string | undefined, outputPath: string): string | undefined {
+function resumePath(resume: string | undefined, outputPath: string): string | undefined {
   const value = resume?.trim() ?? ''
   if (value === '' || /^(false|no|off|0)$/i.test(value)) return undefined
   return /^(true|yes|on|1)$/i.test(value) ? outputPath : resolve(value)
@@ -140,7 +140,7 @@ export function resumePoint(
  * artifact) for a rerun with `resume`. The file is untrusted: it must be a Patchsmith result for
  * the same issue and branch, and its diff is checked like a model's reply before it is applied.
  */
-export function readResumePoint(path: string, input: CodeAgentInput): LastAttempt {
+function readResumePoint(path: string, input: CodeAgentInput): LastAttempt {
   const refuse = (why: string, rule: RefusalRule): never => {
     throw new InvalidInputError(`resume: ${why}`, { field: 'resume', rule, path })
   }

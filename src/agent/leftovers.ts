@@ -38,7 +38,7 @@ export function keepMatcher(globs: readonly string[] = []): (path: string) => bo
  * Whether `folder` could hold a path `globs` match (the overlay's merge enters such a folder
  * the work tree does not have yet).
  */
-export function keepMayHold(globs: readonly string[] = []): (folder: string) => boolean {
+function keepMayHold(globs: readonly string[] = []): (folder: string) => boolean {
   const matchers = globs.map((glob) => new Minimatch(glob, { dot: true }))
   return (folder) => matchers.some((m) => m.match(folder, true))
 }
@@ -49,7 +49,7 @@ export function keepMayHold(globs: readonly string[] = []): (folder: string) => 
  * snapshot taken before is compared after, and what is neither the approved change nor kept
  * is removed or checked out again.
  */
-export class ValidationLeftovers {
+class ValidationLeftovers {
   private constructor(
     private readonly repoDir: string,
     private readonly snapshot: TreeSnapshot | undefined,
@@ -95,7 +95,7 @@ function exists(path: string): boolean {
 }
 
 /** What the guard around repository code needs of the attempt's settings. */
-export interface GuardSettings {
+interface GuardSettings {
   runner: CommandRunner
   log: { dir: string }
   branch: { git: GitRunner; untrackedAtStart: readonly string[] | undefined }

@@ -5,7 +5,7 @@ import type { ChangeState } from './change-state.js'
 import { findExisting, type ExistingBranch } from './existing-branch.js'
 
 /** What the preflight found, and where the change's commit goes. */
-export interface ChangeStartPoint extends ChangeBranchOptions {
+interface ChangeStartPoint extends ChangeBranchOptions {
   base: string
   status: RepoStatus & { head: string }
   /** The branch's tip on origin (when pushing) or here (when not), as found by the preflight. */

@@ -14,7 +14,7 @@ import {
 export const REMOTE = 'origin'
 const BRANCH_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/
 
-export interface PreflightOptions {
+interface PreflightOptions {
   branch: string
   /** The branch to start from; the checked-out branch when absent. */
   baseBranch?: string
@@ -37,7 +37,7 @@ export interface PreflightOptions {
 }
 
 /** What the preflight found; nothing was changed to find it. */
-export interface Preflight {
+interface Preflight {
   status: RepoStatus & { head: string }
   base: string
   /** The branch's tip on origin (only read when pushing). */

@@ -1,7 +1,7 @@
 import type { JournalRecord, RunJournal } from '../run-state/index.js'
 
 /** What one change run fixes at its start, as the journal records it. */
-export interface ChangeStart {
+interface ChangeStart {
   branch: string
   base: string
   baseSha: string

@@ -65,7 +65,7 @@ export async function findExisting(
 }
 
 /** Refuses an existing branch whose last tree is not the index's (`tree`). */
-export function assertSameChange(existing: ExistingBranch, branch: string, tree: string): void {
+function assertSameChange(existing: ExistingBranch, branch: string, tree: string): void {
   if (tree === existing.commits[existing.commits.length - 1]!.tree) return
   throw new BranchExistsError(
     `Branch "${branch}" already exists (${where(existing)}) with a different change than this run made; delete it or choose another branch_name.`,

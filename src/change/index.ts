@@ -6,7 +6,6 @@
  */
 export { ChangeBranch } from './change-branch.js'
 export type { ChangeBranchOptions, CommitRequest, MadeCommit } from './change-branch.js'
-export { WorkBranch, type ContinuedBranch, type WorkBranchOptions } from './work-branch.js'
-export { publish, type Publication } from './publish.js'
+export { WorkBranch, type ContinuedBranch } from './work-branch.js'
 // The messages a change's commit carries, for the modes that write or read them.
 export { commitScope, PATCHSMITH_TRAILER } from '../git/index.js'

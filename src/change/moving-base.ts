@@ -42,7 +42,7 @@ export async function movedBase(
  * half-done rebase to clean up, so a conflict leaves nothing behind. A conflict is GIT_CONFLICT
  * naming its paths. Returns the new tip.
  */
-export async function replayOnto(git: Git, moved: MovedBase, tip: string): Promise<string> {
+async function replayOnto(git: Git, moved: MovedBase, tip: string): Promise<string> {
   const commits = (
     await git.exec(['rev-list', '--reverse', '--topo-order', tip, `^${moved.from}`, '--'])
   ).stdout
@@ -87,7 +87,7 @@ async function recommit(git: Git, commit: string, tree: string, parent: string):
  * they sit may differ). Anything else (a union merge attribute, a merge that kept more) is
  * GIT_CONFLICT: nothing that was not approved is pushed.
  */
-export async function assertMovedAsApproved(
+async function assertMovedAsApproved(
   git: Git,
   moved: MovedBase,
   tip: string,

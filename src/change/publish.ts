@@ -3,7 +3,7 @@ import { pushError, type BranchPublisher, type Git, type PushAuth } from '../git
 import { REMOTE } from './branch-preflight.js'
 
 /** A branch to put on origin, whatever the mode: a plan's branch, a task file's, a pull request's. */
-export interface Publication {
+interface Publication {
   git: Git
   /** The branch on origin (refs/heads/<branch>). */
   branch: string

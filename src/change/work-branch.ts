@@ -11,7 +11,7 @@ import { preflight, REMOTE } from './branch-preflight.js'
 import { attempt, settle } from './change-restore.js'
 import { publish } from './publish.js'
 
-export interface WorkBranchOptions {
+interface WorkBranchOptions {
   /** The branch all task commits go to (reported as each Commit's branch). */
   branch: string
   baseBranch?: string

@@ -1,2 +1,1 @@
 export { cli } from './run.js'
-export { parseCliArgs, usage, UsageError } from './args.js'

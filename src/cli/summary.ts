@@ -1,7 +1,7 @@
 import type { CodeAgentOutput, Commit } from '../contract/index.js'
 import { seconds } from './progress.js'
 
-export interface SummaryFacts {
+interface SummaryFacts {
   response: CodeAgentOutput
   /** The branch the run committed on, as the run reports it. */
   branch: string

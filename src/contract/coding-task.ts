@@ -38,8 +38,8 @@ export const codingTaskSchema = lazySchema(() =>
 )
 export type CodingTask = z.output<ReturnType<typeof codingTaskSchema>>
 
-export const COMMIT_STATUSES = ['SUCCESS', 'SOFT_FAIL', 'HARD_FAIL'] as const
-export const commitStatusSchema = lazySchema(() => z.enum(COMMIT_STATUSES))
+const COMMIT_STATUSES = ['SUCCESS', 'SOFT_FAIL', 'HARD_FAIL'] as const
+const commitStatusSchema = lazySchema(() => z.enum(COMMIT_STATUSES))
 export type CommitStatus = z.infer<ReturnType<typeof commitStatusSchema>>
 
 /** Seed Coding-Agent's CommitResult: what the orchestrator reads back for one task. */

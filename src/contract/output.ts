@@ -5,7 +5,7 @@ import { rollingBudgetSchema, runOutcomeSchema } from './run-outcome.js'
 import { agentResponseSchema, commitSchema } from './schemas.js'
 
 /** A green plan run's pull request, ready to open: the body ends with `Fixes #N`. */
-export const pullRequestTextSchema = lazySchema(() =>
+const pullRequestTextSchema = lazySchema(() =>
   z.object({
     title: z.string(),
     /** Markdown: what changed and why, the root cause, the proof table, cost, the run, Fixes #N. */

@@ -9,7 +9,7 @@ import { fixPlanSchema, triageResultSchema, type CodeAgentInput } from './schema
  */
 
 /** What a reproduction of the issue would be: the test file it writes, or why there is none. */
-export const plannedReproductionSchema = lazySchema(() =>
+const plannedReproductionSchema = lazySchema(() =>
   z.union([
     z.object({ path: z.string(), framework: z.string(), command: z.string() }),
     z.object({ none: z.string() })
@@ -66,7 +66,7 @@ export function planHash(
 }
 
 /** JSON with every object's keys sorted, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
     item && typeof item === 'object' && !Array.isArray(item)
       ? Object.fromEntries(

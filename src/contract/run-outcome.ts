@@ -8,7 +8,7 @@ import { lazySchema } from './lazy-schema.js'
  * can start); `failed`. Only `failed` is a failure: the others have no error, roll nothing back
  * and post no failure comment or label.
  */
-export const RUN_OUTCOMES = [
+const RUN_OUTCOMES = [
   'committed',
   'validated',
   'awaiting-approval',
@@ -16,10 +16,10 @@ export const RUN_OUTCOMES = [
   'failed'
 ] as const
 export const runOutcomeSchema = lazySchema(() => z.enum(RUN_OUTCOMES))
-export type RunOutcome = (typeof RUN_OUTCOMES)[number]
+type RunOutcome = (typeof RUN_OUTCOMES)[number]
 
 /** One ceiling of the rolling budget as the ledger stood (budget-per-day, budget-per-week). */
-export const budgetWindowSchema = lazySchema(() =>
+const budgetWindowSchema = lazySchema(() =>
   z.object({
     window: z.enum(['day', 'week']),
     unit: z.enum(['usd', 'tokens']),

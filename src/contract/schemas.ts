@@ -27,7 +27,7 @@ export const ERROR_CODES = [
   // A bug in Patchsmith, not a property of the input: the stack is in the log.
   'INTERNAL_ERROR'
 ] as const
-export const errorCodeSchema = lazySchema(() => z.enum(ERROR_CODES))
+const errorCodeSchema = lazySchema(() => z.enum(ERROR_CODES))
 export type ErrorCode = z.infer<ReturnType<typeof errorCodeSchema>>
 
 const labelSchema = lazySchema(() => z.union([z.string(), z.object({ name: z.string() }).loose()]))
@@ -62,7 +62,7 @@ export type TriageResult = z.infer<ReturnType<typeof triageResultSchema>>
 export const operationSchema = lazySchema(() => z.enum(['MODIFY', 'CREATE', 'DELETE']))
 export type Operation = z.infer<ReturnType<typeof operationSchema>>
 
-export const fileChangeSchema = lazySchema(() =>
+const fileChangeSchema = lazySchema(() =>
   z.strictObject({
     path: z.string().min(1).max(4_096),
     operation: operationSchema(),
@@ -92,7 +92,7 @@ export const fixPlanSchema = lazySchema(() =>
 )
 export type FixPlan = z.infer<ReturnType<typeof fixPlanSchema>>
 
-export const styleConfigSchema = lazySchema(() =>
+const styleConfigSchema = lazySchema(() =>
   z.strictObject({
     indent_style: z.enum(['space', 'tab']),
     indent_size: z.number().int().min(1).max(16),
@@ -102,7 +102,7 @@ export const styleConfigSchema = lazySchema(() =>
 )
 export type StyleConfig = z.infer<ReturnType<typeof styleConfigSchema>>
 
-export const repositorySnapshotSchema = lazySchema(() =>
+const repositorySnapshotSchema = lazySchema(() =>
   z.strictObject({
     branch: z.string().min(1),
     files: z.record(z.string(), z.string()),
@@ -121,12 +121,12 @@ export const codeAgentInputSchema = lazySchema(() =>
 )
 export type CodeAgentInput = z.infer<ReturnType<typeof codeAgentInputSchema>>
 
-export const validationStepSchema = lazySchema(() =>
+const validationStepSchema = lazySchema(() =>
   z.enum(['format', 'lint', 'typecheck', 'test', 'command'])
 )
 export type ValidationStep = z.infer<ReturnType<typeof validationStepSchema>>
 
-export const validationResultSchema = lazySchema(() =>
+const validationResultSchema = lazySchema(() =>
   z.object({
     command: z.string(),
     exit_code: z.number().int(),
@@ -145,10 +145,10 @@ export const validationResultSchema = lazySchema(() =>
 )
 export type ValidationResult = z.infer<ReturnType<typeof validationResultSchema>>
 
-export const commandOutcomeSchema = lazySchema(() => z.enum(['passed', 'failed', 'not-run']))
+const commandOutcomeSchema = lazySchema(() => z.enum(['passed', 'failed', 'not-run']))
 
 /** One validation command held against the base: the proof a change did what it says (issue 26). */
-export const commandProofSchema = lazySchema(() =>
+const commandProofSchema = lazySchema(() =>
   z.object({
     command: z.string(),
     /** On the untouched base; `not-run` when the command was not run there (a format step, a timeout). */
@@ -167,13 +167,9 @@ export const commandProofSchema = lazySchema(() =>
 export type CommandProof = z.infer<ReturnType<typeof commandProofSchema>>
 
 /** How a commit proves it fixed the issue (issue 35): only the first two statuses verify it. */
-export const VERIFICATION_STATUSES = [
-  'reproduced-and-fixed',
-  'fixed-failing-test',
-  'unverified'
-] as const
+const VERIFICATION_STATUSES = ['reproduced-and-fixed', 'fixed-failing-test', 'unverified'] as const
 
-export const verificationSchema = lazySchema(() =>
+const verificationSchema = lazySchema(() =>
   z.object({
     status: z.enum(VERIFICATION_STATUSES),
     /** In plain words: what was shown, or why nothing was. */
@@ -252,7 +248,7 @@ export const lastAttemptSchema = lazySchema(() =>
 )
 export type LastAttempt = z.infer<ReturnType<typeof lastAttemptSchema>>
 
-export const agentErrorSchema = lazySchema(() =>
+const agentErrorSchema = lazySchema(() =>
   z.object({
     code: errorCodeSchema(),
     message: z.string(),

@@ -1,2 +1,2 @@
-export { EditorconfigRules, type EditorRules } from './rules.js'
+export { EditorconfigRules } from './rules.js'
 export { restyleAdded } from './restyle.js'

@@ -139,7 +139,7 @@ const MAX_BRACES = 4
  * `{0..999999}` takes seconds, `{a,b}` repeated expands exponentially. Real files use a
  * few stars and braces (`[**\/*.{js,ts}]`).
  */
-export function boundedSections(text: string): string {
+function boundedSections(text: string): string {
   const kept: string[] = []
   let sections = 0
   let keep = true

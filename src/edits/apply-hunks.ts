@@ -13,13 +13,13 @@ import { patchError, quote } from './patch-error.js'
 import { joinText, splitText } from './text-file.js'
 import type { Hunk, HunkPlacement, Placement } from './types.js'
 
-export interface AppliedText {
+interface AppliedText {
   content: string
   placements: Placement[]
   located: HunkPlacement[]
 }
 
-export interface ApplyOptions {
+interface ApplyOptions {
   /** Hunks of other files of the same reply were found away from their line numbers. */
   numbersContradicted?: boolean
   /** Line ending for an empty or new file's lines (default '\n'). */

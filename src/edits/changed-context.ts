@@ -11,7 +11,7 @@ interface OldLine {
 }
 
 /** A line the reply gives as unchanged where the file, at the hunk's one place, reads otherwise. */
-export interface ChangedContext {
+interface ChangedContext {
   /** 0-based index among the hunk's old lines. */
   k: number
   /** 1-based line of the file the reply's line stands for. */
@@ -26,7 +26,7 @@ export interface ChangedContext {
  * wrote otherwise there (more than a copy slip: a change the model did not mark). Undefined when
  * no single place explains the hunk that way.
  */
-export function changedContext(
+function changedContext(
   file: FileIndex,
   old: readonly OldLine[]
 ): { at: number; lines: ChangedContext[] } | undefined {
@@ -57,7 +57,7 @@ export function changedContext(
 }
 
 /** The differing lines as a message names them: the reply's line and the file's, numbered. */
-export function describeChanged(lines: readonly ChangedContext[], hint: number | null): string {
+function describeChanged(lines: readonly ChangedContext[], hint: number | null): string {
   return lines
     .map((line) => {
       const numbered = hint === null ? '' : `, line ${hint + line.k + 1} by its @@ header`

@@ -19,7 +19,7 @@ export interface DraftedEdit {
   claimedPath?: string
 }
 
-export interface ReplyOptions {
+interface ReplyOptions {
   /** Line endings and final newline for files the edit creates. */
   style?: Pick<StyleConfig, 'end_of_line' | 'insert_final_newline'>
   /** The model said the reply stopped at its output limit: its end may be half-written. */

@@ -61,7 +61,7 @@ export function occurrencesInFile(wanted: readonly string[], file: FileIndex): n
 }
 
 /** The file's non-blank lines: where each is in the file, and their loose keys with lookups. */
-export interface NonBlankLines {
+interface NonBlankLines {
   at: readonly number[]
   loose: readonly string[]
   byLoose: ReadonlyMap<string, readonly number[]>

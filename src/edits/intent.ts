@@ -3,7 +3,7 @@ import { editDistanceAtMost, isTypo, looseKey } from './line-match.js'
 const WORD = /[\p{L}\p{N}_]+/gu
 
 /** The words of a text: runs of letters, digits and underscores. */
-export const wordsOf = (text: string): string[] => text.match(WORD) ?? []
+const wordsOf = (text: string): string[] => text.match(WORD) ?? []
 
 /** Every word the file and the reply's lines use, with how often: what a change may draw on. */
 export type Vocabulary = Map<string, number>

@@ -2,7 +2,7 @@
 export const looseKey = (line: string): string => line.replace(/\s+/g, ' ').trim()
 
 /** How a line of the reply compares with a line of the file. */
-export type LineFit = 'exact' | 'trailing' | 'whitespace' | 'typo' | 'none'
+type LineFit = 'exact' | 'trailing' | 'whitespace' | 'typo' | 'none'
 
 export function fitLine(
   file: string,

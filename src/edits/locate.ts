@@ -7,12 +7,12 @@ import type { Placement } from './types.js'
 export { indexLines, type FileIndex } from './file-index.js'
 
 /** One line of a block's old side: context that must be there, or a line to remove. */
-export interface OldLine {
+interface OldLine {
   text: string
   removed: boolean
 }
 
-export interface LocateRequest {
+interface LocateRequest {
   path: string
   /** 1-based number of the hunk or block, for messages. */
   number: number
@@ -44,7 +44,7 @@ export interface LocateRequest {
 
 export type HintTrust = 'verified' | 'unverified' | 'contradicted'
 
-export interface Location {
+interface Location {
   at: number
   how: Placement
   whitespaceLines: number

@@ -1,7 +1,5 @@
 import { InvalidDiffError, type ErrorDetails, type PatchErrorKind } from '../contract/index.js'
 
-export type { PatchErrorKind }
-
 /** Where a refused hunk could have gone: the file's lines near its best partial match. */
 export interface FoundNearby {
   /** 1-based line number of the first line shown. */

@@ -3,7 +3,7 @@
  * bytes exactly (a file with mixed endings stays mixed). `eol` is the file's usual ending, given
  * to new lines.
  */
-export interface TextLines {
+interface TextLines {
   lines: string[]
   /** Per line: '\n', '\r\n', or '' for a last line without a final newline. */
   ends: string[]

@@ -204,7 +204,7 @@ function capText(cap: RunCap, ceilings: readonly Ceiling[]): string {
   ].join(', ')
 }
 
-export function windowText(state: RollingBudget['windows'][number]): string {
+function windowText(state: RollingBudget['windows'][number]): string {
   const amount = (value: number) => (state.unit === 'usd' ? `$${value}` : `${value} tokens`)
   const span = state.window === 'day' ? 'last 24 hours' : 'last 7 days'
   const open = state.reserved > 0 ? ` (${amount(state.reserved)} reserved)` : ''

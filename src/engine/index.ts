@@ -3,20 +3,13 @@
  * (src/modes) declare their seams (RunMode) and call runEngine; the engine never imports one.
  */
 export { runEngine } from './engine.js'
-export { RunContext, type AttemptSeams, type DraftParts, type PlanParts } from './run-context.js'
-export type {
-  InputContext,
-  ModeInput,
-  PlanRun,
-  ResultSeams,
-  RunEnd,
-  RunMode
-} from './mode-seams.js'
+export { RunContext, type DraftParts } from './run-context.js'
+export type { PlanRun, RunEnd, RunMode } from './mode-seams.js'
 export type { AgentEnvironment, AgentRun } from './entry.js'
 export { runMasker, withinTimeLimit } from './session.js'
 export { jailHooks } from './sandbox-choice.js'
 export { recoverByHand } from './repository-claim.js'
-export { BudgetExhausted, LEDGER_REF, readLedger, stateOf, windowText } from './budget-ledger.js'
+export { LEDGER_REF, readLedger, stateOf } from './budget-ledger.js'
 export {
   branchGuards,
   checkedOut,

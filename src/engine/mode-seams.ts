@@ -9,7 +9,7 @@ import type { AttemptSeams, RunContext } from './run-context.js'
  */
 
 /** What an input loader may use: the run's policy, its model client (made on first use). */
-export interface InputContext {
+interface InputContext {
   repoDir: string
   policy: PathPolicy
   model: () => ModelClient

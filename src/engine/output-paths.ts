@@ -6,7 +6,7 @@ import { checkOutputPath } from '../report/index.js'
 import { scratchFolder, type RunnerFacts } from '../run/index.js'
 
 /** Where a run writes, settled before anything else is read or changed. */
-export interface RunOutputs {
+interface RunOutputs {
   repoDir: string
   outputPath: string
   /** Folders the run's outputs go to (the result's, the CLI's pull-request body's): hidden in the jail. */

@@ -10,7 +10,7 @@ import type { PreparedRun } from './prepare.js'
 import type { RunContext } from './run-context.js'
 
 /** The reply that approves a plan, followed by its hash. */
-export const APPROVE_COMMAND = '/patchsmith approve'
+const APPROVE_COMMAND = '/patchsmith approve'
 
 /**
  * The approval step, between guard and the first change (`plan-approval: required`): a plan

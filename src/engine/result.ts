@@ -7,7 +7,7 @@ import { recordReplay, type ReplayFacts } from './replay-record.js'
 import type { RunSession } from './session.js'
 
 /** What the engine names once the run is over: its branch and issue, for the result and the entry. */
-export interface RunNames {
+interface RunNames {
   branch: string
   issueNumber?: number
   /** The issue's title: the pull request's "why" when the plan gives no other. */

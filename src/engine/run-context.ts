@@ -46,7 +46,7 @@ export type DraftParts = Pick<
   Partial<Pick<DraftContext, 'drafter'>>
 
 /** What one plan brings to its attempts: its drafts' parts, its branch and its commands. */
-export type PlanParts = DraftParts &
+type PlanParts = DraftParts &
   Pick<AttemptSettings, 'branch'> &
   Partial<Pick<AttemptSettings, 'progress' | 'resume'>> & {
     /** The plan's validation commands, each one trusted (assertCommandsAllowed). */

@@ -41,7 +41,7 @@ export async function openRepository(repoDir: string, logger: Logger): Promise<G
 }
 
 /** A planned file: its path, what is done to it, its content on the base (null: none yet). */
-export interface PlannedChange {
+interface PlannedChange {
   path: string
   operation: 'CREATE' | 'MODIFY' | 'DELETE'
 }

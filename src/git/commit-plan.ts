@@ -6,7 +6,7 @@ export interface CommitGroup {
 }
 
 /** Above this many plan steps, a plan that says which files each step changes commits per step. */
-export const STEPS_FOR_SPLIT = 10
+const STEPS_FOR_SPLIT = 10
 
 /**
  * One issue, one commit; a plan of more than ten steps whose steps name their files (`files`,

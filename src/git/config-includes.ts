@@ -48,7 +48,7 @@ export function gitIncludedPaths(repoDir: string): string[] {
 }
 
 /** The `path` values of the include sections of one config file, resolved as git does. */
-export function includeTargets(file: string): string[] {
+function includeTargets(file: string): string[] {
   let text: string
   try {
     text = readFileSync(file, 'utf8')

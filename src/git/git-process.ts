@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { getExecOutput } from '@actions/exec'
 import { diesWithRun, runSupervised, type CollectedOutput } from '../sandbox/index.js'
 
-export interface GitProcessOptions {
+interface GitProcessOptions {
   cwd: string
   env: Record<string, string | undefined>
   input?: Buffer

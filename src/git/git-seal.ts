@@ -41,7 +41,7 @@ export function gitProgram(): Promise<string> {
   return program
 }
 
-export interface Seal {
+interface Seal {
   entries: ConfigEntry[]
   pairs: Array<[string, string]>
 }

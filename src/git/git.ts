@@ -14,7 +14,7 @@ import { GitRemote } from './git-remote.js'
 import { parseStatus, statusArgs, type RepoStatus } from './status.js'
 
 export { GitCommandError } from './git-output.js'
-export type { BranchCommit, CommitOptions, GitExecOptions, GitOutput } from './git-output.js'
+export type { BranchCommit, CommitOptions, GitOutput } from './git-output.js'
 
 // git's summary after a commit, in the C locale: "[main 0a1b…] subject", "[main (root-commit) …]".
 const COMMIT_SUMMARY = /^\[[^\n\]]*? ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /

@@ -5,21 +5,15 @@
  */
 export { Git, GitCommandError } from './git.js'
 export type { GitOutput, BranchCommit, CommitOptions } from './git.js'
-export {
-  isObjectRevision,
-  blobId,
-  type GitObject,
-  type ObjectReader,
-  type TreeEntry
-} from './object-reader.js'
+export { isObjectRevision, blobId, type ObjectReader, type TreeEntry } from './object-reader.js'
 export type { BranchPublisher, PublishRequest } from './branch-publisher.js'
 export { pushAuth } from './push-auth.js'
 export type { PushAuth } from './push-auth.js'
 export { pushError, pushPermissionError, remoteReadError } from './remote-errors.js'
 export { patchId } from './patch-id.js'
-export { commitGroups, splitPatch, STEPS_FOR_SPLIT } from './commit-plan.js'
+export { commitGroups, splitPatch } from './commit-plan.js'
 export type { CommitGroup } from './commit-plan.js'
-export { parseStatus, WORKTREE_SCAN } from './status.js'
+export { WORKTREE_SCAN } from './status.js'
 export type { RepoStatus } from './status.js'
 export { FALLBACK_IDENTITY, committerIdent } from './identity.js'
 export {
@@ -34,8 +28,7 @@ export {
   withSignoff,
   printableMessage
 } from './commit-message.js'
-export type { CommitType } from './commit-message.js'
-export { WorktreeFiles, MAX_FILE_BYTES, walkPath } from './worktree-files.js'
+export { WorktreeFiles, walkPath } from './worktree-files.js'
 export { nulFields, restoreWorkTree, unstagedPaths, untrackedPaths } from './worktree-settle.js'
 export { asStoredByGit } from './line-endings.js'
 export { RepoIntegrity } from './repo-integrity.js'

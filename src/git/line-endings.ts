@@ -1,6 +1,6 @@
 import type { Git } from './git.js'
 
-export interface TextEdit {
+interface TextEdit {
   path: string
   before: string | null
   after: string | null

@@ -1,6 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 
-export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
+type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
 
 export interface GitObject {
   sha: string

@@ -2,8 +2,6 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { Batch, type GitObject } from './object-batch.js'
 
-export type { GitObject, ObjectType } from './object-batch.js'
-
 /** One entry of a tree object, as `ls-tree` shows it (mode six digits, git's canonical mode). */
 export interface TreeEntry {
   mode: string
@@ -13,7 +11,7 @@ export interface TreeEntry {
 }
 
 /** Starts the `git cat-file --batch` process (Git.objects: counted, sealed, dies with the run). */
-export type BatchStart = () => Promise<ChildProcessWithoutNullStreams>
+type BatchStart = () => Promise<ChildProcessWithoutNullStreams>
 
 // A revision the reader names: an object id, or HEAD. No ref names, ranges or `^{}` suffixes.
 const REVISION = /^(?:[0-9a-f]{40}|[0-9a-f]{64}|HEAD)$/
@@ -121,7 +119,7 @@ export function isObjectRevision(rev: string): boolean {
 }
 
 /** `<rev>` or `<rev>:<path>`, checked so that it is one request and nothing else. */
-export function batchSpec(rev: string, path?: string): string {
+function batchSpec(rev: string, path?: string): string {
   if (!REVISION.test(rev)) throw new Error(`Not an object id or HEAD: ${JSON.stringify(rev)}`)
   if (path === undefined) return rev
   // cat-file reads a line (a CR before the LF is dropped); `./` and `../` are relative to the

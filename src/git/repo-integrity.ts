@@ -17,8 +17,6 @@ import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
 
-export { gitDirs } from './git-dirs.js'
-
 const MAX_ENTRIES = 2_000
 
 /** One watched entry as it was, enough to put it back. */

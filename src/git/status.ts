@@ -1,4 +1,4 @@
-export interface StatusEntry {
+interface StatusEntry {
   /** Two letters: staged and unstaged state, as in `git status --short` ('.' for unchanged). */
   xy: string
   path: string

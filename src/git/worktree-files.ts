@@ -2,7 +2,7 @@ import { lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { InvalidInputError, SecurityViolationError } from '../contract/index.js'
 
-export const MAX_FILE_BYTES = 512 * 1024
+const MAX_FILE_BYTES = 512 * 1024
 
 /**
  * Reads files of the work tree by repository path without following symlinks: a planned path
@@ -53,7 +53,7 @@ export class WorktreeFiles {
 }
 
 /** What lstat finds on the way from `root` to a repository path, one component at a time. */
-export type PathWalk =
+type PathWalk =
   | { kind: 'missing' }
   /** `at`: the repository path of the first link on the way (or at the end). */
   | { kind: 'symlink'; at: string }

@@ -75,7 +75,7 @@ export async function githubClient(
 }
 
 /** GitHub.com and GitHub Enterprise Cloud with data residency (`api.<tenant>.ghe.com`). */
-export function spacesWrites(apiUrl: string): boolean {
+function spacesWrites(apiUrl: string): boolean {
   const host = new URL(apiUrl).hostname.toLowerCase()
   return host === 'api.github.com' || host.endsWith('.ghe.com')
 }

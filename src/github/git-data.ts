@@ -100,7 +100,7 @@ export class GitData {
 }
 
 /** A refused API request as the run's error: never the token, never the request's headers. */
-export function apiError(
+function apiError(
   error: unknown,
   branch: string,
   step: string,
@@ -136,7 +136,7 @@ export function apiError(
 }
 
 /** A request whose answer never came (octokit passes a time-out or an abort through as it is). */
-export function lostAnswer(error: unknown): boolean {
+function lostAnswer(error: unknown): boolean {
   const name = (error as { name?: unknown }).name
   const status = (error as { status?: unknown }).status
   return (

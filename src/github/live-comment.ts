@@ -1,7 +1,7 @@
 import { githubClient, type GitHubClient, type GitHubClientOptions } from './client.js'
 import { explainFailure } from './issue-feedback.js'
 
-export interface LiveCommentOptions {
+interface LiveCommentOptions {
   token: string
   /** `owner/repo` */
   repository: string
@@ -16,7 +16,7 @@ export interface LiveCommentOptions {
 
 const REQUEST_TIMEOUT_MS = 30_000
 /** GitHub refuses a comment body over 65 536 characters (422): a longer one is cut below it. */
-export const COMMENT_CHARS = 65_536
+const COMMENT_CHARS = 65_536
 const CUT_NOTE =
   '\n\n_[… cut: the comment was longer than GitHub allows; the job summary has it all]_'
 

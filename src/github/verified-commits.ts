@@ -8,7 +8,7 @@ import type { BranchPublisher, Git, PublishRequest } from '../git/index.js'
 import type { GitHubClientOptions } from './client.js'
 import { GitData, type TreeEntry, type TreeMode } from './git-data.js'
 
-export interface VerifiedCommitsOptions {
+interface VerifiedCommitsOptions {
   token?: string
   /** `owner/repo` */
   repository?: string

@@ -5,7 +5,7 @@ import type { RunConfig } from '../config.js'
 import { InvalidInputError, PermissionDeniedError } from '../contract/index.js'
 
 /** The inputs a run's artifact may hold, by the name of the setting they fill. */
-export interface FoundInputs {
+interface FoundInputs {
   issue?: string
   fixPlan?: string
   triageResult?: string
@@ -59,7 +59,7 @@ export function locateInputs(dir: string): FoundInputs {
   return found
 }
 
-export interface ArtifactSource {
+interface ArtifactSource {
   runId: number
   name: string
   /** A token with actions: read on the repository. */
@@ -74,7 +74,7 @@ export interface ArtifactSource {
  * Downloads the named artifact of another workflow run (public API, `findBy`), returning the
  * folder. Without a token or repository nothing is asked and the reason is the error.
  */
-export async function downloadRunArtifact(source: ArtifactSource): Promise<string> {
+async function downloadRunArtifact(source: ArtifactSource): Promise<string> {
   const [owner, repo] = (source.repository ?? '').split('/')
   if (!source.token) {
     throw new PermissionDeniedError(
@@ -145,7 +145,7 @@ export function inputsFromFolder(dir: string, given: FoundInputs, what: string):
 }
 
 /** One input as a file for the artifact a rerun downloads: `name` + the source's extension. */
-export function inputEntry(
+function inputEntry(
   key: InputKey,
   value: string | undefined,
   baseDir: string
@@ -163,7 +163,7 @@ export function inputEntry(
 }
 
 /** The event's issue as issue.json, when the run took its issue from the event. */
-export function eventIssueEntry(
+function eventIssueEntry(
   eventPath: string | undefined
 ): { name: string; content: string } | undefined {
   if (!eventPath || !existsSync(eventPath)) return undefined
@@ -179,7 +179,7 @@ export function eventIssueEntry(
   }
 }
 
-export type InputEntry = { name: string; path: string } | { name: string; content: string }
+type InputEntry = { name: string; path: string } | { name: string; content: string }
 
 /**
  * A rerun's settings: with artifact-run-id, the inputs found in that run's artifact fill the

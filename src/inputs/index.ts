@@ -1,3 +1,2 @@
 export { issueFromEvent, loadAgentInput, namedIssueNumber, validate } from './load.js'
-export type { InputSources } from './load.js'
 export { readStructured, MAX_INPUT_BYTES } from './structured-text.js'

@@ -10,7 +10,7 @@ import {
 } from '../contract/index.js'
 import { readStructured } from './structured-text.js'
 
-export interface InputSources {
+interface InputSources {
   issue?: string
   fixPlan?: string
   triageResult?: string

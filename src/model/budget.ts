@@ -1,7 +1,7 @@
 import { CancelledError, TimeoutError, TokenBudgetExceededError } from '../contract/index.js'
 import { costOf, formatUsd, type ModelPricing } from './pricing.js'
 
-export interface BudgetLimits {
+interface BudgetLimits {
   /** Draft rounds (the first draft and every repair or re-draft) at most. */
   maxAttempts: number
   /** Prompt plus completion tokens over every model call of the run; 0: no limit. */
@@ -14,7 +14,7 @@ export interface BudgetLimits {
   pricing?: ModelPricing
 }
 
-export type BudgetStop = 'max-repairs' | 'max-total-tokens' | 'max-cost' | 'time-limit'
+type BudgetStop = 'max-repairs' | 'max-total-tokens' | 'max-cost' | 'time-limit'
 
 /**
  * The run's three budgets. Model calls draw on it (tokens, the deadline, the abort signal) and

@@ -5,7 +5,7 @@ import { replyTooLarge } from './capped-fetch.js'
 import { IncompleteReply } from './retry.js'
 
 /** What a failed call's error names: where the call went and how it was bounded. */
-export interface CallSite {
+interface CallSite {
   model: string
   baseUrl: string
   timeoutMs: number

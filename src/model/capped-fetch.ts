@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 
 /** Raised inside the reply body when it grows past the cap; the connection is dropped. */
-export class ReplyTooLargeError extends Error {
+class ReplyTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(`The model's reply passed the ${maxBytes}-byte cap and was cut off.`)
     this.name = 'ReplyTooLargeError'
@@ -19,7 +19,7 @@ let sharedDispatcher: Promise<Dispatcher> | undefined
  * set when it is first used. TLS uses Node's default trust store, which includes the
  * certificates named by NODE_EXTRA_CA_CERTS.
  */
-export function modelDispatcher(): Promise<Dispatcher> {
+function modelDispatcher(): Promise<Dispatcher> {
   sharedDispatcher ??= loadUndici().then(({ EnvHttpProxyAgent }) => new EnvHttpProxyAgent())
   return sharedDispatcher
 }
@@ -57,7 +57,7 @@ export function cappedFetch(maxBytes: number, dispatcher?: Dispatcher): typeof f
 }
 
 /** A pass-through stream that errors (which cancels the source) past `maxBytes`. */
-export function byteCap(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
+function byteCap(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
   let seen = 0
   return new TransformStream({
     transform(chunk, controller) {

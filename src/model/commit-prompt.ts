@@ -3,7 +3,7 @@ import type { ChatMessage } from './chat.js'
 import { renderTemplate } from './prompt-templates.js'
 import { sanitizeTitle } from './untrusted-text.js'
 
-export interface CommitPromptInput {
+interface CommitPromptInput {
   issue: Issue
   type: string
   scope: string

@@ -23,7 +23,7 @@ export interface DraftRequest {
 }
 
 /** How much of each part goes in: the full prompt first, then smaller shapes to fit a budget. */
-export interface PromptShape {
+interface PromptShape {
   /** A numbered window of the file instead of all of it. */
   window?: FileWindow
   /** Other changed files by name only, not their content. */
@@ -32,7 +32,7 @@ export interface PromptShape {
   failureChars?: number
 }
 
-export function describeStyle(style: StyleConfig): string {
+function describeStyle(style: StyleConfig): string {
   const indent = style.indent_style === 'tab' ? 'tabs' : `${style.indent_size} spaces`
   const finalNewline = style.insert_final_newline ? 'a final newline' : 'no required final newline'
   return `indent with ${indent}, ${style.end_of_line.toUpperCase()} line endings, ${finalNewline}`

@@ -8,7 +8,7 @@ import type { ChatMessage } from './chat.js'
 import { DEFAULT_STYLE, fileStyle, styleForFile } from './style.js'
 import { measurePrompt } from './tokens.js'
 
-export interface DraftPrompterOptions {
+interface DraftPrompterOptions {
   repoDir: string
   /** max-tokens-per-draft: the prompt of one draft call, system message included. */
   maxTokens: number
@@ -24,14 +24,14 @@ export interface DraftPrompterOptions {
 }
 
 /** The repository's instructions for a file's prompt (planning's RepoInstructions). */
-export interface InstructionsSource {
+interface InstructionsSource {
   block(path: string): Promise<{ text: string }>
 }
 
 /** Without `style`, the file's own style is read from `.editorconfig`. */
-export type PromptRequest = Omit<DraftRequest, 'style'> & { style?: StyleConfig }
+type PromptRequest = Omit<DraftRequest, 'style'> & { style?: StyleConfig }
 
-export interface PromptRecord {
+interface PromptRecord {
   path: string
   attempt: number
   /** The prompt's tokens, counted when the prompt could come near the budget… */

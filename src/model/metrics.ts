@@ -3,7 +3,7 @@ import type { DraftPrompter } from './draft-prompter.js'
 import type { ModelClient } from './model-client.js'
 import { costOf, formatUsd, type ModelPricing } from './pricing.js'
 
-export interface TokenTotals {
+interface TokenTotals {
   prompt: number
   /** Of `prompt`, the tokens the provider read from its prompt cache. */
   cached: number
@@ -66,7 +66,7 @@ export function modelMetrics(
   }
 }
 
-export function tokenTotals(model: ModelClient | undefined): TokenTotals {
+function tokenTotals(model: ModelClient | undefined): TokenTotals {
   const prompt = model?.usage.promptTokens ?? 0
   const completion = model?.usage.completionTokens ?? 0
   const cached = model?.usage.cachedPromptTokens ?? 0

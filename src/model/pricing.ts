@@ -12,14 +12,14 @@ export interface ModelPricing {
   output: number
 }
 
-export interface TokenUsage {
+interface TokenUsage {
   prompt: number
   /** Of `prompt`, the tokens read from the prompt cache. */
   cached: number
   completion: number
 }
 
-export const PRICING_FORMAT =
+const PRICING_FORMAT =
   'three numbers, USD per million input, cached input and output tokens, e.g. "2.00 0.50 8.00" (two numbers: cached input costs as input)'
 
 /** `2.00 0.50 8.00` (or with commas, slashes, `$`); two numbers: cached input at the input price. */

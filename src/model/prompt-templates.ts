@@ -5,14 +5,14 @@ import { fileURLToPath } from 'node:url'
 const cache = new Map<string, string>()
 
 /** A template by name, or a name with the folder it is kept in beside its code (an edit format's). */
-export type TemplateRef = string | { name: string; dir?: string }
+type TemplateRef = string | { name: string; dir?: string }
 
 /**
  * Loads a template: from its own folder when it names one and the file is there (the sources),
  * else `prompts/<name>.md`, looked up from this module's location upwards, so the same code finds
  * it beside the sources, beside the bundle (`dist/prompts/`) and in an installed package.
  */
-export function loadTemplate(ref: TemplateRef): string {
+function loadTemplate(ref: TemplateRef): string {
   const { name, dir: own } = typeof ref === 'string' ? { name: ref, dir: undefined } : ref
   const cached = cache.get(name)
   if (cached !== undefined) return cached

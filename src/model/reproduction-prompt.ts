@@ -3,7 +3,7 @@ import { renderTemplate } from './prompt-templates.js'
 import { fence, sanitizeUntrusted } from './untrusted-text.js'
 
 /** What the model is shown to write a reproduction: the framework, a test to follow, the code. */
-export interface ReproductionRequest {
+interface ReproductionRequest {
   path: string
   /** The framework as a person names it ("pytest", "Node's built-in test runner …"). */
   framework: string

@@ -11,7 +11,7 @@ export const RETRY_REASONS: readonly RetryReason[] = [
   'connection'
 ]
 
-export interface RetryPolicy {
+interface RetryPolicy {
   /** Cap of the exponential backoff used when the endpoint names no wait. */
   maxBackoffMs: number
   /** The longest `retry-after` honoured; an endpoint asking for more is given up on at once. */

@@ -7,7 +7,7 @@ import { formatUsd, type ModelPricing } from './pricing.js'
  * and written by the engine (engine/budget-ledger.ts) through a ref on origin.
  */
 
-export type BudgetUnit = 'usd' | 'tokens'
+type BudgetUnit = 'usd' | 'tokens'
 export type BudgetWindow = 'day' | 'week'
 
 export interface Ceiling {
@@ -16,7 +16,7 @@ export interface Ceiling {
   amount: number
 }
 
-export const WINDOW_MS: Record<BudgetWindow, number> = {
+const WINDOW_MS: Record<BudgetWindow, number> = {
   day: 24 * 3_600_000,
   week: 7 * 24 * 3_600_000
 }
@@ -105,13 +105,13 @@ export function runCap(
 }
 
 /** Spent in one ceiling's window at `now`: settled runs and the caps of open ones. */
-export function spentIn(entries: readonly LedgerEntry[], ceiling: Ceiling, now: number): number {
+function spentIn(entries: readonly LedgerEntry[], ceiling: Ceiling, now: number): number {
   const since = now - WINDOW_MS[ceiling.window]
   const inWindow = entries.filter((entry) => Date.parse(entry.time) > since)
   return sum(inWindow.map((entry) => entry[ceiling.unit]))
 }
 
-export interface WindowState extends Ceiling {
+interface WindowState extends Ceiling {
   spent: number
   /** Of `spent`: the caps of runs that have not settled yet. */
   reserved: number
@@ -137,7 +137,7 @@ export function windowStates(
 }
 
 /** Why a run may not start: the first ceiling its cap would pass, and when that one frees up. */
-export interface BudgetRefusal {
+interface BudgetRefusal {
   ceiling: WindowState
   /** The run's cap in the ceiling's unit. */
   needed: number
@@ -198,7 +198,7 @@ export function pruned(entries: readonly LedgerEntry[], now: number): LedgerEntr
   return entries.filter((entry) => Date.parse(entry.time) > now - WINDOW_MS.week)
 }
 
-export function show(unit: BudgetUnit, amount: number): string {
+function show(unit: BudgetUnit, amount: number): string {
   return unit === 'usd' ? `$${formatUsd(amount)}` : `${Math.round(amount)} tokens`
 }
 

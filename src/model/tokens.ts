@@ -13,7 +13,7 @@ let counter: Promise<Counter> | undefined
  * tables take ~150 ms to load, which a small prompt never needs (see `fitsWithoutCounting`).
  * Other model families tokenize differently; for them the count is a close estimate.
  */
-export function loadTokenCounter(): Promise<Counter> {
+function loadTokenCounter(): Promise<Counter> {
   counter ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens }) => {
     // Special-token text in a prompt (e.g. "<|endoftext|>" in an issue) is counted as plain text.
     const options = { disallowedSpecial: new Set<string>() }
@@ -35,7 +35,7 @@ export async function countMessageTokens(messages: readonly ChatMessage[]): Prom
  * An upper bound on the prompt's tokens without a tokenizer: a byte-level BPE token covers at
  * least one UTF-8 byte, so a prompt of N bytes is at most N tokens plus the chat framing.
  */
-export function tokenUpperBound(messages: readonly ChatMessage[]): number {
+function tokenUpperBound(messages: readonly ChatMessage[]): number {
   return messages.reduce(
     (sum, message) => sum + PER_MESSAGE + Buffer.byteLength(message.content, 'utf8'),
     PER_REPLY

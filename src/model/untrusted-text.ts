@@ -8,7 +8,7 @@ const HIDDEN =
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
 const HTML_COMMENT = /<!--[\s\S]*?(-->|$)/g
 
-export const MAX_ISSUE_CHARS = 32 * 1024
+const MAX_ISSUE_CHARS = 32 * 1024
 
 /**
  * Issue or plan text as it may enter a prompt: HTML comments, hidden and control characters

@@ -7,10 +7,8 @@ import { batchMode } from './batch/index.js'
 import { approvalRequest, approvedPlanMode } from './plan-approval/index.js'
 import { taskFileMode } from './task-file/index.js'
 
-export { followUpTrigger } from './follow-up/index.js'
-
 /** How the action or the command line was asked to run: the CLI's command; the action `run`. */
-export type Command = 'run' | 'commit' | 'follow-up'
+type Command = 'run' | 'commit' | 'follow-up'
 
 /**
  * The one place a way of running is chosen, for the action and the CLI alike: `commit` is seed

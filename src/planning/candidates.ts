@@ -194,7 +194,7 @@ function linesOf(content: string): string[] {
  * up to the next non-blank line indented no deeper than the definition, taking it in when it
  * closes the block (`}`, `end`, `)`); at most MAX_BLOCK_LINES.
  */
-export function blockEnd(lines: readonly string[], start: number): number {
+function blockEnd(lines: readonly string[], start: number): number {
   const indent = (line: string) => line.length - line.trimStart().length
   const own = indent(lines[start - 1] ?? '')
   const limit = Math.min(lines.length, start + MAX_BLOCK_LINES - 1)

@@ -1,7 +1,7 @@
 import { InvalidInputError, worldFailure } from '../contract/index.js'
 import { githubClient } from '../github/index.js'
 
-export interface IssueFetch {
+interface IssueFetch {
   token?: string
   /** `owner/repo` (GITHUB_REPOSITORY). */
   repository?: string

@@ -1,7 +1,7 @@
 /** Seed Maverick's target for an issue fix: fewer than 100 changed lines. */
 export const MINIMAL_FIX_LINES = 100
 
-export interface MinimalFix {
+interface MinimalFix {
   changed_lines: number
   added: number
   removed: number

@@ -26,7 +26,7 @@ import type { RepoFiles } from './repo-files.js'
  * wants. The branch and the validation commands are Patchsmith's: a branch name from the
  * issue title, and only the maintainer's trusted commands.
  */
-export const planReplySchema = lazySchema(() =>
+const planReplySchema = lazySchema(() =>
   z.strictObject({
     root_cause: z.string().min(1).max(2_000),
     plan_steps: z.array(z.string().min(1).max(1_000)).min(1).max(10),
@@ -42,7 +42,7 @@ export const planReplySchema = lazySchema(() =>
       .max(5)
   })
 )
-export type PlanReply = z.infer<ReturnType<typeof planReplySchema>>
+type PlanReply = z.infer<ReturnType<typeof planReplySchema>>
 
 const PLAN_FORMAT = {
   name: 'fix_plan',
@@ -51,7 +51,7 @@ const PLAN_FORMAT = {
   }
 }
 
-export interface PlanRequest {
+interface PlanRequest {
   issue: Issue
   candidates: readonly Candidate[]
   repo: RepoFiles

@@ -17,7 +17,7 @@ import { planFix } from './plan-fix.js'
 import { RepoInstructions } from './repo-instructions.js'
 import { searchTerms } from './search-terms.js'
 
-export interface PlanningContext {
+interface PlanningContext {
   repoDir: string
   /** Where input files are named from (the entry's working folder). */
   cwd: string

@@ -3,9 +3,9 @@ import { readStructured } from '../inputs/index.js'
 import { githubClient } from '../github/index.js'
 
 export const PERMISSION_LEVELS = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const
-export type PermissionLevel = (typeof PERMISSION_LEVELS)[number]
+type PermissionLevel = (typeof PERMISSION_LEVELS)[number]
 
-export interface ActorCheck {
+interface ActorCheck {
   /** The triggering event's payload; its `sender` is who started the run. */
   eventPath?: string
   /** `owner/repo` */

@@ -17,7 +17,7 @@ export const INSTRUCTION_FILES = [
 ] as const
 
 /** What other agents read as instructions (not sent to the model; protected all the same). */
-export const OTHER_AGENT_INSTRUCTIONS = [
+const OTHER_AGENT_INSTRUCTIONS = [
   'AGENTS.override.md',
   'AGENT.md',
   'CLAUDE.local.md',

@@ -15,7 +15,7 @@ export interface GuardedEdit {
   after: string | null
 }
 
-export interface EditGuardOptions {
+interface EditGuardOptions {
   /** The plan's file changes: an edit to any other path is refused (rule outside-plan). */
   planned: ReadonlyArray<{ path: string; operation: string }>
   /** The run's known secrets: added lines holding one stop the edit. */
@@ -35,9 +35,9 @@ const REFUSED_BECAUSE: Record<string, (what: string) => string> = {
     'listed in "unicode-text-paths" (bidi overrides and tag characters stay refused there)'
 }
 
-export const MAX_EDIT_FILES = 50
-export const MAX_EDIT_FILE_BYTES = 512 * 1024
-export const MAX_EDIT_TOTAL_BYTES = 2 * 1024 * 1024
+const MAX_EDIT_FILES = 50
+const MAX_EDIT_FILE_BYTES = 512 * 1024
+const MAX_EDIT_TOTAL_BYTES = 2 * 1024 * 1024
 
 /**
  * Every edit-level check, on the whole set before anything is written: size caps, the plan's

@@ -19,7 +19,7 @@ export interface PathViolation {
   group?: string
 }
 
-export interface PathPolicyOptions {
+interface PathPolicyOptions {
   /** Extra globs no edit may touch (the `blocked-paths` input). */
   blockedGlobs?: readonly string[]
   /** Globs of protected paths a maintainer allows (the `allow-protected-paths` input). */
@@ -30,7 +30,7 @@ export interface PathPolicyOptions {
   protectedFiles?: readonly string[]
 }
 
-export const MAX_PATH_CHARS = 4096
+const MAX_PATH_CHARS = 4096
 const MAX_SEGMENT_BYTES = 255
 const GLOB = { dot: true, nocase: true } as const
 

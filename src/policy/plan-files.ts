@@ -4,9 +4,9 @@ import type { GitRunner } from './repo-paths.js'
 import type { ObjectReader, TreeEntry } from '../git/index.js'
 
 /** What the checks need of git: commands, and the run's object reader for HEAD's trees. */
-export type PlanGit = GitRunner & { readonly objects: Pick<ObjectReader, 'tree'> }
+type PlanGit = GitRunner & { readonly objects: Pick<ObjectReader, 'tree'> }
 
-export interface PlannedFile {
+interface PlannedFile {
   path: string
   operation: 'CREATE' | 'MODIFY' | 'DELETE'
 }

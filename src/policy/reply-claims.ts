@@ -2,7 +2,7 @@ import { SecurityViolationError, type RefusalRule } from '../contract/index.js'
 import type { HeaderNames, ReplyClaims } from '../edits/index.js'
 import { violationError, type PathPolicy } from './path-policy.js'
 
-export interface ClaimOptions {
+interface ClaimOptions {
   /**
    * The reply is for one planned file and lands on it whatever its headers say, so `---`/`+++`
    * names that disagree with each other (`before.c` / `patched_before.c`) are only checked

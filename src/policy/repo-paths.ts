@@ -40,7 +40,7 @@ export function symlinkOnTheWay(repoDir: string, path: string): PathViolation | 
 }
 
 /** The paths git ignores (tracked files are never ignored): changes there are invisible to review. */
-export async function ignoredPaths(git: GitRunner, paths: readonly string[]): Promise<string[]> {
+async function ignoredPaths(git: GitRunner, paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) return []
   const out = await git.exec(['check-ignore', '-z', '--stdin'], {
     allowFailure: true,

@@ -32,7 +32,7 @@ export function userRwx(mode: string): boolean {
 }
 
 /** `-path ./skipped -prune -o`: `.git` and the run's own folder are never entered. */
-export function pruned(skip: readonly string[]): string[] {
+function pruned(skip: readonly string[]): string[] {
   const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${path}`])
   return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
 }
@@ -121,7 +121,7 @@ function opening(openUp: boolean): string[] {
     : []
 }
 
-export function stampsOf(out: Buffer): Stamps {
+function stampsOf(out: Buffer): Stamps {
   const stamps: Stamps = new Map()
   for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
     const field = out.subarray(start, end).toString('latin1')
@@ -162,12 +162,7 @@ async function inodeOf(root: string, path: string): Promise<string | undefined> 
     ?.split(' ')[2]
 }
 
-export function run(
-  program: string,
-  args: string[],
-  cwd: string,
-  allowFailure = false
-): Promise<Buffer> {
+function run(program: string, args: string[], cwd: string, allowFailure = false): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { cwd, env: FIND_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
     const chunks: Buffer[] = []

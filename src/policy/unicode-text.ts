@@ -10,7 +10,7 @@ import { minimatch } from 'minimatch'
  * AGENTS.md, rule files), and hidden instructions in rule files were written with exactly these
  * characters. `unicode-text-paths` adds globs (a `docs/fa/**` of Persian documentation).
  */
-export const DEFAULT_UNICODE_TEXT_GLOBS = [
+const DEFAULT_UNICODE_TEXT_GLOBS = [
   // translation catalogues
   '**/*.{po,pot,xliff,xlf,strings,stringsdict,arb,ftl,resx,resw}',
   // data files in locale folders (locales/fa.json, i18n/he.yml, messages/ar.json)

@@ -27,7 +27,7 @@ const MOST_PATHSPEC_BYTES = 64 * 1024
  * What validation did to the work tree, when it ran on an overlay (the sandbox's
  * OverlayRecord): the watch asks git about these paths only, and needs no list from before.
  */
-export interface TouchedPaths {
+interface TouchedPaths {
   /** Files or whole folders validation created, changed or deleted. */
   readonly touched: ReadonlySet<string>
   /** Files there before validation that it deleted or replaced. */

@@ -3,16 +3,16 @@ import type { CommandStart } from './recorder.js'
 import { replyDigest } from './replay-file.js'
 import type { Replay, ReplayExchange } from './replay-format.js'
 
-export type DivergenceKind = 'reply-edited' | 'request' | 'command' | 'outcome' | 'tree'
+type DivergenceKind = 'reply-edited' | 'request' | 'command' | 'outcome' | 'tree'
 
-export interface Divergence {
+interface Divergence {
   kind: DivergenceKind
   /** One line: which step, and how it differs from the recording. */
   message: string
 }
 
 /** How the replayed run ended, as the judge compares it with the recording. */
-export interface ReplayedOutcome {
+interface ReplayedOutcome {
   success: boolean
   errorCode?: string
   errorMessage?: string

@@ -26,10 +26,10 @@ import {
 } from './replay-format.js'
 
 /** The longest replay file read: every prompt of a long run fits many times over. */
-export const MAX_REPLAY_BYTES = 32 * 1024 * 1024
+const MAX_REPLAY_BYTES = 32 * 1024 * 1024
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
-export interface RecordedRun {
+interface RecordedRun {
   config: RunConfig
   input: CodeAgentInput
   /** The run wrote its own plan: the replay asks for it again. */

@@ -6,7 +6,7 @@ import type { ReplayExchange } from './replay-format.js'
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024
 
-export interface ReplyServer {
+interface ReplyServer {
   /** The base URL the run's model client is given: http://127.0.0.1:PORT/v1. */
   url: string
   close(): Promise<void>

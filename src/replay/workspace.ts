@@ -6,9 +6,9 @@ import { InvalidInputError } from '../contract/index.js'
 import { gitProgram, NO_HOOKS, SAFE_CONFIG } from '../git/index.js'
 
 /** The branch a replay starts on, at the recorded base commit. */
-export const REPLAY_BASE_BRANCH = 'replay-base'
+const REPLAY_BASE_BRANCH = 'replay-base'
 
-export interface ReplayWorkspace {
+interface ReplayWorkspace {
   /** The checkout of the base commit the replay runs in. */
   dir: string
   /** Its tree, or undefined when the commit is not there. */

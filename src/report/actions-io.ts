@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { mayRunWorkflowCommand } from '../model/index.js'
 
 /** Where an annotation points, when the failure names a file (and maybe a line). */
-export interface AnnotationPlace {
+interface AnnotationPlace {
   file?: string
   line?: number
   title?: string

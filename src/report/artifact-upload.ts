@@ -12,7 +12,7 @@ import { dirname, join, relative } from 'node:path'
 /** A file or folder to upload under `name`, or a text written as the file `name`. */
 export type ArtifactEntry = { path: string; name?: string } | { name: string; content: string }
 
-export interface ArtifactFiles {
+interface ArtifactFiles {
   rootDirectory: string
   /** Absolute paths under rootDirectory. */
   files: string[]
@@ -65,7 +65,7 @@ export function collectArtifactFiles(
   return { rootDirectory: root, files }
 }
 
-export interface UploadOutcome {
+interface UploadOutcome {
   uploaded: boolean
   /** Why nothing was uploaded. */
   reason?: string

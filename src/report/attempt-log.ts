@@ -11,12 +11,12 @@ import {
 import { join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 
-export interface LoggedRequest {
+interface LoggedRequest {
   path: string
   messages: unknown
 }
 
-export interface LoggedCommand {
+interface LoggedCommand {
   command: string
   exit_code: number
   duration_ms: number

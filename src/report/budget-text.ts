@@ -12,7 +12,7 @@ export function amountText(unit: BudgetWindow['unit'], value: number): string {
 const SPAN = { day: 'last 24 hours', week: 'last 7 days' } as const
 
 /** The rolling budget's table: each ceiling, spent, reserved by runs still going. */
-export function rollingBudgetTable(windows: readonly BudgetWindow[]): string {
+function rollingBudgetTable(windows: readonly BudgetWindow[]): string {
   return table(
     ['Window', 'Spent', 'Ceiling', 'Reserved by runs still going'],
     windows.map((state) => [

@@ -38,7 +38,7 @@ export function whatFailed(error: AgentError): string {
   return STEP[error.code] ?? error.code
 }
 
-export interface FailureCommentContext {
+interface FailureCommentContext {
   /** The plan's branch, rolled back. */
   branch?: string
   /** A link to the workflow run. */
@@ -49,7 +49,7 @@ const MESSAGE_CHARS = 4_000
 const OUTPUT_LINES = 40
 const OUTPUT_CHARS = 6_000
 /** Marks Patchsmith's comments, so people and tools can tell them apart. */
-export const COMMENT_MARKER = '<!-- patchsmith:failure -->'
+const COMMENT_MARKER = '<!-- patchsmith:failure -->'
 
 /** The answer the rerun advice below the comment (progress.ts) agrees with. */
 function rerunHelps(error: AgentError, detail: Record<string, unknown>): string {

@@ -80,7 +80,7 @@ export function defuse(text: string): string {
   return text.replace(/@(?=[A-Za-z0-9])/g, '@\u200b')
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 

@@ -33,7 +33,7 @@ export function filesLine(commits: readonly Commit[]): string {
 const BODY_CHARS = 65_536
 const CUT = '\n\n_[… cut: longer than GitHub allows; the job summary has it all]_'
 
-export interface PullRequestContext {
+interface PullRequestContext {
   issueNumber?: number
   issueTitle?: string
   runUrl?: string

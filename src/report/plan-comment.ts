@@ -2,7 +2,7 @@ import type { AwaitingApproval } from '../contract/index.js'
 import { cell, code, details, fence, table } from './markdown.js'
 
 /** A comment that holds a plan for approval starts its plan section with this. */
-export const PLAN_MARKER = '<!-- patchsmith:plan -->'
+const PLAN_MARKER = '<!-- patchsmith:plan -->'
 const JSON_START = '<!-- patchsmith:plan-json -->'
 const JSON_END = '<!-- /patchsmith:plan-json -->'
 const PLAN_STEPS = 30

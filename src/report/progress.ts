@@ -25,7 +25,7 @@ const STAGE_OF: Record<string, Stage | undefined> = {
   push: 'Pushing'
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   enabled: boolean
   dryRun: boolean
   token: string

@@ -25,7 +25,7 @@ export function renderProofTable(
  * The verification in plain words, then the tests that flipped (the reproduction first): what
  * a reviewer reads before the commands. Ids come from test output: inline code, never Markdown.
  */
-export function verificationText(verification: Verification): string {
+function verificationText(verification: Verification): string {
   const reason = cell(capitalised(verification.reason, verification.status))
   const line =
     verification.status === 'reproduced-and-fixed'

@@ -34,7 +34,7 @@ export function actionOutputs(
 }
 
 /** The `tokens` output: the run's model token totals as JSON (zeros when no call was made). */
-export function tokensOutput(metrics: CodeAgentOutput['metrics']): string {
+function tokensOutput(metrics: CodeAgentOutput['metrics']): string {
   const tokens = (metrics as { tokens?: Record<string, unknown> } | undefined)?.tokens
   const count = (key: string) => (typeof tokens?.[key] === 'number' ? (tokens[key] as number) : 0)
   return JSON.stringify({
@@ -47,7 +47,7 @@ export function tokensOutput(metrics: CodeAgentOutput['metrics']): string {
 }
 
 /** The `cost` output: the run's model cost in USD from model-pricing ('' without pricing). */
-export function costOutput(metrics: CodeAgentOutput['metrics']): string {
+function costOutput(metrics: CodeAgentOutput['metrics']): string {
   const cost = (metrics as { cost?: { usd?: unknown } } | undefined)?.cost
   return typeof cost?.usd === 'number' ? formatUsd(cost.usd) : ''
 }

@@ -7,7 +7,7 @@ import { planComment } from './plan-comment.js'
 import { renderProofTable } from './proof-table.js'
 import { budgetExhaustedParts, rollingBudgetParts } from './budget-text.js'
 
-export interface SummaryContext {
+interface SummaryContext {
   issueNumber?: number
   /** The branch was pushed (push: true); else the commit waits on the base for a PR step. */
   pushed?: boolean

@@ -6,7 +6,7 @@
 export { RunLock } from './run-lock.js'
 export { RunJournal, type JournalRecord } from './run-journal.js'
 export { AttemptFile } from './attempt-file.js'
-export { recoverRepository, type Recovery } from './journal-recovery.js'
+export { recoverRepository } from './journal-recovery.js'
 export {
   leftoverSigns,
   unverifiedJournalMessage,

@@ -60,7 +60,7 @@ const workTreePathSchema = lazySchema(() =>
  * written before each change to the repository, removed when the run has put everything back.
  * Every value is checked again when read: the file sits in `.git`, where others can write.
  */
-export const journalRecordSchema = lazySchema(() =>
+const journalRecordSchema = lazySchema(() =>
   z
     .object({
       pid: z.number().int().positive(),

@@ -15,7 +15,7 @@ const REMOTE = 'origin'
  * only untracked files at the recorded paths are removed. Returns what was done (or left alone,
  * and why) and what failed, as sentences.
  */
-export async function recoverFromJournal(
+async function recoverFromJournal(
   git: Git,
   record: JournalRecord,
   auth?: PushAuth

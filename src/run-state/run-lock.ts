@@ -15,7 +15,7 @@ interface LockRecord {
 }
 
 /** A lock that was not a live run's, taken over; said by the caller. */
-export interface StaleLock {
+interface StaleLock {
   pid?: number
   started?: string
   why: string

@@ -2,7 +2,7 @@ import { constants } from 'node:os'
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
-export interface Cancellation {
+interface Cancellation {
   /** Aborted (reason: the signal's name) at the first SIGINT, SIGTERM or SIGHUP. */
   signal: AbortSignal
   /** 128 + the signal's number (130, 143, 129) once one arrived, for the process to exit with. */

@@ -2,7 +2,7 @@ import type { Caller, Programs, SpawnSpec } from './jail-command.js'
 import type { JailPlan } from './jail-plan.js'
 
 /** A program a backend runs (found once per run, outside the jail). */
-export type ProgramName = Exclude<keyof Programs, 'bwrapOptions'>
+type ProgramName = Exclude<keyof Programs, 'bwrapOptions'>
 
 /** Everything a backend needs to wrap one command in the jail. */
 export interface JailJob {

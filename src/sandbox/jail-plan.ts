@@ -36,7 +36,7 @@ export interface JailPlan {
   env: Record<string, string>
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   gitWritable?: boolean
   network?: 'closed' | 'open'
   maxTasks?: number
@@ -44,12 +44,12 @@ export interface PlanOptions {
 
 /** Sizes of the private folders: big enough for builds and caches, not for filling the disk. */
 const MB = 1024 * 1024
-export const TEMP_SIZE = 2048 * MB
+const TEMP_SIZE = 2048 * MB
 /** The command's HOME: fresh and empty, in its private /tmp. */
-export const JAIL_HOME = '/tmp/home'
+const JAIL_HOME = '/tmp/home'
 const SHM_SIZE = 256 * MB
 /** Processes and threads at once: a build's, not a fork bomb's. */
-export const MAX_TASKS = 2048
+const MAX_TASKS = 2048
 /** Where procfs can change the host (sysctls, a crash through sysrq, drivers), made read-only. */
 export const PROC_COVERS = ['sys', 'sysrq-trigger', 'irq', 'bus', 'fs', 'acpi', 'scsi', 'driver']
 

@@ -13,7 +13,7 @@ import { accessSync, constants, readFileSync } from 'node:fs'
  */
 const SUPERVISE = 'trap "kill -KILL 0" TERM HUP; exec 3<&0; "$@" <&3 3<&- & wait $!'
 
-export interface Program {
+interface Program {
   file: string
   args: string[]
 }
@@ -67,7 +67,7 @@ export interface RunProcess {
 }
 
 /** The run's live process groups; listeners hear of each change (the journal records them). */
-export class RunProcesses {
+class RunProcesses {
   private readonly live = new Map<number, string>()
   private readonly listeners = new Set<() => void>()
 

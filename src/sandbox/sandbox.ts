@@ -22,7 +22,7 @@ export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
 export const NETWORK_MODES = ['closed', 'open'] as const
 export type NetworkMode = (typeof NETWORK_MODES)[number]
 
-export interface SandboxOptions {
+interface SandboxOptions {
   /** Whether commands get the host's network (default: closed, loopback only). */
   network?: NetworkMode
   /** Most processes and threads a command may have at once. */
@@ -31,7 +31,7 @@ export interface SandboxOptions {
   overlay?: boolean
 }
 
-export interface SpawnOptions {
+interface SpawnOptions {
   /** Git's folders writable: git itself running the repository's hooks. */
   gitWritable?: boolean
   /** This command's network, over the sandbox's (setup commands: open). */

@@ -26,7 +26,7 @@ const BOM = '\ufeff'
 // A subdivision flag (England: black flag, g b e n g, cancel tag) is the one use of tags.
 const FLAG_SEQUENCE = /\u{1f3f4}[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{2,7}\u{e007f}/gu
 
-export interface HiddenCharacter {
+interface HiddenCharacter {
   /** Index in the text (UTF-16). */
   index: number
   /** `U+200D` */

@@ -9,7 +9,7 @@ import {
 import { redactPatterns } from './patterns.js'
 import { maskSplitSecrets, replaceSpans } from './split-secrets.js'
 
-export interface SecretOptions {
+interface SecretOptions {
   /** Characters of the raw value left visible after `***` (the API key shows its last two). */
   reveal?: number
 }

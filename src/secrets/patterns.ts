@@ -4,7 +4,7 @@
  * JavaScript. Every rule redacts in outgoing text; rules marked
  * `commit` are precise enough to stop a commit that adds a match.
  */
-export interface SecretRule {
+interface SecretRule {
   id: string
   pattern: RegExp
   /** Redact only this capture group (the value after a key name), not the whole match. */
@@ -127,7 +127,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
 const PLACEHOLDER =
   /example|sample|dummy|placeholder|changeme|change_me|your[_-]|xxxx|\*\*\*|\$\{|<[a-z_]+>|redacted/i
 
-export interface SecretMatch {
+interface SecretMatch {
   rule: string
   /** Offsets of the secret itself in the text. */
   start: number
@@ -172,7 +172,7 @@ export function redactPatterns(text: string): string {
   return out + text.slice(cursor)
 }
 
-export function shannonEntropy(text: string): number {
+function shannonEntropy(text: string): number {
   const counts = new Map<string, number>()
   for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1)
   let entropy = 0

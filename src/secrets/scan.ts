@@ -3,13 +3,13 @@ import { findHiddenCharacter } from './invisible-unicode.js'
 import type { SecretMasker } from './masker.js'
 import { findSecrets, SECRET_RULES } from './patterns.js'
 
-export interface ScannedEdit {
+interface ScannedEdit {
   path: string
   before: string | null
   after: string | null
 }
 
-export interface AddedLineFinding {
+interface AddedLineFinding {
   path: string
   /** 1-based line in the new content. */
   line: number
@@ -22,7 +22,7 @@ export interface AddedLineFinding {
   what: string
 }
 
-export interface ScanOptions {
+interface ScanOptions {
   /** Files whose text is content (unicode-text-paths): bidi and joiners are writing there. */
   isText?: (path: string) => boolean
 }

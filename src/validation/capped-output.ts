@@ -27,7 +27,7 @@ export class CappedOutput {
   }
 }
 
-export function marker(dropped: number): string {
+function marker(dropped: number): string {
   return `\n… [${dropped} characters truncated] …\n`
 }
 

@@ -7,7 +7,7 @@ export interface PipelineStep {
   fix?: string
 }
 
-export interface StepCommands {
+interface StepCommands {
   formatCommand?: string
   formatFixCommand?: string
   lintCommand?: string

@@ -14,7 +14,7 @@ const BY_MARKERS = [wholeFile, searchReplace, jsonEdits, udiff] as const
 export type ReplyFormat = (typeof FORMATS)[number]['name']
 /** A format, or `auto`: read the reply in whichever format it is written. */
 export type ReplyFormatOrAuto = ReplyFormat | 'auto'
-export const REPLY_FORMATS: readonly ReplyFormat[] = FORMATS.map((format) => format.name)
+const REPLY_FORMATS: readonly ReplyFormat[] = FORMATS.map((format) => format.name)
 /** The `edit-format` setting's values: a format, or `auto`. */
 export const EDIT_FORMAT_SETTINGS: readonly ReplyFormatOrAuto[] = [...REPLY_FORMATS, 'auto']
 
@@ -39,7 +39,6 @@ export function parseAs(
   return formatNamed(name).parse(reply, hints)
 }
 
-export type { ApplyContext, AppliedInstructions, FormatStrategy, ParseHints } from './format.js'
-export type { FormatTemplate } from './template.js'
-export { jsonEditsSchema, jsonLineEditSchema } from './json-edits/index.js'
+export type { ApplyContext, ParseHints } from './format.js'
+export { jsonEditsSchema } from './json-edits/index.js'
 export { extractDiff, parseUnifiedDiff } from './udiff/index.js'

@@ -3,13 +3,11 @@ import { loadLanguage, parserFor } from './loader.js'
 import type { SyntaxProblem } from './problem.js'
 import { firstProblem, parseErrorSites } from './problems.js'
 
-export type { SyntaxProblem } from './problem.js'
-
 /** Files larger than this (in UTF-16 code units, about bytes for code) are not checked. */
-export const MAX_CHECKED_SIZE = 2 * 1024 * 1024
+const MAX_CHECKED_SIZE = 2 * 1024 * 1024
 
 /** A gate that refuses the parse errors an edit introduces, by tree-sitter. */
-export interface SyntaxGate {
+interface SyntaxGate {
   /** The language tree-sitter would parse this path as, or null when none is known. */
   languageOf(path: string): string | null
   /**

@@ -112,6 +112,6 @@ function firstLine(text: string): string {
 }
 
 /** Code in backticks; one that holds a backtick itself goes in double quotes. */
-export function quote(code: string): string {
+function quote(code: string): string {
   return code.includes('`') ? JSON.stringify(code) : `\`${code}\``
 }

@@ -10,7 +10,7 @@ import {
 import { MAX_INPUT_BYTES, readStructured } from '../structured-text.js'
 import { parseTaskFile, type TaskFile } from './parse.js'
 
-export interface TaskSources {
+interface TaskSources {
   taskFile: string
   issue?: string
   triageResult?: string

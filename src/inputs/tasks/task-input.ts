@@ -7,7 +7,7 @@ import {
 } from '../../contract/index.js'
 import { TaskParseError, type Task } from './parse.js'
 
-export interface TaskContext {
+interface TaskContext {
   /** The issue the task file belongs to: its number goes into every commit. */
   issue: Issue
   triage: TriageResult

@@ -2,7 +2,7 @@ import { BranchExistsError } from '../../contract/index.js'
 import { PATCHSMITH_TRAILER, type ContinuedBranch } from '../../change/index.js'
 
 /** An issue an earlier run of the batch committed on its branch: its last commit there. */
-export interface DoneIssue {
+interface DoneIssue {
   issue: number
   sha: string
 }

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../../contract/index.js'
 import { githubClient, type GitHubClientOptions } from '../../github/index.js'
 
 /** The issues of a batch, in the order they are fixed. */
-export interface IssueQuery {
+interface IssueQuery {
   token?: string
   repository?: string
   client?: GitHubClientOptions

@@ -5,12 +5,12 @@ import { codeCommitDrafter, projectInput, type InitialQuery } from './drafter.js
 import { BUILD_SCRIPT, LOG_FOLDER, readProject, type CodeCommitProject } from './project.js'
 import { initialMessages } from './prompts.js'
 
-export { BUILD_SCRIPT, LOG_FOLDER, QUERY_FILE, ROLLUP_FILE, readProject } from './project.js'
-export { fileReplacements, initialMessages, repairMessages } from './prompts.js'
+export { readProject } from './project.js'
+export { fileReplacements } from './prompts.js'
 export { replyBlocks } from './drafter.js'
 
 /** build.sh is the validation, trusted: the maintainer chose it by running `patchsmith commit`. */
-export const BUILD_COMMAND = `bash ${BUILD_SCRIPT}`
+const BUILD_COMMAND = `bash ${BUILD_SCRIPT}`
 
 /**
  * `patchsmith commit`'s settings: seed code-commit's 1 + 3 attempts, whole-file edits, build.sh,

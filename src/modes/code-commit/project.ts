@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { InvalidInputError } from '../../contract/index.js'
 
-export const QUERY_FILE = 'agent-config/query.txt'
-export const ROLLUP_FILE = 'agent-config/codeRollup.txt'
+const QUERY_FILE = 'agent-config/query.txt'
+const ROLLUP_FILE = 'agent-config/codeRollup.txt'
 export const BUILD_SCRIPT = 'build.sh'
 /** Where seed code-commit logs its activity: the NN-build.txt files go here. */
 export const LOG_FOLDER = 'agent-config/logs'

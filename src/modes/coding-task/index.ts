@@ -6,7 +6,6 @@ import { commitResult } from './commit-result.js'
 import { codingTaskInput, readCodingTask } from './task-input.js'
 
 export { commitResult, commitStatus } from './commit-result.js'
-export { codingTaskInput, readCodingTask } from './task-input.js'
 
 /**
  * Seed Coding-Agent on the engine: CodingTask in (`coding-task`), the same run, CommitResult out

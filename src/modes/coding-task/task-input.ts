@@ -11,7 +11,7 @@ import { readStructured, validate } from '../../inputs/index.js'
 import { fence } from '../../model/index.js'
 
 /** Stands in for the issue a CodingTask does not have: never commented on, never in a message. */
-export const NO_ISSUE = 1
+const NO_ISSUE = 1
 
 export function readCodingTask(source: string): CodingTask {
   return validate(

@@ -17,9 +17,8 @@ import { ROUND_TRAILER } from './trailers.js'
 import { followUpTrigger } from './trigger.js'
 
 export { followUpTrigger } from './trigger.js'
-export type { ThreadOutcome } from './plan.js'
 
-export interface FollowUpReport {
+interface FollowUpReport {
   pull_request: number
   round: number
   threads: ThreadOutcome[]

@@ -19,7 +19,7 @@ export interface ThreadOutcome {
   answer_failed?: string
 }
 
-export interface SortedThreads {
+interface SortedThreads {
   actionable: ReviewThread[]
   declined: { thread: ReviewThread; reason: string }[]
   /** Threads by people who may not write to the repository, and threads already answered. */

@@ -13,7 +13,7 @@ export const ROUND_TRAILER = 'Patchsmith-Follow-Up'
 /** What every commit Patchsmith makes carries (src/git's PATCHSMITH_TRAILER), or a round's. */
 export const PATCHSMITH_TRAILERS = [PATCHSMITH_TRAILER.split(':')[0]!, ROUND_TRAILER]
 
-export interface Trailer {
+interface Trailer {
   key: string
   value: string
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { InvalidInputError } from '../../contract/index.js'
 
 /** What a follow-up answers: the review threads of a pull request, or a failed check on it. */
-export interface FollowUpTrigger {
+interface FollowUpTrigger {
   pullRequest: number
   /**
    * A failed workflow run (workflow_run) or check suite (check_suite) whose log drives the fix,

@@ -10,7 +10,7 @@ import { readStructured } from '../../inputs/index.js'
 import { readPlanJson } from '../../report/index.js'
 import type { ApprovalRequest } from './approval-request.js'
 
-export interface PlanSource {
+interface PlanSource {
   token?: string
   /** `owner/repo` */
   repository?: string
@@ -27,7 +27,7 @@ interface PostedPlan {
 }
 
 /** The plan an approval names, and its hash. */
-export interface Approved {
+interface Approved {
   input: CodeAgentInput
   hash: string
 }

@@ -5,7 +5,7 @@ import { assertActorAllowed, PERMISSION_LEVELS } from '../../policy/index.js'
 import type { ApprovalRequest } from './approval-request.js'
 import { approvedPlan } from './approved-plan.js'
 
-export { approvalRequest, type ApprovalRequest } from './approval-request.js'
+export { approvalRequest } from './approval-request.js'
 
 /**
  * A run started by a writer's `/patchsmith approve <hash>` (plan-approval: required): its input

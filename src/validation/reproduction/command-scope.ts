@@ -5,7 +5,7 @@ import type { TestFramework } from './framework.js'
  * the repository tracks), so a reproduction lands where the command runs it. `undefined` when
  * the command names none (it runs the whole suite) or is not one Patchsmith reads.
  */
-export interface CommandScope {
+interface CommandScope {
   /** Folders the command runs the tests under (Go: the package itself, or all below with `/...`). */
   folders: Array<{ path: string; recursive: boolean }>
   files: string[]

@@ -3,7 +3,7 @@ import type { TestCase } from '../test-report/index.js'
 import { reportOf, type CommandRun } from '../verdict/index.js'
 
 /** What the base run with the new test in place showed: a reproduction, or why it is none. */
-export type ReproductionJudgement =
+type ReproductionJudgement =
   { ok: true; tests: string[]; excerpt: string } | { ok: false; problem: string; excerpt: string }
 
 const EXCERPT = 3_000
@@ -38,7 +38,7 @@ const ASSERTION_KIND = new RegExp(
   'im'
 )
 
-export function failureKind(text: string): 'error' | 'assertion' | 'unknown' {
+function failureKind(text: string): 'error' | 'assertion' | 'unknown' {
   if (ERROR_KIND.test(text)) return 'error'
   return ASSERTION_KIND.test(text) ? 'assertion' : 'unknown'
 }

@@ -2,7 +2,7 @@ import { commandScope, runsFile, withTestPath } from './command-scope.js'
 import type { TestFramework } from './framework.js'
 
 /** Where a reproduction goes: a new file beside the repository's own tests, named as they are. */
-export interface TestLocation {
+interface TestLocation {
   path: string
   /** The existing test file it is modelled on (its folder and name), when the repository has one. */
   example?: string

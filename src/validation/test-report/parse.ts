@@ -24,7 +24,7 @@ const BY_LINE = [
  * A line the line-reading parsers see at most: no runner prints a test's name or result line
  * longer, and their patterns, bounded per line, cannot take quadratic time on hostile output.
  */
-export const LINE_CHARS = 512
+const LINE_CHARS = 512
 
 /** The tests in a command's output, per runner; undefined when no runner's format is recognised. */
 export function parseTestReport(output: string): TestReport | undefined {

@@ -5,7 +5,7 @@ import { parseJUnitXml } from './junit.js'
 import type { TestCase, TestReport } from './types.js'
 
 /** How much of what a command wrote is read: the files are untrusted, written by code the model wrote. */
-export interface ReportFileLimits {
+interface ReportFileLimits {
   maxFiles: number
   maxFileBytes: number
   maxTotalBytes: number

@@ -37,7 +37,7 @@ export function rootCause(input: CodeAgentInput): string | undefined {
   return undefined
 }
 
-export function commandProof(verdict: CommandVerdict): CommandProof {
+function commandProof(verdict: CommandVerdict): CommandProof {
   return {
     command: verdict.command,
     base: verdict.base,

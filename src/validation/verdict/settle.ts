@@ -1,6 +1,6 @@
 import type { CommandVerdict, Failure } from './types.js'
 
-export interface CommandFailure extends Failure {
+interface CommandFailure extends Failure {
   command: string
 }
 

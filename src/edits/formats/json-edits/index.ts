@@ -4,7 +4,7 @@ import { templateBeside } from '../template.js'
 import { jsonOf, unwrapToolCall } from '../reply-json.js'
 import { applyJsonEdits, jsonEditsSchema, parseJsonEdits } from './json-edits.js'
 
-export { applyJsonEdits, jsonEditsSchema, jsonLineEditSchema } from './json-edits.js'
+export { jsonEditsSchema } from './json-edits.js'
 
 /** Line-numbered edits as JSON (`{"edits": [...]}`), possibly inside a tool call. */
 export const jsonEdits: FormatStrategy<'json-edits'> = {

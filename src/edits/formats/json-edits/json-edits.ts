@@ -7,7 +7,7 @@ import { joinText, linesOf, splitText } from '../../text-file.js'
 import type { HunkPlacement, LineEdit } from '../../types.js'
 
 /** One edit of `apply_edits`: lines `start`..`end` (1-based, inclusive) become `newText`. */
-export const jsonLineEditSchema = lazySchema(() =>
+const jsonLineEditSchema = lazySchema(() =>
   z.object({
     range: z
       .object({
@@ -37,11 +37,11 @@ export const jsonEditsSchema = lazySchema(() =>
     .describe('apply_edits: line-range edits to one file, applied bottom-up.')
 )
 
-export const SEND_JSON_EDITS =
+const SEND_JSON_EDITS =
   'Reply with one JSON object only: {"path": "<path>", "edits": [{"range": {"start": <line>, "end": <line>}, ' +
   '"oldText": "<current lines>", "newText": "<new lines>"}]}.'
 
-export type JsonReply =
+type JsonReply =
   { kind: 'edits'; files: { path: string; edits: LineEdit[] }[] } | { kind: 'diff'; diff: string }
 
 /**
@@ -83,7 +83,7 @@ export function parseJsonEdits(reply: string): JsonReply {
   return { kind: 'edits', files }
 }
 
-export interface JsonEditsResult {
+interface JsonEditsResult {
   content: string
   located: HunkPlacement[]
 }

@@ -3,8 +3,6 @@ import type { FormatStrategy } from '../format.js'
 import { templateBeside } from '../template.js'
 import { applySearchReplace, parseSearchReplace } from './search-replace.js'
 
-export { applySearchReplace } from './search-replace.js'
-
 /** Aider-style `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks under a path line. */
 export const searchReplace: FormatStrategy<'search-replace'> = {
   name: 'search-replace',

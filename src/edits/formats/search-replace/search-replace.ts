@@ -7,11 +7,11 @@ const SEARCH = /^<{5,9} ?SEARCH\s*$/
 const DIVIDER = /^={5,9}\s*$/
 const REPLACE = /^>{5,9} ?REPLACE\s*$/
 const FENCE = /^(```|~~~)/
-export const SEND_SEARCH_REPLACE =
+const SEND_SEARCH_REPLACE =
   'Reply with SEARCH/REPLACE blocks only: the file path on its own line, then "<<<<<<< SEARCH", ' +
   'the exact current lines, "=======", the new lines, and ">>>>>>> REPLACE".'
 
-export interface PathedBlocks {
+interface PathedBlocks {
   path: string | null
   blocks: SearchReplaceBlock[]
 }
@@ -60,7 +60,7 @@ function pathAbove(lines: readonly string[], i: number): string | null {
   return null
 }
 
-export interface SearchReplaceResult {
+interface SearchReplaceResult {
   content: string
   located: HunkPlacement[]
 }

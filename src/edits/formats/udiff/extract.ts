@@ -11,7 +11,7 @@ const TAG_LINE = /^<\/?[A-Za-z_][\w:-]*(\s[^>]*)?>\s*$/
 // A line that can belong to a diff: a hunk's line or a header.
 const DIFF_LINE = /^([ +\-\\]|@@|diff |index )/
 const HEADER = /^(@@|diff --git |--- |\+\+\+ |index |new file mode |deleted file mode )/
-export const SEND_UDIFF =
+const SEND_UDIFF =
   'Reply with the raw unified diff only: "--- a/<path>" and "+++ b/<path>" headers, then "@@ -<line>,<count> +<line>,<count> @@" hunks, ' +
   'with no markdown fences, tags or explanations around it.'
 
@@ -20,7 +20,7 @@ const STOP_TOKENS =
   /(<\|(?:endoftext|im_end|eot_id|end|eos|file_separator|end_of_turn)\|>|<\/s>|<end_of_turn>)+\s*$/
 
 /** The diff in a reply, and whether the reply was cut off inside it (see `readDiffReply`). */
-export interface DiffReply {
+interface DiffReply {
   diff: string
   /**
    * The reply stopped inside the diff: its fence or `<patch>`-style tag was never closed, so its

@@ -7,7 +7,6 @@ export { applyHunkInstructions } from './apply.js'
 export { extractDiff } from './extract.js'
 export { instructionsOfDiff } from './instructions.js'
 export { parseUnifiedDiff } from './parse.js'
-export { repairedHunks } from './repair.js'
 
 /** Unified diffs, git-style or plain, bare or wrapped in fences, tags or `{"diff": …}`. */
 export const udiff: FormatStrategy<'udiff'> = {

@@ -3,11 +3,11 @@ import { clip, patchError } from '../../patch-error.js'
 const MARKER = /^\^\^\^\s*(.*?)\s*$/
 const FENCE = /^(```|~~~)/
 const MARKDOWN = /\.(md|mdx|markdown|rst|txt|adoc)$/i
-export const SEND_WHOLE_FILE =
+const SEND_WHOLE_FILE =
   'Reply with the complete new content of the file between "^^^<path>" and "^^^end" lines ' +
   '(or "^^^<path>" then "^^^delete" to delete it), with no markdown fences inside.'
 
-export type WholeFileBlock =
+type WholeFileBlock =
   { path: string; kind: 'replace'; lines: string[] } | { path: string; kind: 'delete' }
 
 /**
