@@ -14,6 +14,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { createServer, type Server } from 'node:net'
@@ -192,6 +193,45 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
           expect(out.match(/unix-closed/g)).toHaveLength(5)
         } finally {
           jail.close()
+        }
+      }
+    )
+
+    it.skipIf(skip || process.getuid?.() !== 0)(
+      'reaches no host socket mounted onto a file in /opt, nor one bound after the search through a link into /opt or the work tree',
+      async () => {
+        const dir = checkout(`late-sockets-${backend}`)
+        const [hostDir, optDir] = ['/var/tmp/patchsmith-host-', '/opt/patchsmith-late-'].map(
+          (prefix) => mkdtempSync(prefix)
+        )
+        chmodSync(optDir!, 0o755)
+        // A daemon's socket mounted onto a file, as `docker run -v daemon.sock:…` does.
+        const mounted = join(optDir!, 'docker.sock')
+        writeFileSync(mounted, '')
+        await listenIn(hostDir!, ['daemon.sock'])
+        execFileSync('mount', ['--bind', join(hostDir!, 'daemon.sock'), mounted])
+        try {
+          // The first jail searches the trees; the next sockets come after it, bound by paths
+          // through links in a hidden folder: the lists name them there, not where they are.
+          ;(await openJail(backend, dir)).close()
+          for (const [link, target] of [
+            [join(hostDir!, 'to-opt'), optDir!],
+            [join(hostDir!, 'to-tree'), dir]
+          ])
+            symlinkSync(target!, link!)
+          await listenIn(hostDir!, ['to-opt/late.sock', 'to-tree/late.sock'])
+          const jail = await openJail(backend, dir)
+          try {
+            const paths = [mounted, join(optDir!, 'late.sock'), 'late.sock']
+            const out = await jail.run(paths.map((path) => `node probe.cjs ${path}`).join('; '))
+            expect(out).not.toContain('unix-open')
+            expect(out.match(/unix-closed/g)).toHaveLength(3)
+          } finally {
+            jail.close()
+          }
+        } finally {
+          execFileSync('umount', ['-l', mounted])
+          for (const folder of [hostDir!, optDir!]) rmSync(folder, { recursive: true, force: true })
         }
       }
     )

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
 import { PatchsmithError } from '../contract/index.js'
 
 /**
@@ -11,8 +11,10 @@ import { PatchsmithError } from '../contract/index.js'
  * the shown trees themselves are searched for sockets (`find -type s`, names from directory
  * entries, no stat of each file). The search is kept per tree and done again whenever a socket
  * appears that the lists cannot name where it is: a relative path, a path that is no socket
- * (renamed or in another mount namespace), a socket file with more than one link. A socket
- * bound by its absolute path after the search is named by the lists, read for every jail.
+ * (renamed or in another mount namespace), a path through a link, a socket file with more than
+ * one link. A socket bound by its absolute path after the search is named by the lists, read for
+ * every jail, and covered where it really is; a socket mounted onto a file (a container's `-v
+ * daemon.sock:…`) is found among the mount points, also for every jail.
  */
 export function hostSockets(shownTrees: readonly string[] = []): string[] {
   const listed = listedSockets()
@@ -21,7 +23,9 @@ export function hostSockets(shownTrees: readonly string[] = []): string[] {
     found.clear()
     searchedWith = unnamed
   }
-  const paths = new Set(listed.filter((socket) => socket.named).map((socket) => socket.path))
+  const paths = new Set(listed.flatMap((socket) => socket.where))
+  for (const mountPoint of mountPoints())
+    if (lstatSync(mountPoint, { throwIfNoEntry: false })?.isSocket()) paths.add(mountPoint)
   for (const tree of shownTrees) {
     let files = found.get(tree)
     if (!files) found.set(tree, (files = socketFilesIn(tree)))
@@ -37,8 +41,9 @@ let searchedWith = new Set<string>()
 interface ListedSocket {
   /** The socket's own inode (not its file's), as /proc/net/unix gives it. */
   inode: string
-  path: string
-  /** Reachable by `path` alone: absolute, a socket file there, with one link. */
+  /** Where its file is now, by the path the list gives: that path and its real one. */
+  where: string[]
+  /** Reachable by `where` alone: absolute, a socket file there, no link on the way, one link. */
   named: boolean
 }
 
@@ -51,8 +56,10 @@ function listedSockets(): ListedSocket[] {
       const path = fields.slice(7).join(' ')
       if (path === '' || path.startsWith('@')) continue
       const stat = path.startsWith('/') ? lstatSync(path, { throwIfNoEntry: false }) : undefined
-      const named = !!stat?.isSocket() && stat.nlink === 1
-      sockets.push({ inode: fields[6] ?? '', path, named })
+      const real = stat?.isSocket() ? realPath(path) : undefined
+      const where = real ? [...new Set([path, real])] : []
+      const named = real === path && stat!.nlink === 1
+      sockets.push({ inode: fields[6] ?? '', where, named })
     }
   return sockets
 }
@@ -92,6 +99,31 @@ function socketFilesIn(tree: string): string[] {
     files.push(path)
   }
   return files
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/** This mount namespace's mount points (mountinfo's fifth field, octal escapes undone). */
+function mountPoints(): string[] {
+  let text: string
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8')
+  } catch {
+    return []
+  }
+  return text
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((field): field is string => !!field)
+    .map((field) =>
+      field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))
+    )
 }
 
 /** The text of /proc/net/unix of each network namespace a process on this host is in. */
