@@ -126,6 +126,34 @@ describe.skipIf(skipWithout('unshare'))('the work tree as an overlay', () => {
     expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('a\n')
   })
 
+  it('is a full disk (ENOSPC) when the command used up the inodes under the overlay', () => {
+    const disk = mkdtempSync(join(tmpdir(), 'patchsmith-inodes-'))
+    execFileSync('mount', [
+      '-t',
+      'tmpfs',
+      '-o',
+      'size=16m,nr_inodes=200',
+      'patchsmith-inodes',
+      disk
+    ])
+    try {
+      const work = join(disk, 'work')
+      mkdirSync(join(work, '.git'), { recursive: true })
+      writeFileSync(join(work, 'a.txt'), 'a\n')
+      const overlay = TreeOverlay.create(join(disk, 'overlay'), work, programs)!
+      const fill = 'echo x > a.txt; i=0; while : > f$i 2>/dev/null; do i=$((i+1)); done; exit 1'
+      const spec = overlay.wrap({ file: '/bin/sh', args: ['-c', fill], env: {} })
+      const done = spawnSync(spec.file, spec.args, { cwd: work })
+      expect(() => overlay.settle(false, done.status)).toThrow(
+        expect.objectContaining({ code: 'ENOSPC' })
+      )
+      expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('a\n')
+    } finally {
+      execFileSync('umount', ['-l', disk])
+      rmSync(disk, { recursive: true, force: true })
+    }
+  })
+
   it('lists many folders at once and merges them all', () => {
     const { work, overlay } = tree({ 'keep/a.txt': 'a\n', 'gone/b.txt': 'b\n' })
     run(

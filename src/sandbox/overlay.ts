@@ -171,20 +171,25 @@ export class TreeOverlay {
     }
   }
 
-  /** Why the wrapper failed: the disk under the overlay full, else the overlay itself. */
+  /**
+   * Why the wrapper failed: the disk under the overlay out of space or of inodes (the command's
+   * own writes count), else the overlay itself.
+   */
   private failure(): Error {
-    let free: number | undefined
+    let full = false
     try {
       const stats = statfsSync(this.folder)
-      free = stats.bavail * stats.bsize
+      full = stats.bavail * stats.bsize < FULL_BELOW || (stats.files > 0 && stats.ffree < 16)
     } catch {
       // No figure: the overlay's own failure below.
     }
-    if (free !== undefined && free < FULL_BELOW)
-      return Object.assign(new Error('ENOSPC: no space left on device, under the overlay'), {
-        code: 'ENOSPC',
-        path: this.folder
-      })
+    if (full)
+      return Object.assign(
+        new Error(
+          'ENOSPC: no space or inodes left on the disk under the overlay, which holds what the validation command wrote'
+        ),
+        { code: 'ENOSPC', path: this.folder }
+      )
     return new PatchsmithError(
       'ENVIRONMENT_ERROR',
       `The overlay of the work tree around a validation command could not be mounted or listed (the command's output says why); nothing it did was kept. Set validation-overlay: false to run commands on the tree itself.`,
