@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  type Stats
+} from 'node:fs'
 import { PatchsmithError } from '../contract/index.js'
 
 /**
@@ -24,8 +31,7 @@ export function hostSockets(shownTrees: readonly string[] = []): string[] {
     searchedWith = unnamed
   }
   const paths = new Set(listed.flatMap((socket) => socket.where))
-  for (const mountPoint of mountPoints())
-    if (lstatSync(mountPoint, { throwIfNoEntry: false })?.isSocket()) paths.add(mountPoint)
+  for (const mountPoint of mountPoints()) if (statOf(mountPoint)?.isSocket()) paths.add(mountPoint)
   for (const tree of shownTrees) {
     let files = found.get(tree)
     if (!files) found.set(tree, (files = socketFilesIn(tree)))
@@ -55,7 +61,7 @@ function listedSockets(): ListedSocket[] {
       const fields = line.trim().split(/\s+/)
       const path = fields.slice(7).join(' ')
       if (path === '' || path.startsWith('@')) continue
-      const stat = path.startsWith('/') ? lstatSync(path, { throwIfNoEntry: false }) : undefined
+      const stat = path.startsWith('/') ? statOf(path) : undefined
       const real = stat?.isSocket() ? realPath(path) : undefined
       const where = real ? [...new Set([path, real])] : []
       const named = real === path && stat!.nlink === 1
@@ -99,6 +105,19 @@ function socketFilesIn(tree: string): string[] {
     files.push(path)
   }
   return files
+}
+
+/**
+ * The entry at `path`, or none where it cannot be seen: a folder on the way this user cannot
+ * enter (another's socket in a 0700 folder) is closed to the command as well, which runs as
+ * this user.
+ */
+function statOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
 }
 
 function realPath(path: string): string | undefined {
