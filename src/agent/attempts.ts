@@ -126,7 +126,8 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
             untracked: settings.branch.untrackedAtStart,
             ownFolder: settings.log.dir,
             touched: overlay?.record,
-            keep: keepMatcher(settings.validationKeep)
+            keep: keepMatcher(settings.validationKeep),
+            scope: guard?.scope
           })
         : undefined
       const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner

@@ -30,7 +30,8 @@ export async function runOnBase(
       untracked: stored.length === 0 ? branch.untrackedAtStart : undefined,
       ownFolder: settings.log.dir,
       touched: overlay?.record,
-      keep: keepMatcher(settings.validationKeep)
+      keep: keepMatcher(settings.validationKeep),
+      scope: guard.scope
     })
     const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
     const runs: Array<{ command: string; run: CommandRun }> = []

@@ -67,6 +67,14 @@ class ValidationLeftovers {
     return new ValidationLeftovers(repoDir, snapshot, overlay)
   }
 
+  /**
+   * Once the round has ended, on the tree itself: the paths outside which it changed nothing
+   * (ValidationWatch's `scope`); undefined on an overlay, or for the whole tree.
+   */
+  async scope(git: GitRunner): Promise<readonly string[] | undefined> {
+    return this.snapshot?.scope(git)
+  }
+
   /** Puts the tree back; `approved`: the change's paths, as they are now. */
   async putBack(
     git: GitRunner,
@@ -123,6 +131,8 @@ export async function guardTree(settings: GuardSettings, approved: readonly stri
   let done = false
   return {
     overlay,
+    /** For ValidationWatch: where the round changed anything (see ValidationLeftovers.scope). */
+    scope: () => leftovers.scope(settings.branch.git),
     /** The tree put back once (later calls do nothing); `now`: the approved paths as they are. */
     async putBack(now: readonly string[] = approved): Promise<void> {
       if (done) return

@@ -16,6 +16,7 @@ import {
   type Folder,
   type Stamps
 } from './tree-listing.js'
+import { changedScope, deletedTracked } from './tree-scope.js'
 
 /**
  * The work tree's folders (with their modes) before validation, and a mark in time: afterwards
@@ -36,6 +37,9 @@ const LONGEST_TICK_MS = 2500
  * bytes, so a name that is not UTF-8 is still one path.
  */
 export class TreeSnapshot {
+  /** The entries changed since the mark, listed once after validation. */
+  private listing?: Promise<Stamps>
+
   private constructor(
     private readonly root: string,
     private readonly skip: readonly string[],
@@ -51,6 +55,22 @@ export class TreeSnapshot {
     return new TreeSnapshot(root, skip, folders, await timeMark())
   }
 
+  /** What changed since the mark, listed once (the first call), once validation has ended. */
+  private changed(): Promise<Stamps> {
+    this.listing ??= listChanged(this.root, this.skip, this.mark, process.getuid?.() !== 0).finally(
+      () => rmSync(dirname(this.mark), { recursive: true, force: true })
+    )
+    return this.listing
+  }
+
+  /**
+   * Once validation has ended: the paths (files or whole folders) outside which it changed
+   * nothing git would report (for `git status`), or undefined for the whole tree.
+   */
+  async scope(git: GitRunner): Promise<string[] | undefined> {
+    return changedScope(git, this.root, this.folders, await this.changed())
+  }
+
   /**
    * Whatever validation created or changed that is not `approved` (or `keep`: build output a
    * later step wants, regular files only) removed, from the inside and never through a link;
@@ -63,12 +83,7 @@ export class TreeSnapshot {
     keep: (path: string) => boolean
   ): Promise<string[]> {
     const unprivileged = process.getuid?.() !== 0
-    let after: Stamps
-    try {
-      after = await listChanged(this.root, this.skip, this.mark, unprivileged)
-    } finally {
-      rmSync(dirname(this.mark), { recursive: true, force: true })
-    }
+    let after = await this.changed()
     const spared = new Set<string>()
     const spare = (path: string) => {
       for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1))
@@ -132,11 +147,9 @@ export class TreeSnapshot {
       }
     }
     // Tracked files validation deleted (or that went with a folder) come back from the index.
-    const deleted = await git.exec(['ls-files', '--deleted', '-z'], { allowFailure: true })
-    const gone = deleted.stdout
-      .split('\0')
-      .filter((path) => path.length > 0)
-      .map(latin1)
+    // A deleted file changed its folder's ctime: the folders listed, and the root, hold them all.
+    const folders = [...after].filter(([, stamp]) => stamp[0] === 'd').map(([path]) => path)
+    const gone = await deletedTracked(git, this.root, this.folders, [...folders, ...tops])
     await restoreTracked(git, [...tops, ...gone])
     // Not listed again: what is back (a tracked file checked out) is asked about alone.
     return tops

@@ -53,6 +53,7 @@ export class ValidationWatch {
    */
   private settled?: StatusEntry[]
   private keep: (path: string) => boolean = () => false
+  private scope?: () => Promise<readonly string[] | undefined>
 
   private readonly before: ReadonlySet<string>
   /**
@@ -108,6 +109,11 @@ export class ValidationWatch {
       touched?: TouchedPaths
       /** Files validation may leave (`validation-keep`): never removed as its leftovers. */
       keep?: (path: string) => boolean
+      /**
+       * On the tree itself, once validation has ended: the paths (files or whole folders)
+       * outside which it changed nothing (the snapshot's), or undefined for the whole tree.
+       */
+      scope?: () => Promise<readonly string[] | undefined>
     } = {}
   ): Promise<ValidationWatch> {
     const integrity = await RepoIntegrity.snapshot(repoDir)
@@ -130,6 +136,7 @@ export class ValidationWatch {
       repoDir
     )
     watch.keep = before.keep ?? (() => false)
+    watch.scope = before.scope
     return watch
   }
 
@@ -226,12 +233,14 @@ export class ValidationWatch {
   }
 
   /**
-   * The whole work tree's status, or on an overlay that of the paths validation touched (many
-   * of them: the whole tree's, cut down to them, so a file it did not touch is never its own).
+   * The whole work tree's status, or that of the paths validation touched: on an overlay, those
+   * it recorded (many of them: the whole tree's, cut down to them, so a file it did not touch is
+   * never its own); on the tree itself, those the snapshot found changed (see TreeSnapshot.scope).
    */
   private async status(): Promise<StatusEntry[]> {
-    if (!this.touched) return workTreeStatus(this.git)
-    const touched = this.touched.touched
+    const scope = this.touched ? undefined : await this.scope?.()
+    const touched = this.touched?.touched ?? (scope && new Set(scope))
+    if (!touched) return workTreeStatus(this.git)
     if (touched.size === 0) return []
     const bytes = [...touched].reduce((sum, path) => sum + Buffer.byteLength(path) + 1, 0)
     if (touched.size <= MOST_PATHSPECS && bytes <= MOST_PATHSPEC_BYTES)
