@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 
 /**
  * The find listings TreeSnapshot puts the work tree back from: each entry's stamp (find's fields
@@ -17,7 +19,14 @@ const FIND_ENV = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', LC_ALL: 'C' }
 export interface Folder {
   mode: string
   inode: string
+  /** The folder's own size in bytes (grows with the entries it holds). */
+  size: number
 }
+
+/** At most this many finds list the tree side by side after validation. */
+const MOST_FINDS = 4
+/** A root holding more entries than this is listed by one find (each is an argument). */
+const MOST_SPLIT_ENTRIES = 1000
 
 export function perm(stamp: string): string {
   return stamp.split(' ')[6] ?? ''
@@ -37,19 +46,20 @@ function pruned(skip: readonly string[]): string[] {
   return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
 }
 
-/** Every folder of the tree with its permission bits and inode (no stat of each file). */
+/** Every folder of the tree with its permission bits, inode and size (no stat of each file). */
 export async function listFolders(
   root: string,
   skip: readonly string[]
 ): Promise<Map<string, Folder>> {
-  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'd', '-printf', '%m %i %P\\0']
+  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'd', '-printf', '%m %i %s %P\\0']
   const out = await run('find', args, root, true)
   const folders = new Map<string, Folder>()
   for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
     const field = out.subarray(start, end).toString('latin1')
-    const [mode, number] = field.split(' ', 2)
-    const cut = field.indexOf(' ', field.indexOf(' ') + 1)
-    if (mode && number && cut > 0) folders.set(field.slice(cut + 1), { mode, inode: number })
+    const [mode, number, size] = field.split(' ', 3)
+    const cut = field.indexOf(' ', field.indexOf(' ', field.indexOf(' ') + 1) + 1)
+    if (mode && number && size && cut > 0)
+      folders.set(field.slice(cut + 1), { mode, inode: number, size: Number(size) })
   }
   return folders
 }
@@ -83,20 +93,66 @@ export async function withAllUnder(
 }
 
 /**
- * The entries whose ctime is past `mark`, in find's order (a folder before its contents).
+ * The entries whose ctime is past `mark`, a folder before its contents (these together).
  * `openUp`: folders the user cannot enter or change are opened first (validation may have closed
- * one it made), so nothing under them escapes the listing or the removal.
+ * one it made), so nothing under them escapes the listing or the removal. `weights`: how much
+ * each of the root's entries held before (latin1 names): where there are cores to spare, finds
+ * side by side each list some of the root's entries, the heaviest spread first.
  */
 export async function listChanged(
   root: string,
   skip: readonly string[],
   mark: string,
-  openUp: boolean
+  openUp: boolean,
+  weights: ReadonlyMap<string, number> = new Map()
 ): Promise<Stamps> {
-  const open = opening(openUp)
-  const args = ['.', '-mindepth', '1', ...pruned(skip), ...open, '-cnewer', mark, '-printf', FORMAT]
+  const tail = [...pruned(skip), ...opening(openUp), '-cnewer', mark, '-printf']
+  const groups = startGroups(root, skip, weights)
   // A folder still closed, or an entry gone while listed, is no reason to stop putting back.
-  return stampsOf(await run('find', args, root, true))
+  if (!groups)
+    return stampsOf(await run('find', ['.', '-mindepth', '1', ...tail, FORMAT], root, true))
+  const lists = await Promise.all(
+    groups.map((names) =>
+      run('find', [...names.map((name) => `./${name}`), ...tail, FORMAT_FROM_TOP], root, true)
+    )
+  )
+  const merged: Array<[string, string]> = []
+  for (const out of lists)
+    for (const [path, stamp] of stampsOf(out)) merged.push([path.slice(2), stamp])
+  // A slash before any other byte: a folder, then all it holds, then what follows it.
+  const key = (path: string) => path.replaceAll('/', '\0')
+  merged.sort(([a], [b]) => (key(a) < key(b) ? -1 : 1))
+  return new Map(merged)
+}
+
+/** The root's entries (UTF-8 names) in groups of about equal weight; undefined for one find. */
+function startGroups(
+  root: string,
+  skip: readonly string[],
+  weights: ReadonlyMap<string, number>
+): string[][] | undefined {
+  const finds = Math.min(MOST_FINDS, availableParallelism())
+  let names: Buffer[]
+  try {
+    names = readdirSync(root, { encoding: 'buffer' })
+  } catch {
+    return undefined
+  }
+  if (finds < 2 || names.length < 2 || names.length > MOST_SPLIT_ENTRIES) return undefined
+  const entries: Array<{ name: string; weight: number }> = []
+  for (const bytes of names) {
+    const name = utf8(bytes)
+    if (name === undefined) return undefined
+    if (!skip.includes(name)) entries.push({ name, weight: weights.get(latin1(name)) ?? 1 })
+  }
+  const groups = Array.from({ length: finds }, () => ({ weight: 0, names: [] as string[] }))
+  for (const { name, weight } of entries.sort((a, b) => b.weight - a.weight)) {
+    const lightest = groups.reduce((least, group) => (group.weight < least.weight ? group : least))
+    lightest.names.push(name)
+    lightest.weight += weight
+  }
+  const used = groups.filter((group) => group.names.length > 0).map((group) => group.names)
+  return used.length > 1 ? used : undefined
 }
 
 /** find's clause that opens a folder the user cannot enter or change, before going on. */
