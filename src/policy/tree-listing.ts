@@ -93,7 +93,7 @@ export async function withAllUnder(
 }
 
 /**
- * The entries whose ctime is past `mark`, a folder before its contents (these together).
+ * The entries whose ctime is past `mark`, a folder before all it holds (these together).
  * `openUp`: folders the user cannot enter or change are opened first (validation may have closed
  * one it made), so nothing under them escapes the listing or the removal. `weights`: how much
  * each of the root's entries held before (latin1 names): where there are cores to spare, finds
@@ -116,13 +116,11 @@ export async function listChanged(
       run('find', [...names.map((name) => `./${name}`), ...tail, FORMAT_FROM_TOP], root, true)
     )
   )
-  const merged: Array<[string, string]> = []
+  // Each find lists its start points one after another, each a folder before all it holds.
+  const merged: Stamps = new Map()
   for (const out of lists)
-    for (const [path, stamp] of stampsOf(out)) merged.push([path.slice(2), stamp])
-  // A slash before any other byte: a folder, then all it holds, then what follows it.
-  const key = (path: string) => path.replaceAll('/', '\0')
-  merged.sort(([a], [b]) => (key(a) < key(b) ? -1 : 1))
-  return new Map(merged)
+    for (const [path, stamp] of stampsOf(out)) merged.set(path.slice(2), stamp)
+  return merged
 }
 
 /** The root's entries (UTF-8 names) in groups of about equal weight; undefined for one find. */
