@@ -1,4 +1,12 @@
-import { chmodSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  lstatSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { GitRunner } from './repo-paths.js'
@@ -52,7 +60,7 @@ export class TreeSnapshot {
   /** `skip`: repository paths never listed nor touched (`.git`, the run's own folder). */
   static async take(root: string, skip: readonly string[]): Promise<TreeSnapshot> {
     const folders = await listFolders(root, skip)
-    return new TreeSnapshot(root, skip, folders, await timeMark())
+    return new TreeSnapshot(root, skip, folders, await timeMark(root))
   }
 
   /** What changed since the mark, listed once (the first call), once validation has ended. */
@@ -168,22 +176,43 @@ export class TreeSnapshot {
 
 /**
  * A fresh file's mtime as the mark, once the file system's clock has moved past it: an entry
- * changed in the same tick as the mark would have a ctime no later than it.
+ * changed in the same tick as the mark would have a ctime no later than it. The mark is made on
+ * the tree's own file system (in `.git`, which the listing never enters), whose times may be
+ * whole seconds (ext4 with small inodes, NFS): a mark with finer times elsewhere would be later
+ * than the truncated ctime of a change made after it. Where `.git` is not a folder there (a
+ * linked worktree), the mark is put just before a whole second the clock has passed.
  */
-async function timeMark(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'patchsmith-mark-'))
+async function timeMark(root: string): Promise<string> {
+  const onTree = gitFolderOnTree(root)
+  const dir = mkdtempSync(join(onTree ?? tmpdir(), 'patchsmith-mark-'))
   const mark = join(dir, 'mark')
   writeFileSync(mark, '')
   const marked = statSync(mark, { bigint: true }).mtimeNs
+  // Elsewhere, past the next whole second, and the mark just before it.
+  const past = onTree ? marked : (marked / SECOND + 1n) * SECOND
   const probe = join(dir, 'probe')
   const started = Date.now()
   for (;;) {
     writeFileSync(probe, '')
-    if (statSync(probe, { bigint: true }).ctimeNs > marked) break
+    const ctime = statSync(probe, { bigint: true }).ctimeNs
+    if (onTree ? ctime > past : ctime >= past) break
     if (Date.now() - started > LONGEST_TICK_MS) break
-    await new Promise((resolve) => setTimeout(resolve, 1))
+    await new Promise((resolve) => setTimeout(resolve, onTree ? 1 : 10))
+  }
+  if (!onTree) {
+    const before = Number(past - SECOND / 1000n) / 1e9
+    utimesSync(mark, before, before)
   }
   return mark
+}
+
+const SECOND = 1_000_000_000n
+
+/** The work tree's `.git` when it is a folder on the tree's own file system. */
+function gitFolderOnTree(root: string): string | undefined {
+  const git = join(root, '.git')
+  const stat = lstatSync(git, { throwIfNoEntry: false })
+  return stat?.isDirectory() && stat.dev === lstatSync(root).dev ? git : undefined
 }
 
 function present(root: string, path: string): boolean {
