@@ -4,10 +4,11 @@
  * not stop the run (it did: EACCES from lstat, an ENVIRONMENT_ERROR for every jail while one
  * existed).
  */
-import { execFile, spawn } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
+import { jailPlan } from '../../src/sandbox/index.js'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 
@@ -43,5 +44,38 @@ it.skipIf(skipWithout('sudo-unshare'))(
       )
     )
     expect(out).toMatch(/^mounts \d+$/m)
+  }
+)
+
+it.skipIf(process.getuid?.() !== 0)(
+  'covers a socket in a folder mounted into /opt, which the list names only where it was bound',
+  async () => {
+    const [host, opt] = ['/var/tmp/patchsmith-run-', '/opt/patchsmith-run-'].map((prefix) =>
+      mkdtempSync(prefix)
+    )
+    cleanups.push(() => {
+      for (const folder of [host!, opt!]) rmSync(folder, { recursive: true, force: true })
+    })
+    const socket = join(host!, 'agent.sock')
+    const listener = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('net').createServer(() => {}).listen(${JSON.stringify(socket)}, () => console.log('ready'))`
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] }
+    )
+    cleanups.push(() => listener.kill())
+    await new Promise((resolve) => listener.stdout.once('data', resolve))
+    // `docker run -v /var/run:/opt/run`: the same folder, mounted where the jail shows it.
+    execFileSync('mount', ['--bind', host!, opt!])
+    cleanups.push(() => execFileSync('umount', ['-l', opt!]))
+    const workTree = mkdtempSync('/var/tmp/patchsmith-tree-')
+    cleanups.push(() => rmSync(workTree, { recursive: true, force: true }))
+    const plan = jailPlan({ workTree, gitDirs: [], hidden: [] }, [])
+    const covers = plan.mounts.filter(
+      (mount) => mount.type === 'bind' && mount.source === '/dev/null'
+    )
+    expect(covers.map((mount) => mount.path)).toContain(join(opt!, 'agent.sock'))
   }
 )

@@ -4,7 +4,7 @@
  * sandbox-boundaries.test.ts: bubblewrap, unshare as root, and the sudo path as patchsmith-sudo.
  * Repositories live under /var/tmp (the jail's /tmp is private and would hide them anyway).
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -210,6 +210,12 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
         writeFileSync(mounted, '')
         await listenIn(hostDir!, ['daemon.sock'])
         execFileSync('mount', ['--bind', join(hostDir!, 'daemon.sock'), mounted])
+        // And a folder holding one mounted into /opt (`-v /var/run:/opt/run`): the list names
+        // it under /var/tmp only.
+        const [runDir, mountedRun] = [join(hostDir!, 'run'), join(optDir!, 'run')]
+        for (const folder of [runDir, mountedRun]) mkdirSync(folder)
+        await listenIn(runDir, [join(runDir, 'agent.sock')])
+        execFileSync('mount', ['--bind', runDir, mountedRun])
         try {
           // The first jail searches the trees; the next sockets come after it, bound by paths
           // through links in a hidden folder: the lists name them there, not where they are.
@@ -222,15 +228,21 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
           await listenIn(hostDir!, ['to-opt/late.sock', 'to-tree/late.sock'])
           const jail = await openJail(backend, dir)
           try {
-            const paths = [mounted, join(optDir!, 'late.sock'), 'late.sock']
+            const paths = [
+              mounted,
+              join(mountedRun, 'agent.sock'),
+              join(optDir!, 'late.sock'),
+              'late.sock'
+            ]
             const out = await jail.run(paths.map((path) => `node probe.cjs ${path}`).join('; '))
             expect(out).not.toContain('unix-open')
-            expect(out.match(/unix-closed/g)).toHaveLength(3)
+            expect(out.match(/unix-closed/g)).toHaveLength(4)
           } finally {
             jail.close()
           }
         } finally {
           execFileSync('umount', ['-l', mounted])
+          spawnSync('umount', ['-l', join(optDir!, 'run')])
           for (const folder of [hostDir!, optDir!]) rmSync(folder, { recursive: true, force: true })
         }
       }

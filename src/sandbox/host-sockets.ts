@@ -8,6 +8,7 @@ import {
   type Stats
 } from 'node:fs'
 import { PatchsmithError } from '../contract/index.js'
+import { mountTable, sharedParts } from './host-mounts.js'
 
 /**
  * Unix sockets of this host in the trees the jail shows, where they exist as files: a socket on
@@ -15,11 +16,13 @@ import { PatchsmithError } from '../contract/index.js'
  *
  * /proc/net/unix names a socket by the path given to bind(2) only. One bound by a relative
  * path, renamed into place or given a second (hard) link connects by a name no list holds, so
- * the shown trees themselves are searched for sockets (`find -type s`, names from directory
- * entries, no stat of each file). The search is kept per tree and done again whenever a socket
- * appears that the lists cannot name where it is: a relative path, a path that is no socket
- * (renamed or in another mount namespace), a path through a link, a socket file with more than
- * one link. A socket bound by its absolute path after the search is named by the lists, read for
+ * while any socket is like that, the shown trees themselves are searched for sockets (`find
+ * -type s`, names from directory entries, no stat of each file); the search is kept per tree and
+ * done again whenever another such socket appears: a relative path, a path that is no socket
+ * (renamed or in another mount namespace), a path through a link, more than one link. While
+ * every listed socket is named where it is, only what a process no list covers (another mount
+ * namespace's) can bind in is searched: trees on a mount other than the root one, folders
+ * mounted inside them; and everything where procfs hides other users' processes. A socket bound by its absolute path after the search is named by the lists, read for
  * every jail, and covered where it really is; a socket mounted onto a file (a container's `-v
  * daemon.sock:…`) is found among the mount points, also for every jail.
  */
@@ -31,8 +34,12 @@ export function hostSockets(shownTrees: readonly string[] = []): string[] {
     searchedWith = unnamed
   }
   const paths = new Set(listed.flatMap((socket) => socket.where))
-  for (const mountPoint of mountPoints()) if (statOf(mountPoint)?.isSocket()) paths.add(mountPoint)
-  for (const tree of shownTrees) {
+  const mounts = mountTable()
+  for (const point of mounts.points) if (statOf(point)?.isSocket()) paths.add(point)
+  // Every socket the lists hold named where it is, and every process's list read: only what
+  // another mount namespace can bind in is searched.
+  const complete = searchedWith.size === 0 && !mounts.processesHidden
+  for (const tree of complete ? sharedParts(shownTrees, mounts.points) : shownTrees) {
     let files = found.get(tree)
     if (!files) found.set(tree, (files = socketFilesIn(tree)))
     for (const file of files) paths.add(file)
@@ -126,23 +133,6 @@ function realPath(path: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-/** This mount namespace's mount points (mountinfo's fifth field, octal escapes undone). */
-function mountPoints(): string[] {
-  let text: string
-  try {
-    text = readFileSync('/proc/self/mountinfo', 'utf8')
-  } catch {
-    return []
-  }
-  return text
-    .split('\n')
-    .map((line) => line.split(' ')[4])
-    .filter((field): field is string => !!field)
-    .map((field) =>
-      field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))
-    )
 }
 
 /** The text of /proc/net/unix of each network namespace a process on this host is in. */
