@@ -47,35 +47,42 @@ it.skipIf(skipWithout('sudo-unshare'))(
   }
 )
 
+/** A host process listening at each of `paths` (relative ones from `cwd`). */
+async function listen(cwd: string, ...paths: string[]): Promise<void> {
+  const script = `const net = require('net'); let left = ${paths.length}
+for (const path of ${JSON.stringify(paths)}) net.createServer(() => {}).listen(path, () => --left || console.log('ready'))`
+  const listener = spawn(process.execPath, ['-e', script], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  cleanups.push(() => listener.kill())
+  await new Promise((resolve) => listener.stdout.once('data', resolve))
+}
+
+const covered = (workTree: string) =>
+  jailPlan({ workTree, gitDirs: [], hidden: [] }, [])
+    .mounts.filter((mount) => mount.type === 'bind' && mount.source === '/dev/null')
+    .map((mount) => mount.path)
+
 it.skipIf(process.getuid?.() !== 0)(
-  'covers a socket in a folder mounted into /opt, which the list names only where it was bound',
+  'covers a socket in a folder mounted into /opt, which the list names only where it was bound, also after a search of /opt',
   async () => {
-    const [host, opt] = ['/var/tmp/patchsmith-run-', '/opt/patchsmith-run-'].map((prefix) =>
-      mkdtempSync(prefix)
-    )
+    const [host, opt, workTree] = [
+      '/var/tmp/patchsmith-run-',
+      '/opt/patchsmith-run-',
+      '/var/tmp/patchsmith-tree-'
+    ].map((prefix) => mkdtempSync(prefix))
     cleanups.push(() => {
-      for (const folder of [host!, opt!]) rmSync(folder, { recursive: true, force: true })
+      for (const folder of [host!, opt!, workTree!])
+        rmSync(folder, { recursive: true, force: true })
     })
-    const socket = join(host!, 'agent.sock')
-    const listener = spawn(
-      process.execPath,
-      [
-        '-e',
-        `require('net').createServer(() => {}).listen(${JSON.stringify(socket)}, () => console.log('ready'))`
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] }
-    )
-    cleanups.push(() => listener.kill())
-    await new Promise((resolve) => listener.stdout.once('data', resolve))
+    await listen(host!, join(host!, 'agent.sock'))
+    // Before the mount: /opt searched whole (a socket bound by a relative path makes it so).
+    await listen(host!, 'relative.sock')
+    expect(covered(workTree!)).not.toContain(join(opt!, 'agent.sock'))
     // `docker run -v /var/run:/opt/run`: the same folder, mounted where the jail shows it.
     execFileSync('mount', ['--bind', host!, opt!])
     cleanups.push(() => execFileSync('umount', ['-l', opt!]))
-    const workTree = mkdtempSync('/var/tmp/patchsmith-tree-')
-    cleanups.push(() => rmSync(workTree, { recursive: true, force: true }))
-    const plan = jailPlan({ workTree, gitDirs: [], hidden: [] }, [])
-    const covers = plan.mounts.filter(
-      (mount) => mount.type === 'bind' && mount.source === '/dev/null'
-    )
-    expect(covers.map((mount) => mount.path)).toContain(join(opt!, 'agent.sock'))
+    expect(covered(workTree!)).toContain(join(opt!, 'agent.sock'))
   }
 )

@@ -29,12 +29,15 @@ import { mountTable, sharedParts } from './host-mounts.js'
 export function hostSockets(shownTrees: readonly string[] = []): string[] {
   const listed = listedSockets()
   const unnamed = new Set(listed.filter((socket) => !socket.named).map((socket) => socket.inode))
-  if ([...unnamed].some((inode) => !searchedWith.has(inode))) {
+  const mounts = mountTable()
+  // A mount made or taken away since brings what no earlier search saw.
+  const mounted = mounts.points.join('\0')
+  if ([...unnamed].some((inode) => !searchedWith.has(inode)) || mounted !== searchedMounts) {
     found.clear()
     searchedWith = unnamed
+    searchedMounts = mounted
   }
   const paths = new Set(listed.flatMap((socket) => socket.where))
-  const mounts = mountTable()
   for (const point of mounts.points) if (statOf(point)?.isSocket()) paths.add(point)
   // Every socket the lists hold named where it is, and every process's list read: only what
   // another mount namespace can bind in is searched.
@@ -50,6 +53,7 @@ export function hostSockets(shownTrees: readonly string[] = []): string[] {
 /** Socket files found in each shown tree, and the unnamed sockets there were when searched. */
 const found = new Map<string, string[]>()
 let searchedWith = new Set<string>()
+let searchedMounts = ''
 
 interface ListedSocket {
   /** The socket's own inode (not its file's), as /proc/net/unix gives it. */
