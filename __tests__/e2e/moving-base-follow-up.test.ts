@@ -8,6 +8,7 @@ import { startGitHubServer, type GitHubServer } from '../support/github-server.j
 import { startModelServer, type ModelServer } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { BRANCH, FIRST, TOTAL, pullRequest, thread } from '../support/follow-up-world.js'
 
 /**
  * A follow-up round whose pull-request branch moved on origin while it ran (a colleague, or a
@@ -15,11 +16,6 @@ import { cleanupAfterEach } from '../support/cleanups.js'
  */
 
 const cleanups = cleanupAfterEach()
-const BRANCH = 'fix/12-totals-ignore-quantities'
-const FIRST =
-  'docs: say what it does\n\nFixes #12\n\nSigned-off-by: Bot <bot@example.com>\nPatchsmith-Commit: validated'
-const TOTAL =
-  'export function total(items) {\n  let sum = 0\n  for (const item of items) {\n    sum += item.price\n  }\n  return sum\n}\n'
 const CHECK =
   "import { total } from './src/total.js'\nif (total([{ price: 2, quantity: 3 }]) !== 6) throw new Error('total ignores quantity')\n"
 const DIFF =
@@ -73,22 +69,8 @@ async function servers(
     return 'fix(src): address the review'
   })
   cleanups.push(() => model.close())
-  github.pullRequest({
-    number: 12,
-    title: 'Totals ignore quantities',
-    head: BRANCH,
-    headSha: head,
-    base: 'main',
-    commits: [FIRST],
-    files: ['README.md'],
-    threads: [
-      {
-        id: 'T1',
-        path: 'src/total.js',
-        line: 4,
-        comments: [{ body: 'Multiply by the quantity.', author: 'maintainer' }]
-      }
-    ]
+  pullRequest(github, head, {
+    threads: [thread('T1', 'src/total.js', 4, 'Multiply by the quantity.')]
   })
   return { github, model }
 }

@@ -24,8 +24,7 @@ interface RequestErrorShape {
 function githubFailure(error: Error): AgentError | undefined {
   const shaped = error as Error & RequestErrorShape
   // octokit's throttling plugin throws its own Error for a RATE_LIMITED answer, the errors in `data`.
-  const graphqlErrors =
-    error.name === 'GraphqlResponseError' ? shaped.errors : (shaped.data?.errors ?? undefined)
+  const graphqlErrors = error.name === 'GraphqlResponseError' ? shaped.errors : shaped.data?.errors
   if (Array.isArray(graphqlErrors)) {
     const types = graphqlErrors.map((e) => e.type ?? 'ERROR')
     const messages = graphqlErrors.map((e) => e.message ?? '').filter(Boolean)

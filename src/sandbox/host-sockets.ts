@@ -22,9 +22,10 @@ import { mountTable, sharedParts } from './host-mounts.js'
  * (renamed or in another mount namespace), a path through a link, more than one link. While
  * every listed socket is named where it is, only what a process no list covers (another mount
  * namespace's) can bind in is searched: trees on a mount other than the root one, folders
- * mounted inside them; and everything where procfs hides other users' processes. A socket bound by its absolute path after the search is named by the lists, read for
- * every jail, and covered where it really is; a socket mounted onto a file (a container's `-v
- * daemon.sock:…`) is found among the mount points, also for every jail.
+ * mounted inside them; and everything where procfs hides other users' processes. A socket
+ * bound by its absolute path after the search is named by the lists, read for every jail, and
+ * covered where it really is; a socket mounted onto a file (a container's `-v daemon.sock:…`)
+ * is found among the mount points, also for every jail.
  */
 export function hostSockets(shownTrees: readonly string[] = []): string[] {
   const listed = listedSockets()
