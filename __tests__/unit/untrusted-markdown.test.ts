@@ -8,6 +8,7 @@ import type {
   RollingBudget
 } from '../../src/contract/index.js'
 import { batchMode } from '../../src/modes/batch/index.js'
+import { answerThreads } from '../../src/modes/follow-up/answers.js'
 import { batchOutcome, issuesTable, type IssueStatus } from '../../src/modes/batch/outcome.js'
 import { budgetExhaustedParts, rollingBudgetParts } from '../../src/report/budget-text.js'
 import {
@@ -281,5 +282,35 @@ describe('untrusted text renders inert on the surfaces added since (plan, batch,
       ),
       { references: ['#7'] }
     )
+  })
+})
+
+describe('untrusted text renders inert in the follow-up replies (render round)', () => {
+  // A file in the pull request may carry any name (the model's, or a contributor's): a reply that
+  // names it must not render it as an image, a link or a mention.
+  const hostilePath = `docs/${EXFIL} <img src=x> @octocat www.evil.example Fixes #9.md`
+  const thread = (id: string, path: string) => ({
+    id,
+    path,
+    line: 1,
+    isResolved: false,
+    isOutdated: false,
+    author: 'a',
+    body: '',
+    latest: []
+  })
+
+  it('a reply naming a thread file the commit did not change, or one not in the branch', async () => {
+    const replies: string[] = []
+    const review = { reply: async (_id: string, body: string) => void replies.push(body) }
+    await answerThreads(
+      review as never,
+      [thread('T1', hostilePath)],
+      [{ thread: thread('T2', hostilePath), reason: `${hostilePath} is not in the branch` }],
+      { round: 1, commit: { sha: 'a'.repeat(40), files: ['other.py'] }, quiet: false },
+      (text) => text
+    )
+    expect(replies).toHaveLength(2)
+    for (const reply of replies) expectInert(reply)
   })
 })
