@@ -69,7 +69,7 @@ describe('follow-up on review threads', () => {
     expect(t3!.isResolved).toBeFalsy()
     expect(t4!.isResolved).toBeFalsy()
     expect(t4!.comments.at(-1)!.body).toMatch(
-      /did not change this: outside the policy: .*\[rule protected-path\]/
+      /did not change this: outside the policy: .*\\\[rule protected-path\\\]/
     )
     expect(t5!.comments).toHaveLength(1)
 
@@ -114,7 +114,7 @@ describe('follow-up on review threads', () => {
     expect(repo.gitOrigin('rev-parse', BRANCH)).toBe(head)
     expect(pr.threads[0]!.isResolved).toBeFalsy()
     expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
-      /could not address this in round 1 \(VALIDATION_FAILED\)/
+      /could not address this in round 1 \(VALIDATION\\_FAILED\)/
     )
     expect(resultOf(repo).follow_up.threads).toEqual([
       expect.objectContaining({

@@ -1,3 +1,4 @@
+import { inert } from '../../report/index.js'
 import { replyMarker, type ThreadOutcome } from './plan.js'
 import type { PullRequestReview, ReviewThread } from './pull-request.js'
 
@@ -42,7 +43,7 @@ export async function answerThreads(
         ? `the commit ${commit.sha} did not change ${thread.path}`
         : (result.failure ?? 'the run did not finish')
       outcome = { ...where, status: 'escalated', reason: why }
-      body = `Patchsmith could not address this in round ${result.round} (${why}). Left open for a maintainer.`
+      body = `Patchsmith could not address this in round ${result.round} (${inert(why)}). Left open for a maintainer.`
     }
     await answer(review, thread, outcome, body, mask)
     outcomes.push(outcome)
@@ -56,7 +57,13 @@ export async function answerThreads(
       reason
     }
     if (!result.quiet)
-      await answer(review, thread, outcome, `Patchsmith did not change this: ${reason}.`, mask)
+      await answer(
+        review,
+        thread,
+        outcome,
+        `Patchsmith did not change this: ${inert(reason)}.`,
+        mask
+      )
     outcomes.push(outcome)
   }
   return outcomes
