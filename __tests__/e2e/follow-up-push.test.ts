@@ -70,7 +70,7 @@ describe('follow-up on review threads', () => {
       paths: ['src/total.js']
     })
     expect(pr.threads[0]!.comments.at(-1)!.body).toMatch(
-      /follow-up:escalated -->\n.*GIT_CONFLICT \(base-moved-conflict\)/
+      /follow-up:escalated -->\n.*GIT\\_CONFLICT \(base-moved-conflict\)/
     )
   })
 
