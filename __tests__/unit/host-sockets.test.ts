@@ -86,3 +86,18 @@ it.skipIf(process.getuid?.() !== 0)(
     expect(covered(workTree!)).toContain(join(opt!, 'agent.sock'))
   }
 )
+
+it.skipIf(process.getuid?.() !== 0)(
+  'covers a socket whose name holds a newline, which the list prints over two lines',
+  async () => {
+    const [opt, workTree] = ['/opt/patchsmith-newline-', '/var/tmp/patchsmith-tree-'].map(
+      (prefix) => mkdtempSync(prefix)
+    )
+    cleanups.push(() => {
+      for (const folder of [opt!, workTree!]) rmSync(folder, { recursive: true, force: true })
+    })
+    // The second reads, line by line, as the first: a named socket, nothing to search.
+    await listen(opt!, join(opt!, 'a'), join(opt!, 'a\nb.sock'))
+    expect(covered(workTree!)).toContain(join(opt!, 'a\nb.sock'))
+  }
+)

@@ -69,17 +69,32 @@ interface ListedSocket {
 function listedSockets(): ListedSocket[] {
   const sockets: ListedSocket[] = []
   for (const text of unixSocketLists())
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/)
-      const path = fields.slice(7).join(' ')
+    for (const entry of entries(text)) {
+      const fields = entry.trim().split(/\s+/)
+      // The path is all after the seventh field, spaces and newlines in it kept.
+      const head = /^\s*(?:\S+[ \t]+){7}/.exec(entry)
+      const path = head ? entry.slice(head[0].length).replace(/[ \t]+$/, '') : ''
       if (path === '' || path.startsWith('@')) continue
       const stat = path.startsWith('/') ? statOf(path) : undefined
       const real = stat?.isSocket() ? realPath(path) : undefined
       const where = real ? [...new Set([path, real])] : []
-      const named = real === path && stat!.nlink === 1
+      const named = real === path && stat!.nlink === 1 && !path.includes('\n')
       sockets.push({ inode: fields[6] ?? '', where, named })
     }
   return sockets
+}
+
+/**
+ * The list's entries, one a line but for a path with a newline in it: the kernel prints it as
+ * it is, so a line that does not start with an entry's number goes on the entry before.
+ */
+function entries(text: string): string[] {
+  const found: string[] = []
+  for (const line of text.split('\n').slice(1)) {
+    if (/^\s*[0-9a-f]+: /i.test(line) || found.length === 0) found.push(line)
+    else found[found.length - 1] += `\n${line}`
+  }
+  return found
 }
 
 /**
