@@ -1,4 +1,4 @@
-import { shellQuote, type Sandbox } from '../sandbox/index.js'
+import { JAIL_STARTS, shellQuote, startRaced, type Sandbox } from '../sandbox/index.js'
 import { NO_PROGRAMS, sealedEnv } from './git-env.js'
 import { GitCommandError, type GitExecOptions, type GitOutput } from './git-output.js'
 import { gitBatchProcess, gitProcess } from './git-process.js'
@@ -103,15 +103,21 @@ export class GitRunner {
       GIT_CONFIG_PARAMETERS: ConfigSeal.parameters(await this.seal.get(), options.env)
     }
     const command = [await gitProgram(), ...args].map(shellQuote).join(' ')
-    const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
-    const output = await gitProcess(spec.file, spec.args, {
-      cwd: this.dir,
-      long: true,
-      silent: true,
-      ignoreReturnCode: true,
-      input: options.input === undefined ? undefined : Buffer.from(options.input),
-      env: spec.env
-    })
+    let output: GitOutput
+    for (let tries = 1; ; tries++) {
+      const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
+      output = await gitProcess(spec.file, spec.args, {
+        cwd: this.dir,
+        long: true,
+        silent: true,
+        ignoreReturnCode: true,
+        input: options.input === undefined ? undefined : Buffer.from(options.input),
+        env: spec.env
+      })
+      // The jail failed before git started (a host socket it covered went meanwhile).
+      if (tries === JAIL_STARTS || !startRaced(spec, output.exitCode, output.stdout, output.stderr))
+        break
+    }
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
   }

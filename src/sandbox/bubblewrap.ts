@@ -56,6 +56,7 @@ export function bubblewrapSpec(
   for (const name of PROC_COVERS)
     if (!wrapped || name !== 'sys') args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`)
   const options = programs.bwrapOptions ?? { size: false, perms: false }
+  const covers: string[] = []
   for (const mount of plan.mounts) {
     if (mount.type === 'tmpfs') {
       if (options.size) args.push('--size', String(mount.size))
@@ -67,8 +68,10 @@ export function bubblewrapSpec(
     } else if (mount.ifPresent) {
       // A host socket whose file went since the plan was made needs no cover (and bubblewrap
       // could not make its mount point in the read-only root).
-      if (lstatSync(mount.path, { throwIfNoEntry: false }))
+      if (lstatSync(mount.path, { throwIfNoEntry: false })) {
         args.push('--ro-bind-try', mount.source, mount.path)
+        covers.push(mount.path)
+      }
     } else args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.path)
   }
   args.push('--chdir', cwd, '--')
@@ -90,5 +93,5 @@ export function bubblewrapSpec(
     ].join('\n')
     args.push('/bin/sh', '-c', script, command)
   } else args.push(...limitPrefix(programs, plan, caller), ...run)
-  return { file: programs.bwrap!, args, env: { ...env, ...plan.env } }
+  return { file: programs.bwrap!, args, env: { ...env, ...plan.env }, covers }
 }

@@ -1,9 +1,36 @@
+import { lstatSync } from 'node:fs'
 import { pidMaxPerNamespace, PROC_COVERS, type JailPlan } from './jail-plan.js'
 
 export interface SpawnSpec {
   file: string
   args: string[]
   env: Record<string, string>
+  /**
+   * Host paths the jail covers that may go before it is made (host sockets): one gone between
+   * the plan and the mount makes bubblewrap fail before the command starts (startRaced).
+   */
+  covers?: readonly string[]
+}
+
+/** Jails made for one command at most: another only while the last failed to start by a race. */
+export const JAIL_STARTS = 3
+
+/**
+ * True when a jail made from `spec` failed before its command started because a host socket it
+ * covers went in the meantime: the cover's mount point could not be made (bubblewrap) or the
+ * cover mounted (unshare), and the jail's own error is all it printed. The command never ran:
+ * running it again from a fresh spec is safe. A command cannot fake this: the socket is the
+ * host's, out of its reach.
+ */
+export function startRaced(
+  spec: SpawnSpec,
+  exitCode: number | null,
+  stdout: string,
+  stderr: string
+): boolean {
+  if (exitCode === 0 || stdout !== '' || !spec.covers?.length) return false
+  if (!/^(bwrap|mount): /.test(stderr)) return false
+  return spec.covers.some((path) => !lstatSync(path, { throwIfNoEntry: false }))
 }
 
 export interface Programs {

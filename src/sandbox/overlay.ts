@@ -126,7 +126,8 @@ export class TreeOverlay {
         spec.file,
         ...spec.args
       ],
-      env: spec.env
+      env: spec.env,
+      covers: spec.covers
     }
   }
 

@@ -6,7 +6,9 @@ import { findInPath } from '@actions/io'
 import { unavailableReason, type SandboxBackend } from './backend.js'
 import { BACKENDS, backendNamed, type BackendName } from './backends.js'
 import {
+  JAIL_STARTS,
   shellQuote,
+  startRaced,
   taskLimit,
   type Caller,
   type Programs,
@@ -182,7 +184,15 @@ export class Sandbox {
     if (this.privateDir) rmSync(this.privateDir, { recursive: true, force: true })
   }
 
-  private probe(overlay?: TreeOverlay): Promise<string | undefined> {
+  /** Why the probe failed, or undefined; made again while its jail fails to start by a race. */
+  private async probe(overlay?: TreeOverlay): Promise<string | undefined> {
+    for (let tries = 1; ; tries++) {
+      const { failure, raced } = await this.probeOnce(overlay)
+      if (!raced || tries === JAIL_STARTS) return failure
+    }
+  }
+
+  private probeOnce(overlay?: TreeOverlay): Promise<{ failure?: string; raced: boolean }> {
     const layout = this.layout!
     const gitDir = layout.gitDirs[0] ?? join(layout.workTree, '.git')
     const probe = PROBE.replace('"$1"', shellQuote(gitDir))
@@ -199,10 +209,14 @@ export class Sandbox {
         spec.file,
         spec.args,
         { env: spec.env, cwd: layout.workTree, timeout: PROBE_TIMEOUT_MS },
-        (error, _stdout, stderr) => {
-          if (!error) return resolve(undefined)
+        (error, stdout, stderr) => {
+          if (!error) return resolve({ raced: false })
           const text = String(stderr).trim().split('\n').slice(-1)[0]
-          resolve(text || `probe failed (${error.code ?? error.signal ?? 'error'})`)
+          const code = typeof error.code === 'number' ? error.code : null
+          resolve({
+            failure: text || `probe failed (${error.code ?? error.signal ?? 'error'})`,
+            raced: startRaced(spec, code, String(stdout), String(stderr))
+          })
         }
       )
     })

@@ -3,7 +3,9 @@ import stripAnsi from 'strip-ansi'
 import type { ValidationResult } from '../contract/index.js'
 import {
   runProcesses,
+  JAIL_STARTS,
   Sandbox,
+  startRaced,
   supervised,
   type TreeOverlay,
   validationEnv,
@@ -60,7 +62,12 @@ export async function runCommand(
   const ended = options.onStart?.(options.masker.mask(command), options.about)
   let outcome: CommandOutcome | undefined
   try {
-    outcome = await runProcess(command, options)
+    for (let tries = 1; ; tries++) {
+      const run = await runProcess(command, options)
+      outcome = run.outcome
+      // The jail failed before the command started (a host socket it covered went meanwhile).
+      if (!run.raced || tries === JAIL_STARTS) break
+    }
   } finally {
     ended?.(outcome?.exit_code)
   }
@@ -74,7 +81,10 @@ export async function runCommand(
     : outcome
 }
 
-function runProcess(command: string, options: CommandRunnerOptions): Promise<CommandOutcome> {
+function runProcess(
+  command: string,
+  options: CommandRunnerOptions
+): Promise<{ outcome: CommandOutcome; raced: boolean }> {
   const started = Date.now()
   return new Promise((resolve) => {
     const sandbox = options.sandbox ?? Sandbox.none()
@@ -122,7 +132,7 @@ function runProcess(command: string, options: CommandRunnerOptions): Promise<Com
           timedOut ? `${err}\nKilled after ${options.timeoutMs} ms (command-timeout).` : err
         )
       }
-      resolve({
+      const outcome = {
         command,
         exit_code: timedOut ? 124 : exitCode,
         stdout: truncateMiddle(full.stdout, options.outputLimit),
@@ -130,7 +140,9 @@ function runProcess(command: string, options: CommandRunnerOptions): Promise<Com
         duration_ms: Date.now() - started,
         full,
         timedOut
-      })
+      }
+      const raced = !timedOut && startRaced(spec, exitCode, stdout.text(), err)
+      resolve({ outcome, raced })
     }
     let exitCode = 1
     child.on('error', (error) => {

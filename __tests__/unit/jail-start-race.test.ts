@@ -1,0 +1,99 @@
+/**
+ * A host socket in a tree the jail shows is covered by a mount on its path. When the socket goes
+ * between the jail's plan and its start (its daemon stopped, its folder removed), bubblewrap
+ * cannot make the cover's mount point in the read-only root and stops before the command runs:
+ * that must never read as the command's own failure (exit 1). Found in the suite, where a test's
+ * socket folder under /opt went while another file's run made its jail.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Git, gitDirs } from '../../src/git/index.js'
+import { jailLayout, Sandbox, validationEnv } from '../../src/sandbox/index.js'
+import { SecretMasker } from '../../src/secrets/index.js'
+import { runCommand } from '../../src/validation/index.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+import { skipWithout } from '../support/sandbox-needs.js'
+
+const undo: Array<() => void> = []
+afterEach(() => {
+  while (undo.length > 0) undo.pop()!()
+})
+
+/** A checkout, a socket listening in a folder of /opt, and a bubblewrap sandbox for it. */
+async function world(): Promise<{ repo: TestRepo; sandbox: Sandbox; folder: string }> {
+  const repo = createRepo({ files: { 'a.txt': 'a\n' } })
+  undo.push(() => repo.cleanup())
+  const folder = mkdtempSync('/opt/patchsmith-race-')
+  const server: Server = createServer((socket) => socket.end())
+  await new Promise<void>((resolve) => server.listen(join(folder, 'agent.sock'), resolve))
+  undo.push(() => rmSync(folder, { recursive: true, force: true }))
+  undo.push(() => server.close())
+  const layout = jailLayout(process.env, repo.dir, gitDirs(repo.dir), [])
+  const sandbox = await Sandbox.open(layout, ['bubblewrap'])
+  undo.push(() => sandbox.dispose())
+  expect(sandbox.backend).toBe('bubblewrap')
+  return { repo, sandbox, folder }
+}
+
+/**
+ * The socket's folder removed right after the first spec is made, as a daemon stopping at that
+ * moment would: that spec covers a path that is gone when bubblewrap starts. Returns the specs.
+ */
+function goneAfterFirstSpec(sandbox: Sandbox, folder: string) {
+  const specs: Array<ReturnType<Sandbox['spawnSpec']>> = []
+  const made = sandbox.spawnSpec.bind(sandbox)
+  sandbox.spawnSpec = (...args) => {
+    const spec = made(...args)
+    specs.push(spec)
+    if (specs.length === 1) rmSync(folder, { recursive: true, force: true })
+    return spec
+  }
+  return specs
+}
+
+describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
+  'a host socket that goes while its jail is made',
+  () => {
+    it.each([false, true])(
+      'runs the validation command once, with its own exit code and output (overlay: %s)',
+      async (onOverlay) => {
+        const { repo, sandbox, folder } = await world()
+        const overlay = onOverlay ? sandbox.overlay() : undefined
+        if (onOverlay) expect(overlay).toBeDefined()
+        undo.push(() => overlay?.dispose())
+        const specs = goneAfterFirstSpec(sandbox, folder)
+        const result = await runCommand('echo ran >> ran.txt; cat ran.txt; exit 3', {
+          cwd: repo.dir,
+          timeoutMs: 60_000,
+          outputLimit: 1000,
+          masker: new SecretMasker(),
+          env: validationEnv(process.env),
+          sandbox,
+          overlay
+        })
+        expect(specs[0]!.covers).toContain(join(folder, 'agent.sock'))
+        expect(result.stderr).toBe('')
+        expect([result.exit_code, result.stdout.trim()]).toEqual([3, 'ran'])
+        expect(specs).toHaveLength(2)
+      }
+    )
+
+    it('runs a commit with the repository hooks, in the jail', async () => {
+      const { repo, sandbox, folder } = await world()
+      writeFileSync(join(repo.dir, '.git/hooks/pre-commit'), '#!/bin/sh\necho hooked >&2\n', {
+        mode: 0o755
+      })
+      const git = await Git.open(repo.dir)
+      git.hookJail = { sandbox, env: { PATH: '/usr/bin:/bin' } }
+      const specs = goneAfterFirstSpec(sandbox, folder)
+      writeFileSync(join(repo.dir, 'a.txt'), 'b\n')
+      await git.exec(['add', 'a.txt'])
+      const out = await git.exec(['commit', '-q', '-m', 'b'], { hooks: true })
+      expect(out.stderr).toContain('hooked')
+      expect(repo.git('log', '-1', '--format=%s')).toBe('b')
+      expect(specs).toHaveLength(2)
+    })
+  }
+)
