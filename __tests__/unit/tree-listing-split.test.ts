@@ -5,12 +5,12 @@
  * removed folder holds by that order), and one find where a root name is not UTF-8.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { listChanged, listFolders } from '../../src/policy/tree-listing.js'
+import { listChanged, listFolders, splitStarts } from '../../src/policy/tree-listing.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -29,12 +29,12 @@ function tree(): { root: string; mark: string } {
   return { root, mark }
 }
 
+/** What each folder of the root and of its folders held, as TreeSnapshot weighs them. */
 function weightsOf(folders: Map<string, { size: number }>): Map<string, number> {
   const weights = new Map<string, number>()
-  for (const [path, folder] of folders) {
-    const top = path.split('/', 1)[0]!
-    weights.set(top, (weights.get(top) ?? 0) + folder.size)
-  }
+  for (const [path, folder] of folders)
+    for (const prefix of path.split('/', 2).map((_, i, names) => names.slice(0, i + 1).join('/')))
+      weights.set(prefix, (weights.get(prefix) ?? 0) + folder.size)
   return weights
 }
 
@@ -80,4 +80,33 @@ describe.runIf(availableParallelism() >= 2)('the listing after validation, split
     expect(split.has(Buffer.from([0xff, 0x66]).toString('latin1'))).toBe(true)
     expect(foldersFirst([...split.keys()])).toBe(true)
   })
+
+  it('splits a folder heavier than a share of the finds into its own: the same entries, a skipped folder in it left out, a closed one opened', async () => {
+    const { root, mark } = tree()
+    for (let i = 0; i < 30; i++) mkdirSync(join(root, `big/many/m${i}`), { recursive: true })
+    mkdirSync(join(root, 'big/logs'))
+    writeFileSync(join(root, 'big/logs/own.txt'), "the run's own")
+    writeFileSync(join(root, 'big/c/inside'), 'x')
+    chmodSync(join(root, 'big/c'), 0)
+    const skip = ['.git', 'big/logs']
+    const weights = weightsOf(await listFolders(root, skip))
+    const starts = splitStarts(root, skip, weights)!
+    // big holds most of the tree: its folders are started from, never the skipped one.
+    expect(starts.opened).toEqual(['big'])
+    expect(starts.groups.flat().sort()).toEqual(['big/a', 'big/c', 'big/many', 'mid', 'small'])
+    const split = await listChanged(root, skip, mark, true, weights)
+    expect(split.has('big/c/inside')).toBe(true)
+    expect([...split.keys()].some((path) => path.startsWith('big/logs'))).toBe(false)
+    expect(foldersFirst([...split.keys()])).toBe(true)
+    const one = await listChanged(root, skip, mark, true)
+    expect([...split.keys()]).toEqual([...one.keys()].sort(byName))
+    // Stamp for stamp once nothing is closed any more (the first listing opened big/c).
+    expect(await listChanged(root, skip, mark, true, weights)).toEqual(one)
+  })
 })
+
+/** Name by name: a folder before all it holds. */
+function byName(a: string, b: string): number {
+  const [x, y] = [a.replaceAll('/', '\0'), b.replaceAll('/', '\0')]
+  return x < y ? -1 : x > y ? 1 : 0
+}

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, type Dirent } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
 
 /**
  * The find listings TreeSnapshot puts the work tree back from: each entry's stamp (find's fields
@@ -96,8 +97,9 @@ export async function withAllUnder(
  * The entries whose ctime is past `mark`, a folder before all it holds (these together).
  * `openUp`: folders the user cannot enter or change are opened first (validation may have closed
  * one it made), so nothing under them escapes the listing or the removal. `weights`: how much
- * each of the root's entries held before (latin1 names): where there are cores to spare, finds
- * side by side each list some of the root's entries, the heaviest spread first.
+ * each of the root's folders and their folders held before (latin1 paths, one or two names):
+ * where there are cores to spare, finds side by side each list under some of them, the heaviest
+ * spread first, a folder heavier than a find's share split into its own folders.
  */
 export async function listChanged(
   root: string,
@@ -107,50 +109,88 @@ export async function listChanged(
   weights: ReadonlyMap<string, number> = new Map()
 ): Promise<Stamps> {
   const tail = [...pruned(skip), ...opening(openUp), '-cnewer', mark, '-printf']
-  const groups = startGroups(root, skip, weights)
+  const split = splitStarts(root, skip, weights)
   // A folder still closed, or an entry gone while listed, is no reason to stop putting back.
-  if (!groups)
+  if (!split)
     return stampsOf(await run('find', ['.', '-mindepth', '1', ...tail, FORMAT], root, true))
+  // The levels the finds below start from, first: whatever is closed there is opened before.
+  const levels = ['.', ...split.opened].map((name) => (name === '.' ? name : `./${name}`))
+  const depth = ['-mindepth', '1', '-maxdepth', '1']
+  const first = await run('find', [...levels, ...depth, ...tail, FORMAT_FROM_TOP], root, true)
   const lists = await Promise.all(
-    groups.map((names) =>
-      run('find', [...names.map((name) => `./${name}`), ...tail, FORMAT_FROM_TOP], root, true)
+    split.groups.map((starts) =>
+      run(
+        'find',
+        [...starts.map((name) => `./${name}`), '-mindepth', '1', ...tail, FORMAT_FROM_TOP],
+        root,
+        true
+      )
     )
   )
-  // Each find lists its start points one after another, each a folder before all it holds.
-  const merged: Stamps = new Map()
-  for (const out of lists)
-    for (const [path, stamp] of stampsOf(out)) merged.set(path.slice(2), stamp)
-  return merged
+  const entries: Array<[string, string]> = []
+  for (const out of [first, ...lists])
+    for (const [path, stamp] of stampsOf(out)) entries.push([path.slice(2), stamp])
+  // Name by name, a folder just before all it holds (no name holds a slash or a NUL).
+  const key = (path: string) => path.replaceAll('/', '\0')
+  return new Map(entries.sort(([a], [b]) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)))
 }
 
-/** The root's entries (UTF-8 names) in groups of about equal weight; undefined for one find. */
-function startGroups(
+/**
+ * The folders finds side by side list under (UTF-8 names), in groups of about equal weight, and
+ * the root's folders split into theirs; undefined for one find.
+ */
+export function splitStarts(
   root: string,
   skip: readonly string[],
   weights: ReadonlyMap<string, number>
-): string[][] | undefined {
+): { groups: string[][]; opened: string[] } | undefined {
   const finds = Math.min(MOST_FINDS, availableParallelism())
-  let names: Buffer[]
+  if (finds < 2) return undefined
+  const top = foldersIn(root, '', skip)
+  if (!top || top.length < 1) return undefined
+  const weight = (path: string) => weights.get(latin1(path)) ?? 1
+  const share = top.reduce((sum, path) => sum + weight(path), 0) / finds
+  const starts: string[] = []
+  const opened: string[] = []
+  for (const path of top) {
+    const inner = weight(path) > share ? foldersIn(root, path, skip) : undefined
+    if (inner === undefined) starts.push(path)
+    else {
+      opened.push(path)
+      starts.push(...inner)
+    }
+    if (starts.length > MOST_SPLIT_ENTRIES) return undefined
+  }
+  const groups = Array.from({ length: finds }, () => ({ weight: 0, names: [] as string[] }))
+  for (const path of starts.sort((a, b) => weight(b) - weight(a))) {
+    const lightest = groups.reduce((least, group) => (group.weight < least.weight ? group : least))
+    lightest.names.push(path)
+    lightest.weight += weight(path)
+  }
+  const used = groups.filter((group) => group.names.length > 0).map((group) => group.names)
+  return used.length > 1 ? { groups: used, opened } : undefined
+}
+
+/**
+ * The folders directly in `folder` (a repository path, '' for the root), by the types the
+ * folder's entries give (no stat); undefined where one's name is not UTF-8 or it cannot be read.
+ * What `skip` names is left out: a find started there would not prune it (what lies deeper is).
+ */
+function foldersIn(root: string, folder: string, skip: readonly string[]): string[] | undefined {
+  let entries: Dirent<Buffer>[]
   try {
-    names = readdirSync(root, { encoding: 'buffer' })
+    entries = readdirSync(join(root, folder), { encoding: 'buffer', withFileTypes: true })
   } catch {
     return undefined
   }
-  if (finds < 2 || names.length < 2 || names.length > MOST_SPLIT_ENTRIES) return undefined
-  const entries: Array<{ name: string; weight: number }> = []
-  for (const bytes of names) {
-    const name = utf8(bytes)
+  const found: string[] = []
+  for (const entry of entries) {
+    const name = utf8(entry.name)
     if (name === undefined) return undefined
-    if (!skip.includes(name)) entries.push({ name, weight: weights.get(latin1(name)) ?? 1 })
+    const path = folder ? `${folder}/${name}` : name
+    if (entry.isDirectory() && !skip.includes(path)) found.push(path)
   }
-  const groups = Array.from({ length: finds }, () => ({ weight: 0, names: [] as string[] }))
-  for (const { name, weight } of entries.sort((a, b) => b.weight - a.weight)) {
-    const lightest = groups.reduce((least, group) => (group.weight < least.weight ? group : least))
-    lightest.names.push(name)
-    lightest.weight += weight
-  }
-  const used = groups.filter((group) => group.names.length > 0).map((group) => group.names)
-  return used.length > 1 ? used : undefined
+  return found
 }
 
 /** find's clause that opens a folder the user cannot enter or change, before going on. */

@@ -66,12 +66,12 @@ export class TreeSnapshot {
   /** What changed since the mark, listed once (the first call), once validation has ended. */
   private changed(): Promise<Stamps> {
     if (this.listing) return this.listing
-    // How much each of the root's entries held: the finds after validation share them by it.
+    // How much each of the root's folders and theirs held: the finds after validation share
+    // them by it.
     const weights = new Map<string, number>()
-    for (const [path, folder] of this.folders) {
-      const top = path.split('/', 1)[0]!
-      weights.set(top, (weights.get(top) ?? 0) + folder.size)
-    }
+    for (const [path, folder] of this.folders)
+      for (const prefix of path.split('/', 2).map((_, i, names) => names.slice(0, i + 1).join('/')))
+        weights.set(prefix, (weights.get(prefix) ?? 0) + folder.size)
     const openUp = process.getuid?.() !== 0
     this.listing = listChanged(this.root, this.skip, this.mark, openUp, weights).finally(() =>
       rmSync(dirname(this.mark), { recursive: true, force: true })
