@@ -11,7 +11,7 @@
  *   tree itself, a snapshot of every entry's lstat stamps before and after it.
  *
  * Prints the median seconds of each and the 100 000 ÷ 1 000 ratio per path (anchor ≤ 1.5).
- * BENCH_RUNS (default 3) runs each; BENCH_LARGE (default 100000), BENCH_IGNORED (default 50000).
+ * BENCH_RUNS (default 5) runs each; BENCH_LARGE (default 100000), BENCH_IGNORED (default 50000).
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -23,7 +23,7 @@ import type { TestRepo } from '../__tests__/support/repo.js'
 import { median, printFigure, runsFromEnv, warnIfStaleBundle } from './lib/report.js'
 import { sizedRepo } from './lib/sized-repo.js'
 
-const RUNS = runsFromEnv(3)
+const RUNS = runsFromEnv(5)
 const SMALL = 1_000
 const LARGE = Number.parseInt(process.env.BENCH_LARGE ?? '', 10) || 100_000
 const IGNORED = Number.parseInt(process.env.BENCH_IGNORED ?? '', 10) || 50_000
@@ -52,6 +52,9 @@ try {
   repos.push(small)
   const large = sizedRepo(LARGE, IGNORED, IGNORE)
   repos.push(large)
+  // The 150 000 files just written are on their way to the disk: runs timed meanwhile would
+  // share the machine with that writeback (the large ones most).
+  execFileSync('sync')
   console.log(
     `bench:leftovers — built ${SMALL} files, and ${LARGE} with ${IGNORED} ignored, in ${seconds(Date.now() - started)} s; ${RUNS} runs each (median)\n`
   )
