@@ -3,7 +3,15 @@
  * bare repository, so pushes can be checked without any network.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 
@@ -62,13 +70,12 @@ export function createRepo(options: RepoOptions): TestRepo {
   }
 
   try {
-    runGit(root, ['init', '--quiet', '--bare', '-b', branch, origin])
-    runGit(root, ['init', '--quiet', '-b', branch, dir])
+    initFromTemplate(repo, branch)
     writeConfig(repo, branch)
     for (const [path, content] of Object.entries(options.files)) repo.write(path, content)
     repo.git('add', '--all')
     repo.git(...QUIET, 'commit', '--quiet', '--allow-empty', '-m', 'initial')
-    repo.git(...QUIET, 'push', '--quiet', 'origin', branch)
+    seedOrigin(repo, branch)
   } catch (error) {
     repo.cleanup()
     throw error
@@ -76,8 +83,54 @@ export function createRepo(options: RepoOptions): TestRepo {
   return repo
 }
 
-// No automatic gc or maintenance after the setup's own commit and push (two processes a repository).
+// No automatic gc or maintenance after the setup's own commit (or a clone's).
 const QUIET = ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', '-c', 'receive.autogc=false']
+
+/**
+ * What `git init --bare` and `git init` leave, copied from the pair this process made once: each
+ * git process is forked from a test worker of a few hundred MB (page tables copied, then torn
+ * down), and a suite makes about a thousand repositories. HEAD names the branch, as `-b` would.
+ */
+function initFromTemplate(repo: TestRepo, branch: string): void {
+  template ??= makeTemplate()
+  cpSync(template.bare, repo.origin, { recursive: true })
+  cpSync(template.git, join(repo.dir, '.git'), { recursive: true })
+  for (const gitDir of [repo.origin, join(repo.dir, '.git')])
+    writeFileSync(join(gitDir, 'HEAD'), `ref: refs/heads/${branch}\n`)
+}
+
+let template: { bare: string; git: string } | undefined
+
+function makeTemplate(): { bare: string; git: string } {
+  const root = mkdtempSync(join(tmpdir(), 'patchsmith-repo-template-'))
+  process.once('exit', () => rmSync(root, { recursive: true, force: true }))
+  const bare = join(root, 'origin.git')
+  runGit(root, ['init', '--quiet', '--bare', bare])
+  runGit(root, ['init', '--quiet', join(root, 'work')])
+  return { bare, git: join(root, 'work', '.git') }
+}
+
+/**
+ * What `git push origin <branch>` of the first commit leaves, written as files (a push is five
+ * processes): the work tree's loose objects copied into the bare origin, the branch there, and
+ * the work tree's remote-tracking ref with the reflog entry a push writes.
+ */
+function seedOrigin(repo: TestRepo, branch: string): void {
+  const git = join(repo.dir, '.git')
+  const sha = readFileSync(join(git, 'refs', 'heads', branch), 'utf8').trim()
+  if (!/^[0-9a-f]{40}$/.test(sha)) throw new Error(`createRepo: no commit on ${branch}: ${sha}`)
+  cpSync(join(git, 'objects'), join(repo.origin, 'objects'), { recursive: true })
+  const when = `${Math.floor(Date.now() / 1000)} +0000`
+  const entry = `${'0'.repeat(40)} ${sha} Patchsmith Test <patchsmith-test@example.invalid> ${when}\tupdate by push\n`
+  for (const [file, content] of [
+    [join(repo.origin, 'refs', 'heads', branch), `${sha}\n`],
+    [join(git, 'refs', 'remotes', 'origin', branch), `${sha}\n`],
+    [join(git, 'logs', 'refs', 'remotes', 'origin', branch), entry]
+  ] as const) {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, content)
+  }
+}
 
 /**
  * The work tree's config: a fresh identity (a fresh CI machine may have none) and no signing or
