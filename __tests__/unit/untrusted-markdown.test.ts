@@ -13,6 +13,7 @@ import { batchOutcome, issuesTable, type IssueStatus } from '../../src/modes/bat
 import { budgetExhaustedParts, rollingBudgetParts } from '../../src/report/budget-text.js'
 import {
   failureComment,
+  inert,
   planComment,
   proofTable,
   pullRequestText,
@@ -312,5 +313,18 @@ describe('untrusted text renders inert in the follow-up replies (render round)',
     )
     expect(replies).toHaveLength(2)
     for (const reply of replies) expectInert(reply)
+  })
+})
+
+describe('untrusted text keeps no block of its own (render round)', () => {
+  it('a heading, list, quote, setext underline or rule at a line start renders as its text', () => {
+    const lines = ['# Fixed', '1. one', '2) two', '- dash', '+ plus', '> quote', 'line', '===']
+    const text = [...lines, '---', '   # indented', '12.5 apples'].join('\n')
+    for (const markdown of [inert(text), inert(text.replaceAll('\n', '\r'))]) {
+      const { html, text: shown } = rendered(markdown)
+      expect(html).not.toMatch(/<(h\d|ol|ul|li|blockquote|hr)\b/)
+      for (const line of [...lines, '---', '# indented', '12.5 apples'])
+        expect(shown).toContain(line.replace('>', '&gt;'))
+    }
   })
 })

@@ -11,7 +11,16 @@ export function inert(text: string): string {
   return unlinked(defuse(text))
     .replace(/&/g, '&amp;')
     .replace(/[\\`*_[\]|<>~]/g, (sign) => `\\${sign}`)
+    .replace(BLOCK_START, (_, start: string, sign: string) =>
+      /^\d/.test(sign) ? `${start}${sign.slice(0, -1)}\\${sign.slice(-1)}` : `${start}\\${sign}`
+    )
 }
+
+// What opens a block at a line's start (up to three spaces in): a heading, a list item, a
+// setext underline or a rule; its first sign escaped, the line stays a line of text ("#7" opens
+// nothing; `>` and `*` are escaped already).
+const BLOCK_START =
+  /^( {0,3})(#{1,6}(?=[ \t]|$)|[-+](?=[ \t]|$)|=+(?=[ \t]*$)|-(?=-)|\d{1,9}[.)](?=[ \t]|$))/gm
 
 // CommonMark ends a line at LF, CR LF and a lone CR alike: inside a table row or a code span
 // any of them ends the row or the paragraph, and what follows renders as Markdown.
