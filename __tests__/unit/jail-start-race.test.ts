@@ -80,6 +80,23 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
       }
     )
 
+    it("runs once a command that prints bubblewrap's words and fails: no cover went", async () => {
+      const { repo, sandbox } = await world()
+      const specs = goneAfterFirstSpec(sandbox, '/nonexistent/patchsmith-race')
+      const say = "bwrap: Can't mkdir parents for /opt/x: Read-only file system"
+      const result = await runCommand(`echo ran >> ran.txt; echo "${say}" >&2; exit 1`, {
+        cwd: repo.dir,
+        timeoutMs: 60_000,
+        outputLimit: 1000,
+        masker: new SecretMasker(),
+        env: validationEnv(process.env),
+        sandbox
+      })
+      expect([result.exit_code, result.stderr.trim()]).toEqual([1, say])
+      expect(specs).toHaveLength(1)
+      expect(repo.read('ran.txt')).toBe('ran\n')
+    })
+
     it('runs a commit with the repository hooks, in the jail', async () => {
       const { repo, sandbox, folder } = await world()
       writeFileSync(join(repo.dir, '.git/hooks/pre-commit'), '#!/bin/sh\necho hooked >&2\n', {
