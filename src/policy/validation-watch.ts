@@ -1,9 +1,7 @@
-import { lstatSync } from 'node:fs'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 import {
   RepoIntegrity,
-  WORKTREE_SCAN,
   nulFields,
   restoreWorkTree,
   unstagedPaths,
@@ -15,6 +13,7 @@ import { printable, type PathPolicy } from './path-policy.js'
 import { refState } from './ref-state.js'
 import { EDITS_ONLY_GROUPS } from './protected-paths.js'
 import type { GitRunner } from './repo-paths.js'
+import { fileStamp, workTreeStatus, type StatusEntry } from './work-tree-status.js'
 
 // Rules that make a file that validation left behind a problem, even though it is not staged.
 const WATCHED_RULES = new Set(['protected-path', 'blocked-path', 'git-directory'])
@@ -262,47 +261,11 @@ export class ValidationWatch {
   }
 }
 
-interface StatusEntry {
-  /** `git status --porcelain=v1`'s two letters: index, work tree ('??' untracked). */
-  xy: string
-  path: string
-}
-
-/**
- * What git status reports: tracked changes and untracked files (not ignored ones); of `paths`
- * alone when given (literally: a name is never a pattern).
- */
-async function workTreeStatus(git: GitRunner, paths?: readonly string[]): Promise<StatusEntry[]> {
-  const out = await git.exec([
-    ...WORKTREE_SCAN,
-    ...(paths ? ['--literal-pathspecs'] : []),
-    'status',
-    '--porcelain=v1',
-    '-z',
-    '--untracked-files=all',
-    '--no-renames',
-    // A gitlink's folder may hold a repository validation made, with config of its own.
-    '--ignore-submodules=all',
-    ...(paths ? ['--', ...paths] : [])
-  ])
-  return nulFields(out.stdout)
-    .filter((field) => field.length > 3)
-    .map((field) => ({ xy: field.slice(0, 2), path: field.slice(3) }))
-}
-
 /** The watched rule `path` falls under (a protected or blocked path, a git folder), if any. */
 function watchedRule(policy: PathPolicy, path: string): string | undefined {
   const violation = policy.checkName(path) ?? policy.checkProtected(path)
   if (violation?.group && EDITS_ONLY_GROUPS.has(violation.group)) return undefined
   return violation && WATCHED_RULES.has(violation.rule) ? violation.rule : undefined
-}
-
-/** What changes whenever the file is written, replaced or removed (ctime cannot be set back). */
-function fileStamp(repoDir: string, path: string): string {
-  const stats = lstatSync(join(repoDir, path), { bigint: true, throwIfNoEntry: false })
-  return stats
-    ? `${stats.mode}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
-    : 'missing'
 }
 
 /** `folder` as a repository path ("logs"), when it lies inside the work tree. */
