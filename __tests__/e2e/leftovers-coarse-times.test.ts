@@ -4,60 +4,25 @@
  * The mark was made in the temp folder, with finer times than the tree's truncated ctimes, and
  * such changes (to protected files) stayed in the tree after a successful run.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+import { CAN_MAKE_EXT4, coarseTimesFolder, inTempFolder } from '../support/small-disk.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
-const CAN_MAKE =
-  process.getuid?.() === 0 &&
-  spawnSync('sh', ['-c', 'PATH=$PATH:/usr/sbin:/sbin command -v mkfs.ext4']).status === 0
-
-/** An ext4 file system with whole-second times, mounted for this test. */
-function coarseDisk(): string {
-  const image = join(mkdtempSync(join(tmpdir(), 'patchsmith-coarse-')), 'disk.img')
-  writeFileSync(image, '')
-  execFileSync('truncate', ['-s', '64M', image])
-  execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin mkfs.ext4 -q -I 128 -F ${image}`])
-  const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-coarse-mount-'))
-  execFileSync('mount', ['-o', 'loop', image, mountPoint])
-  execFileSync('chmod', ['1777', mountPoint])
-  cleanups.push(() => {
-    execFileSync('umount', ['-l', mountPoint])
-    rmSync(mountPoint, { recursive: true, force: true })
-    rmSync(join(image, '..'), { recursive: true, force: true })
-  })
-  return mountPoint
-}
-
 const WAYS = [
   ['on the tree, no sandbox', undefined, false],
   ["as a hosted runner's user with bubblewrap", SUDO_USER, skipWithout('bubblewrap')]
 ] as const
 
 describe.each(WAYS)('the tree on whole-second times, %s', (_, user, skip) => {
-  it.skipIf(!CAN_MAKE || skip)(
+  it.skipIf(!CAN_MAKE_EXT4 || skip)(
     'leaves no protected file validation changed, nor one it made',
     async () => {
-      const disk = coarseDisk()
-      const saved = process.env.TMPDIR
-      process.env.TMPDIR = disk
-      const repo = (() => {
-        try {
-          return fruitRepo({
-            '.husky/pre-commit': 'exit 0\n',
-            '.github/workflows/ci.yml': 'on: push\n'
-          })
-        } finally {
-          if (saved === undefined) delete process.env.TMPDIR
-          else process.env.TMPDIR = saved
-        }
-      })()
+      const repo = inTempFolder(coarseTimesFolder(cleanups), () =>
+        fruitRepo({ '.husky/pre-commit': 'exit 0\n', '.github/workflows/ci.yml': 'on: push\n' })
+      )
       cleanups.push(() => repo.cleanup())
       const run = await runOnFruit(
         repo,

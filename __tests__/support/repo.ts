@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -92,7 +93,8 @@ const QUIET = ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', '-c', 'receive
  * down), and a suite makes about a thousand repositories. HEAD names the branch, as `-b` would.
  */
 function initFromTemplate(repo: TestRepo, branch: string): void {
-  template ??= makeTemplate()
+  // Made again where a test's own disk that held it is gone (it made it there, by TMPDIR).
+  if (!template || !existsSync(template.bare)) template = makeTemplate()
   cpSync(template.bare, repo.origin, { recursive: true })
   cpSync(template.git, join(repo.dir, '.git'), { recursive: true })
   for (const gitDir of [repo.origin, join(repo.dir, '.git')])

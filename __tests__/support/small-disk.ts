@@ -1,8 +1,9 @@
 /**
- * A checkout with a bare origin on a 2 MiB tmpfs of its own (root only: mounting needs it), and
- * a way to fill that disk: git and the run then fail as on a runner whose disk is full.
+ * Disks of their own for tests (root only: mounting needs it): a checkout with a bare origin on a
+ * 2 MiB tmpfs, and a way to fill that disk (git and the run then fail as on a runner whose disk
+ * is full); a folder on an ext4 file system whose times are whole seconds.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,5 +68,41 @@ export function smallDiskCheckout(
     free: () => rmSync(filler, { force: true }),
     readOnly: () => remount('ro'),
     writable: () => remount('rw')
+  }
+}
+
+/** mkfs.ext4 is there (as root): coarseTimesFolder can be made. */
+export const CAN_MAKE_EXT4 =
+  CAN_MOUNT &&
+  spawnSync('sh', ['-c', 'PATH=$PATH:/usr/sbin:/sbin command -v mkfs.ext4']).status === 0
+
+/**
+ * A folder anyone may write, on an ext4 file system with whole-second times (128-byte inodes, as
+ * on old file systems; NFS alike), mounted from an image until the test's cleanups.
+ */
+export function coarseTimesFolder(cleanups: (() => void)[], mebibytes = 64): string {
+  const image = join(mkdtempSync(join(tmpdir(), 'patchsmith-coarse-')), 'disk.img')
+  execFileSync('truncate', ['-s', `${mebibytes}M`, image])
+  execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin mkfs.ext4 -q -I 128 -F ${image}`])
+  const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-coarse-mount-'))
+  execFileSync('mount', ['-o', 'loop', image, mountPoint])
+  execFileSync('chmod', ['1777', mountPoint])
+  cleanups.push(() => {
+    execFileSync('umount', ['-l', mountPoint])
+    rmSync(mountPoint, { recursive: true, force: true })
+    rmSync(join(image, '..'), { recursive: true, force: true })
+  })
+  return mountPoint
+}
+
+/** What `make` returns, made while the temp folder (TMPDIR) is `folder`. */
+export function inTempFolder<T>(folder: string, make: () => T): T {
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = folder
+  try {
+    return make()
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = saved
   }
 }

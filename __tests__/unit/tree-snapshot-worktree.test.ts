@@ -4,8 +4,8 @@
  * just before a whole second the clock has passed. What validation makes or changes after it is
  * still seen, on a file system with whole-second times too (ext4 with 128-byte inodes).
  */
-import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -13,44 +13,19 @@ import { Git } from '../../src/git/index.js'
 import { TreeSnapshot } from '../../src/policy/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { createRepo } from '../support/repo.js'
+import { CAN_MAKE_EXT4, coarseTimesFolder, inTempFolder } from '../support/small-disk.js'
 
 const cleanups = cleanupAfterEach()
-const CAN_MOUNT =
-  process.getuid?.() === 0 &&
-  spawnSync('sh', ['-c', 'PATH=$PATH:/usr/sbin:/sbin command -v mkfs.ext4']).status === 0
-
-/** A folder on an ext4 file system with whole-second times, mounted for this test. */
-function coarseFolder(): string {
-  const image = join(mkdtempSync(join(tmpdir(), 'patchsmith-coarse-')), 'disk.img')
-  execFileSync('truncate', ['-s', '32M', image])
-  execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin mkfs.ext4 -q -I 128 -F ${image}`])
-  const mountPoint = mkdtempSync(join(tmpdir(), 'patchsmith-coarse-mount-'))
-  execFileSync('mount', ['-o', 'loop', image, mountPoint])
-  cleanups.push(() => {
-    execFileSync('umount', ['-l', mountPoint])
-    rmSync(mountPoint, { recursive: true, force: true })
-    rmSync(join(image, '..'), { recursive: true, force: true })
-  })
-  return mountPoint
-}
-
 describe.each([
   ['the temp folder', false],
   ['whole-second times', true]
 ] as const)('the snapshot of a linked worktree, on %s', (_, coarse) => {
-  it.skipIf(coarse && !CAN_MOUNT)(
+  it.skipIf(coarse && !CAN_MAKE_EXT4)(
     'removes what was made or changed right after the mark, ignored files too',
     async () => {
-      const saved = process.env.TMPDIR
-      if (coarse) process.env.TMPDIR = coarseFolder()
-      const repo = (() => {
-        try {
-          return createRepo({ files: { 'README.md': 'hello\n', '.gitignore': 'build/\n' } })
-        } finally {
-          if (saved === undefined) delete process.env.TMPDIR
-          else process.env.TMPDIR = saved
-        }
-      })()
+      const folder = coarse ? coarseTimesFolder(cleanups, 32) : tmpdir()
+      const files = { 'README.md': 'hello\n', '.gitignore': 'build/\n' }
+      const repo = inTempFolder(folder, () => createRepo({ files }))
       cleanups.push(() => repo.cleanup())
       const linked = join(repo.root, 'linked')
       repo.git('worktree', 'add', '--quiet', '-b', 'linked', linked)
