@@ -36,8 +36,8 @@ export async function workTreeStatus(
     .map((field) => ({ xy: field.slice(0, 2), path: field.slice(3) }))
 }
 
-export /** What changes whenever the file is written, replaced or removed (ctime cannot be set back). */
-function fileStamp(repoDir: string, path: string): string {
+/** What changes whenever the file is written, replaced or removed (ctime cannot be set back). */
+export function fileStamp(repoDir: string, path: string): string {
   const stats = lstatSync(join(repoDir, path), { bigint: true, throwIfNoEntry: false })
   return stats
     ? `${stats.mode}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
