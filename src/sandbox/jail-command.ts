@@ -17,10 +17,10 @@ export const JAIL_STARTS = 3
 
 /**
  * True when a jail made from `spec` failed before its command started because a host socket it
- * covers went in the meantime: the cover's mount point could not be made (bubblewrap) or the
- * cover mounted (unshare), and the jail's own error is all it printed. The command never ran:
- * running it again from a fresh spec is safe. A command cannot fake this: the socket is the
- * host's, out of its reach.
+ * covers went in the meantime: bubblewrap could not make the cover's mount point, and its own
+ * error is all that was printed (unshare's jail checks each socket as it mounts). The command
+ * never ran: running it again from a fresh spec is safe. A command cannot fake this: the socket
+ * is the host's, out of its reach.
  */
 export function startRaced(
   spec: SpawnSpec,
@@ -29,7 +29,7 @@ export function startRaced(
   stderr: string
 ): boolean {
   if (exitCode === 0 || stdout !== '' || !spec.covers?.length) return false
-  if (!/^(bwrap|mount): /.test(stderr)) return false
+  if (!stderr.startsWith('bwrap: ')) return false
   return spec.covers.some((path) => !lstatSync(path, { throwIfNoEntry: false }))
 }
 
