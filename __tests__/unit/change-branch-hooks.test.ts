@@ -19,6 +19,21 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     chmodSync(join(dir, 'pre-commit'), 0o755)
   }
 
+  /** The greeting applied on a new branch and committed with the hooks on (push: false). */
+  async function commitGreeting(repo: TestRepo) {
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const commit = branch.commit(
+      [{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }],
+      {
+        signoff: true,
+        hooks: true
+      }
+    )
+    return { branch, commit }
+  }
+
   it('stay off unless asked: a failing hook does not run', async () => {
     const repo = repoWith()
     hooked(repo, '#!/bin/sh\nexit 1\n')
@@ -36,15 +51,8 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     )
     process.env.INPUT_GITHUB_TOKEN = 'ghs_hookcanary000000000000'
     cleanups.push(() => delete process.env.INPUT_GITHUB_TOKEN)
-    const { branch } = await prepare(repo, { push: false })
-    await branch.create()
-    await branch.apply(GREETING, ['src/greet.txt'])
-    const error = await failure(
-      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-        signoff: true,
-        hooks: true
-      })
-    )
+    const { commit } = await commitGreeting(repo)
+    const error = await failure(commit)
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED', details: { rule: 'commit-hook' } })
     expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
     expect(readFileSync(envFile, 'utf8')).not.toContain('ghs_hookcanary')
@@ -53,15 +61,8 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
   it('a hook that rewrites the approved file and stages it is SECURITY_VIOLATION; the branch is put back', async () => {
     const repo = repoWith()
     hooked(repo, "#!/bin/sh\nprintf 'pwned\\n' > src/greet.txt\ngit add src/greet.txt\n")
-    const { branch } = await prepare(repo, { push: false })
-    await branch.create()
-    await branch.apply(GREETING, ['src/greet.txt'])
-    const error = await failure(
-      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-        signoff: true,
-        hooks: true
-      })
-    )
+    const { branch, commit } = await commitGreeting(repo)
+    const error = await failure(commit)
     expect(error).toMatchObject({ code: 'SECURITY_VIOLATION', details: { rule: 'hook-tampered' } })
     expect(error.message).toContain('the committed tree is not the approved content')
     expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
@@ -77,13 +78,9 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
       repo,
       "#!/bin/sh\nprintf 'unreviewed\\n' > src/greet.txt\nprintf 'planted\\n' > src/planted.txt\n"
     )
-    const { branch } = await prepare(repo, { push: false })
-    await branch.create()
-    await branch.apply(GREETING, ['src/greet.txt'])
-    await branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-      signoff: true,
-      hooks: true
-    })
+    await (
+      await commitGreeting(repo)
+    ).commit
     expect(repo.git('log', '--format=%s', '-1')).toBe(MESSAGE.split('\n')[0])
     expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
     expect(readFileSync(join(repo.dir, 'src/greet.txt'), 'utf8')).not.toContain('unreviewed')
@@ -96,15 +93,8 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
       repo,
       '#!/bin/sh\ngit config filter.evil.smudge "touch ../pwned; cat"\nmkdir -p .git/info\necho "* filter=evil" >> .git/info/attributes\ngit update-ref refs/heads/planted HEAD\n'
     )
-    const { branch } = await prepare(repo, { push: false })
-    await branch.create()
-    await branch.apply(GREETING, ['src/greet.txt'])
-    const error = await failure(
-      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-        signoff: true,
-        hooks: true
-      })
-    )
+    const { branch, commit } = await commitGreeting(repo)
+    const error = await failure(commit)
     expect(error).toMatchObject({ code: 'SECURITY_VIOLATION', details: { rule: 'hook-tampered' } })
     expect(error.message).toMatch(/config changed/)
     expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(config)
@@ -118,15 +108,8 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
   it('a hook that keeps failing is VALIDATION_FAILED with its output', async () => {
     const repo = repoWith()
     hooked(repo, '#!/bin/sh\necho "lint: 3 problems" >&2\nexit 1\n')
-    const { branch } = await prepare(repo, { push: false })
-    await branch.create()
-    await branch.apply(GREETING, ['src/greet.txt'])
-    const error = await failure(
-      branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-        signoff: true,
-        hooks: true
-      })
-    )
+    const { branch, commit } = await commitGreeting(repo)
+    const error = await failure(commit)
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED', details: { rule: 'commit-hook' } })
     expect(String(error.details.stderr)).toContain('lint: 3 problems')
     await branch.rollback()
