@@ -15,15 +15,13 @@ import {
   thread,
   pullRequest,
   run,
-  pullRequestRepo as prRepo,
-  servers as startServers
+  followUpWorld
 } from '../support/follow-up-world.js'
 
 /** How a follow-up round reaches the pull request: a moved origin, a killed push, the command line. */
 
 const cleanups = cleanupAfterEach()
-const pullRequestRepo = (prefix: string, branch?: string) => prRepo(cleanups, prefix, branch)
-const servers = (replies?: Record<string, string>) => startServers(cleanups, replies)
+const { pullRequestRepo, servers } = followUpWorld(cleanups)
 
 describe('follow-up on review threads', () => {
   it('when origin moved meanwhile with a conflicting change: GIT_CONFLICT naming the path, never forced, the local branch back at the PR head, the thread left to retry', async () => {

@@ -9,15 +9,13 @@ import {
   pullRequest,
   run,
   resultOf,
-  pullRequestRepo as prRepo,
-  servers as startServers
+  followUpWorld
 } from '../support/follow-up-world.js'
 
 /** Follow-ups on review threads of Patchsmith's own pull request, against loopback GitHub. */
 
 const cleanups = cleanupAfterEach()
-const pullRequestRepo = (prefix: string, branch?: string) => prRepo(cleanups, prefix, branch)
-const servers = (replies?: Record<string, string>) => startServers(cleanups, replies)
+const { pullRequestRepo, servers } = followUpWorld(cleanups)
 
 // In-process (src/main.ts's run()): a bundled run costs a Node start and the bundle's load each
 // time; the bundled follow-up is moving-base-follow-up.test.ts's and follow-up-push.test.ts's CLI case.

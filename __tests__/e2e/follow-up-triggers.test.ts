@@ -11,15 +11,13 @@ import {
   pullRequest,
   run,
   resultOf,
-  pullRequestRepo as prRepo,
-  servers as startServers
+  followUpWorld
 } from '../support/follow-up-world.js'
 
 /** Which events and pull requests drive a follow-up, and the rounds it may take. */
 
 const cleanups = cleanupAfterEach()
-const pullRequestRepo = (prefix: string, branch?: string) => prRepo(cleanups, prefix, branch)
-const servers = (replies?: Record<string, string>) => startServers(cleanups, replies)
+const { pullRequestRepo, servers } = followUpWorld(cleanups)
 
 // In-process (src/main.ts's run()), like follow-up-threads.test.ts.
 describe('follow-up on review threads', () => {

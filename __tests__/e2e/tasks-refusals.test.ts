@@ -12,15 +12,13 @@ import {
   LFS_POINTER,
   script,
   runTasks,
-  tasksRepo as newTasksRepo,
-  modelServer as startServer
+  tasksWorld
 } from '../support/tasks-world.js'
 
 /** What a task file is refused for before any model call, as one plan is. */
 
 const cleanups = cleanupAfterEach()
-const tasksRepo = () => newTasksRepo(cleanups)
-const modelServer = (s: Parameters<typeof startServer>[1]) => startServer(cleanups, s)
+const { tasksRepo, modelServer } = tasksWorld(cleanups)
 
 describe('task files through the CLI', () => {
   it('refuses a task on a Git LFS pointer before any model call, as one plan does', async () => {

@@ -14,15 +14,13 @@ import {
   draftOf,
   pushedSubjects,
   type TaskMetric,
-  tasksRepo as newTasksRepo,
-  modelServer as startServer
+  tasksWorld
 } from '../support/tasks-world.js'
 
 /** Task files run whole: dependency order, [P] pairs, failing tasks, stacked commits. */
 
 const cleanups = cleanupAfterEach()
-const tasksRepo = () => newTasksRepo(cleanups)
-const modelServer = (s: Parameters<typeof startServer>[1]) => startServer(cleanups, s)
+const { tasksRepo, modelServer } = tasksWorld(cleanups)
 
 describe('task files through the action', () => {
   it('runs 5 tasks in dependency order, drafts the [P] pair together, one commit per task', async () => {

@@ -140,3 +140,11 @@ export const run = (
   })
 export const resultOf = (repo: TestRepo) =>
   JSON.parse(readFileSync(`${repo.root}/result.json`, 'utf8'))
+
+/** pullRequestRepo and servers, their repositories and servers undone by `cleanups`. */
+export function followUpWorld(cleanups: Cleanups) {
+  return {
+    pullRequestRepo: (prefix: string, branch?: string) => pullRequestRepo(cleanups, prefix, branch),
+    servers: (replies?: Record<string, string>) => servers(cleanups, replies)
+  }
+}

@@ -140,3 +140,11 @@ export function runTasks(repo: TestRepo, server: ModelServer, event?: object) {
     }
   })
 }
+
+/** tasksRepo and modelServer, undone by `cleanups`. */
+export function tasksWorld(cleanups: Cleanups) {
+  return {
+    tasksRepo: () => tasksRepo(cleanups),
+    modelServer: (script: Parameters<typeof startModelServer>[0]) => modelServer(cleanups, script)
+  }
+}
