@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { type CodeAgentOutput } from '../../src/contract/index.js'
-import { secretFlag } from '../support/action-runner.js'
 import { runCliInProcess } from '../support/in-process.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import {
@@ -12,7 +11,8 @@ import {
   LFS_POINTER,
   script,
   runTasks,
-  tasksWorld
+  tasksWorld,
+  tasksCliArgs
 } from '../support/tasks-world.js'
 
 /** What a task file is refused for before any model call, as one plan is. */
@@ -68,22 +68,7 @@ describe('task files through the CLI', () => {
       '# Tasks\n\n- [ ] T001 Create src/a.js\n- [ ] T02 Create src/b.js\n'
     )
     const server = await modelServer(script(GOOD))
-    const run = await runCliInProcess(
-      [
-        '--json',
-        'run',
-        '--repo',
-        repo.dir,
-        '--tasks',
-        'tasks.md',
-        '--issue',
-        'issue.json',
-        '--base-url',
-        server.url,
-        ...secretFlag('--api-key-file', 'sk-test-tasks')
-      ],
-      { cwd: repo.root }
-    )
+    const run = await runCliInProcess([...tasksCliArgs(repo, server)], { cwd: repo.root })
     expect(run.exitCode).toBe(1)
     const result = JSON.parse(run.stdout) as CodeAgentOutput
     expect(result.error).toMatchObject({

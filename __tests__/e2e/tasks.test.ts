@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { type CodeAgentOutput, type Commit } from '../../src/contract/index.js'
-import { runCli, secretFlag } from '../support/action-runner.js'
+import { runCli } from '../support/action-runner.js'
 import { runActionInProcess, runCliInProcess } from '../support/in-process.js'
 import { lastUserMessage } from '../support/model-server.js'
 import { COMMIT_SUBJECT } from './scenario.js'
@@ -14,7 +14,9 @@ import {
   draftOf,
   pushedSubjects,
   type TaskMetric,
-  tasksWorld
+  tasksWorld,
+  tasksCliArgs,
+  runTasks
 } from '../support/tasks-world.js'
 
 /** Task files run whole: dependency order, [P] pairs, failing tasks, stacked commits. */
@@ -27,18 +29,7 @@ describe('task files through the action', () => {
     const repo = tasksRepo()
     const base = repo.git('rev-parse', 'HEAD')
     const server = await modelServer(script(GOOD, {}, ['src/farewell.js', 'src/shout.js']))
-    const run = await runActionInProcess({
-      workspace: repo.dir,
-      inputs: {
-        'task-file': join(repo.root, 'tasks.md'),
-        issue: join(repo.root, 'issue.json'),
-        'base-url': server.url,
-        'api-key': 'sk-test-tasks',
-        'edit-format': 'whole-file',
-        'validation-commands': 'node check.js',
-        'output-path': join(repo.root, 'result.json')
-      }
-    })
+    const run = await runTasks(repo, server)
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     const result = JSON.parse(
       readFileSync(join(repo.root, 'result.json'), 'utf8')
@@ -131,17 +122,7 @@ describe('task files through the CLI', () => {
     )
     const run = await runCli(
       [
-        '--json',
-        'run',
-        '--repo',
-        repo.dir,
-        '--tasks',
-        join(repo.root, 'tasks.md'),
-        '--issue',
-        join(repo.root, 'issue.json'),
-        '--base-url',
-        server.url,
-        ...secretFlag('--api-key-file', 'sk-test-tasks'),
+        ...tasksCliArgs(repo, server, join(repo.root, 'tasks.md'), join(repo.root, 'issue.json')),
         '--edit-format',
         'whole-file',
         '--validation-command',
@@ -196,17 +177,7 @@ describe('task files through the CLI', () => {
     const server = await modelServer(script(GOOD))
     const run = await runCliInProcess(
       [
-        '--json',
-        'run',
-        '--repo',
-        repo.dir,
-        '--tasks',
-        'tasks.md',
-        '--issue',
-        'issue.json',
-        '--base-url',
-        server.url,
-        ...secretFlag('--api-key-file', 'sk-test-tasks'),
+        ...tasksCliArgs(repo, server),
         '--edit-format',
         'whole-file',
         '--validation-command',

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runActionInProcess } from './in-process.js'
+import { secretFlag } from './action-runner.js'
 import {
   lastUserMessage,
   startModelServer,
@@ -147,4 +148,30 @@ export function tasksWorld(cleanups: Cleanups) {
     tasksRepo: () => tasksRepo(cleanups),
     modelServer: (script: Parameters<typeof startModelServer>[0]) => modelServer(cleanups, script)
   }
+}
+
+/**
+ * `patchsmith run` on tasksRepo's task file and issue (`tasks`, `issue`: as given on the command
+ * line, relative to the repository or absolute), the key in a file.
+ */
+export function tasksCliArgs(
+  repo: TestRepo,
+  server: ModelServer,
+  tasks = 'tasks.md',
+  issue = 'issue.json'
+): string[] {
+  const key = secretFlag('--api-key-file', 'sk-test-tasks')
+  return [
+    '--json',
+    'run',
+    '--repo',
+    repo.dir,
+    '--tasks',
+    tasks,
+    '--issue',
+    issue,
+    '--base-url',
+    server.url,
+    ...key
+  ]
 }
