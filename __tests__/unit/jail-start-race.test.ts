@@ -5,7 +5,7 @@
  * that must never read as the command's own failure (exit 1). Found in the suite, where a test's
  * socket folder under /opt went while another file's run made its jail.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -111,6 +111,63 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
       expect(out.stderr).toContain('hooked')
       expect(repo.git('log', '-1', '--format=%s')).toBe('b')
       expect(specs).toHaveLength(2)
+    })
+  }
+)
+
+describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
+  'a host socket in the work tree whose folder a command moves (attack round)',
+  () => {
+    const PROBE = `node -e 'for (const p of ["sock/agent.sock", "sock2/agent.sock", "sock3/agent.sock"]) { const c = require("net").connect(p); c.on("data", (d) => console.log("REACHED", p, String(d).trim())); c.on("error", () => {}) }'`
+
+    async function socketInTree(): Promise<{ repo: TestRepo; sandbox: Sandbox }> {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' } })
+      undo.push(() => repo.cleanup())
+      mkdirSync(join(repo.dir, 'sock'))
+      const server = createServer((socket) => socket.end('SECRET-FROM-HOST\n'))
+      await new Promise<void>((resolve) =>
+        server.listen(join(repo.dir, 'sock/agent.sock'), resolve)
+      )
+      undo.push(() => server.close())
+      const sandbox = await Sandbox.open(jailLayout(process.env, repo.dir, gitDirs(repo.dir), []), [
+        'bubblewrap'
+      ])
+      undo.push(() => sandbox.dispose())
+      return { repo, sandbox }
+    }
+
+    const run = (command: string, repo: TestRepo, sandbox: Sandbox) =>
+      runCommand(command, {
+        cwd: repo.dir,
+        timeoutMs: 60_000,
+        outputLimit: 4000,
+        masker: new SecretMasker(),
+        env: validationEnv(process.env),
+        sandbox
+      })
+
+    it('is covered where it went, command after command', async () => {
+      const { repo, sandbox } = await socketInTree()
+      const move = 'if [ -d sock ]; then mv sock sock2; elif [ -d sock2 ]; then mv sock2 sock3; fi'
+      const outputs: string[] = []
+      for (let i = 0; i < 3; i++)
+        outputs.push((await run(`${PROBE}; sleep 1; ${move}`, repo, sandbox)).stdout)
+      expect(outputs.join('')).not.toContain('REACHED')
+      expect(lstatSync(join(repo.dir, 'sock3/agent.sock')).isSocket()).toBe(true)
+    })
+
+    it('is covered where it went when the command fails as bubblewrap would, and runs at most 3 times', async () => {
+      const { repo, sandbox } = await socketInTree()
+      const move = 'if [ -d sock ]; then mv sock sock2; elif [ -d sock2 ]; then mv sock2 sock3; fi'
+      const say = 'echo "bwrap: Can\'t mkdir parents: x" >&2; exit 1'
+      const result = await run(
+        `echo ran >> ran.txt; ${PROBE} > probe.txt; sleep 1; ${move}; ${say}`,
+        repo,
+        sandbox
+      )
+      expect(result.exit_code).toBe(1)
+      expect(repo.read('ran.txt').split('\n').filter(Boolean).length).toBeLessThanOrEqual(3)
+      expect(repo.read('probe.txt')).not.toContain('REACHED')
     })
   }
 )

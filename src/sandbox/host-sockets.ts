@@ -19,7 +19,8 @@ import { mountTable, sharedParts } from './host-mounts.js'
  * while any socket is like that, the shown trees themselves are searched for sockets (`find
  * -type s`, names from directory entries, no stat of each file); the search is kept per tree and
  * done again whenever another such socket appears: a relative path, a path that is no socket
- * (renamed or in another mount namespace), a path through a link, more than one link. While
+ * (renamed or in another mount namespace), a path through a link, more than one link; and when
+ * a socket it found is no longer where it was. While
  * every listed socket is named where it is, only what a process no list covers (another mount
  * namespace's) can bind in is searched: trees on a mount other than the root one, folders
  * mounted inside them; and everything where procfs hides other users' processes. A socket
@@ -45,7 +46,10 @@ export function hostSockets(shownTrees: readonly string[] = []): string[] {
   const complete = searchedWith.size === 0 && !mounts.processesHidden
   for (const tree of complete ? sharedParts(shownTrees, mounts.points) : shownTrees) {
     let files = found.get(tree)
-    if (!files) found.set(tree, (files = socketFilesIn(tree)))
+    // A socket found there that is gone from its place was moved (a folder renamed by a command
+    // in the work tree): it is somewhere the search has not seen.
+    if (!files || files.some((file) => !statOf(file)?.isSocket()))
+      found.set(tree, (files = socketFilesIn(tree)))
     for (const file of files) paths.add(file)
   }
   return [...paths]

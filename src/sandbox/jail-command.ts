@@ -19,8 +19,9 @@ export const JAIL_STARTS = 3
  * True when a jail made from `spec` failed before its command started because a host socket it
  * covers went in the meantime: bubblewrap could not make the cover's mount point, and its own
  * error is all that was printed (unshare's jail checks each socket as it mounts). The command
- * never ran: running it again from a fresh spec is safe. A command cannot fake this: the socket
- * is the host's, out of its reach.
+ * never ran: running it again from a fresh spec is safe. A command can bring it about only by
+ * moving a host socket's folder in the work tree and failing as bubblewrap would: its own command
+ * then runs again, at most JAIL_STARTS times, and the fresh plan covers the socket where it went.
  */
 export function startRaced(
   spec: SpawnSpec,
