@@ -33,6 +33,7 @@ const HOSTILE = [
   'Fixes #7, closes acme/widgets#8 and resolves #9; fixed: #10, GH-11',
   EXFIL,
   '[click](https://evil.example/x) <https://evil.example/auto> https://evil.example/bare www.evil.example',
+  'mailto:x@evil.example xmpp:x@evil.example',
   '<img src=x onerror=alert(1)> <a href="https://evil.example">a</a> <details open>',
   '@octocat and @acme/team',
   '**bold** _em_ `code` | pipe | ~~gone~~'
@@ -325,6 +326,12 @@ describe('untrusted text keeps no block of its own (render round)', () => {
       expect(html).not.toMatch(/<(h\d|ol|ul|li|blockquote|hr)\b/)
       for (const line of [...lines, '---', '# indented', '12.5 apples'])
         expect(shown).toContain(line.replace('>', '&gt;'))
+    }
+  })
+  it('nor inside a list item, indented by tabs or four spaces (attack round)', () => {
+    for (const text of ['x\n\t# h', 'x\n  \t# h', 'x\n\n    # h', 'x\n\n \t- a', 'x\n\t1. one']) {
+      const { html } = rendered(`- item ${inert(text)}\n`)
+      expect(html.match(/<(h\d|ol|ul|li|blockquote|hr)\b/g)).toEqual(['<ul', '<li'])
     }
   })
 })

@@ -16,11 +16,11 @@ export function inert(text: string): string {
     )
 }
 
-// What opens a block at a line's start (up to three spaces in): a heading, a list item, a
-// setext underline or a rule; its first sign escaped, the line stays a line of text ("#7" opens
-// nothing; `>` and `*` are escaped already).
+// What opens a block at a line's start, indented any way (in a list item, four spaces or a tab
+// in still open one): a heading, a list item, a setext underline or a rule; its first sign
+// escaped, the line stays a line of text ("#7" opens nothing; `>` and `*` are escaped already).
 const BLOCK_START =
-  /^( {0,3})(#{1,6}(?=[ \t]|$)|[-+](?=[ \t]|$)|=+(?=[ \t]*$)|-(?=-)|\d{1,9}[.)](?=[ \t]|$))/gm
+  /^([ \t]*)(#{1,6}(?=[ \t]|$)|[-+](?=[ \t]|$)|=+(?=[ \t]*$)|-(?=-)|\d{1,9}[.)](?=[ \t]|$))/gm
 
 // CommonMark ends a line at LF, CR LF and a lone CR alike: inside a table row or a code span
 // any of them ends the row or the paragraph, and what follows renders as Markdown.
@@ -32,13 +32,14 @@ export function cell(text: string): string {
 }
 
 // GitHub links "#7", "acme/widgets#8" and "GH-7" in rendered text, and an autolink extension
-// links "https://…", "www.…" and "a@b.c" outside code, also right after a letter, a digit or
-// an underscore ("_https://…", "x_www.…"): so every "://" and "www." is broken, wherever it is.
+// links "https://…", "www.…", "mailto:…", "xmpp:…" and "a@b.c" outside code, also right after a
+// letter, a digit or an underscore ("_https://…", "x_www.…"): so every "://", "www.", "mailto:"
+// and "xmpp:" is broken, wherever it is.
 const REFERENCE = /(#|GH-)(?=\d)/gi
-const BARE_URL = /(:)(\/\/)|(www)(\.)/gi
+const BARE_URL = /(:)(\/\/)|(www)(\.)|(mailto|xmpp)(:)/gi
 
 function unlinked(text: string): string {
-  return text.replace(REFERENCE, '$1\u200b').replace(BARE_URL, '$1$3\u200b$2$4')
+  return text.replace(REFERENCE, '$1\u200b').replace(BARE_URL, '$1$3$5\u200b$2$4$6')
 }
 
 // A closing keyword before an issue reference ("Fixes #7", "closes acme/widgets#8").
