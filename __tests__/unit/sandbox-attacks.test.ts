@@ -19,8 +19,15 @@ import {
 } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import {
+  JAIL_STARTS,
+  jailLayout,
+  Sandbox,
+  startRaced,
+  validationEnv,
+  type BackendName
+} from '../../src/sandbox/index.js'
 import { gitDirs } from '../../src/git/index.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 import { sudoJail } from '../support/sudo-jail.js'
@@ -34,9 +41,7 @@ s.on('data', () => { console.log('unix-open'); process.exit(0) });
 s.on('error', () => { console.log('unix-closed'); process.exit(0) });`
 
 let outside: string
-let sockets: Server[] = []
-let moved: string
-let hardLink: string
+const sockets: Server[] = []
 /** Host processes whose sockets are in trees the jail shows, by names no list holds. */
 const listeners: ChildProcess[] = []
 let shownFolder: string | undefined
@@ -80,9 +85,16 @@ function checkout(name: string): string {
   return dir
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   outside = mkdtempSync('/var/tmp/patchsmith-attack-')
   chmodSync(outside, 0o755)
+})
+
+/**
+ * A daemon that binds a temporary name and renames it into place, and a socket reached through
+ * a second (hard) link: /proc/net/unix names only the path given to bind(2).
+ */
+async function listenByOtherNames(): Promise<{ moved: string; hardLink: string }> {
   const answer = (socket: import('node:net').Socket) =>
     socket.on('error', () => undefined).end('hello')
   const listen = (path: string) =>
@@ -94,31 +106,39 @@ beforeAll(async () => {
         resolve()
       })
     })
-  // A daemon that binds a temporary name and renames it into place, and a socket reached through
-  // a second (hard) link: /proc/net/unix names only the path given to bind(2).
   await listen(join(outside, 'bound.sock'))
-  moved = join(outside, 'moved.sock')
+  const moved = join(outside, 'moved.sock')
   renameSync(join(outside, 'bound.sock'), moved)
   await listen(join(outside, 'plain.sock'))
-  hardLink = join(outside, 'second-link.sock')
+  const hardLink = join(outside, 'second-link.sock')
   linkSync(join(outside, 'plain.sock'), hardLink)
-  // The same three under /opt, which the jail shows: only a search of the tree finds them.
-  if (process.getuid?.() === 0) {
-    shownFolder = mkdtempSync('/opt/patchsmith-sockets-')
-    chmodSync(shownFolder, 0o755)
-    await listenIn(
-      shownFolder,
-      ['relative.sock', 'bound.sock', 'first.sock'],
-      "fs.renameSync('bound.sock', 'renamed.sock'); fs.linkSync('first.sock', 'second.sock')"
-    )
-  }
+  return { moved, hardLink }
+}
+
+/** The same three under /opt, which the jail shows: only a search of the tree finds them. */
+async function listenInShownFolder(): Promise<string> {
+  shownFolder = mkdtempSync('/opt/patchsmith-sockets-')
+  chmodSync(shownFolder, 0o755)
+  await listenIn(
+    shownFolder,
+    ['relative.sock', 'bound.sock', 'first.sock'],
+    "fs.renameSync('bound.sock', 'renamed.sock'); fs.linkSync('first.sock', 'second.sock')"
+  )
+  return shownFolder
+}
+
+// While a socket no list names where it is exists, every jail opened on this machine searches
+// the trees it shows (/usr among them): each test's sockets go with it, not with the file.
+afterEach(() => {
+  for (const child of listeners.splice(0)) child.kill()
+  for (const server of sockets.splice(0)) server.close()
+  if (shownFolder) rmSync(shownFolder, { recursive: true, force: true })
+  shownFolder = undefined
+  for (const name of ['moved.sock', 'plain.sock', 'second-link.sock'])
+    rmSync(join(outside, name), { force: true })
 })
 
 afterAll(() => {
-  for (const child of listeners) child.kill()
-  if (shownFolder) rmSync(shownFolder, { recursive: true, force: true })
-  for (const server of sockets) server.close()
-  sockets = []
   if (outside) execFileSync('rm', ['-rf', outside])
 })
 
@@ -140,17 +160,30 @@ async function openJail(
   if (backend !== 'sudo-unshare') {
     const sandbox = await Sandbox.open(layout, [backend], { maxTasks: 350 })
     expect(sandbox.unavailable).toEqual([])
+    const once = (spec: ReturnType<Sandbox['spawnSpec']>) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          spec.file,
+          spec.args,
+          { cwd: workTree, env: spec.env, timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({
+              code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+              stdout,
+              stderr
+            })
+        )
+      )
     return {
-      run: (command) =>
-        new Promise((resolve) => {
+      // As Patchsmith runs a command: a jail that a host socket going stopped is made again.
+      async run(command) {
+        for (let tries = 1; ; tries++) {
           const spec = sandbox.spawnSpec(command, workTree, env)
-          execFile(
-            spec.file,
-            spec.args,
-            { cwd: workTree, env: spec.env, timeout: 60_000 },
-            (_error, stdout, stderr) => resolve(`${stdout}${stderr}`)
-          )
-        }),
+          const { code, stdout, stderr } = await once(spec)
+          if (tries === JAIL_STARTS || !startRaced(spec, code, stdout, stderr))
+            return `${stdout}${stderr}`
+        }
+      },
       close: () => sandbox.dispose()
     }
   }
@@ -167,6 +200,7 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
       'reaches no host socket that /proc/net/unix names by another path (renamed, hard-linked)',
       async () => {
         const dir = checkout(`sockets-${backend}`)
+        const { moved, hardLink } = await listenByOtherNames()
         const jail = await openJail(backend, dir)
         try {
           const out = await jail.run(`node probe.cjs ${moved}; node probe.cjs ${hardLink}`)
@@ -182,12 +216,13 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
       'reaches no host socket in a shown tree bound by a relative path, renamed or linked after binding',
       async () => {
         const dir = checkout(`shown-sockets-${backend}`)
+        const shown = await listenInShownFolder()
         // An agent an earlier step started in the checkout: `ssh-agent -a agent.sock`.
         await listenIn(dir, ['agent.sock'])
         const jail = await openJail(backend, dir)
         try {
           const names = ['relative.sock', 'renamed.sock', 'first.sock', 'second.sock']
-          const probes = names.map((name) => `node probe.cjs ${join(shownFolder!, name)}`)
+          const probes = names.map((name) => `node probe.cjs ${join(shown, name)}`)
           const out = await jail.run([...probes, 'node probe.cjs agent.sock'].join('; '))
           expect(out).not.toContain('unix-open')
           expect(out.match(/unix-closed/g)).toHaveLength(5)

@@ -188,3 +188,57 @@ it.skipIf(skip || skipWithout('bubblewrap'))(
     }
   }
 )
+
+it.skipIf(skip)(
+  'a host socket whose file goes between the test and its cover mount does not stop the jail; a cover that fails on a path still there does',
+  () => {
+    const repo = repository()
+    const folder = mkdtempSync('/opt/patchsmith-going-')
+    made.push(() => rmSync(folder, { recursive: true, force: true }))
+    const socket = join(folder, 'agent.sock')
+    const plan = jailPlan({ workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }, [])
+    plan.mounts.push({
+      type: 'bind',
+      source: '/dev/null',
+      path: socket,
+      writable: false,
+      file: true,
+      ifPresent: true
+    })
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
+    const root = { uid: 0, gid: 0 }
+    // mount(8) as it is when the socket's daemon stops at that moment: the file is gone when the
+    // real mount runs, after the jail's test saw it; or a mount that fails with the file there.
+    const dir = mkdtempSync('/var/tmp/going-mount-')
+    made.push(() => rmSync(dir, { recursive: true, force: true }))
+    const mount = (action: string) => {
+      const path = join(dir, `mount-${action.length}`)
+      writeFileSync(
+        path,
+        `#!/bin/sh\ncase " $* " in *" ${socket} "*) ${action} ;; esac\nexec ${which('mount')} "$@"\n`
+      )
+      chmodSync(path, 0o755)
+      return path
+    }
+    const run = (mountProgram: string) => {
+      writeFileSync(socket, '')
+      const spec = unshareSpec(
+        programs(mountProgram),
+        plan,
+        stash(),
+        'echo jail-ran',
+        repo.dir,
+        env,
+        false,
+        root
+      )
+      return spawnSync(spec.file, spec.args, { cwd: repo.dir, env: spec.env, encoding: 'utf8' })
+    }
+    const went = run(mount(`rm -f ${socket}`))
+    expect(went.stdout.trim(), went.stderr).toBe('jail-ran')
+    const refused = run(mount('echo "mount: refused here" >&2; exit 32'))
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toContain('mount: refused here')
+    expect(refused.status).not.toBe(0)
+  }
+)

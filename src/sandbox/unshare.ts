@@ -93,9 +93,13 @@ export function unshareSpec(
       lines.push(`mkdir -p -m ${m.mode} ${path}`, `chown ${owner} ${path}`)
       return
     }
-    // A host socket whose file went since the plan was made needs no cover.
+    // A host socket whose file went since the plan was made needs no cover, also when it goes
+    // between the test and the mount (its daemon stopping then): a mount that fails on a path
+    // still there stops the jail.
     if (m.ifPresent) {
-      lines.push(`if [ -e ${path} ]; then ${mount} -o bind,ro /dev/null ${path}; fi`)
+      lines.push(
+        `if [ -e ${path} ]; then ${mount} -o bind,ro /dev/null ${path} || [ ! -e ${path} ]; fi`
+      )
       return
     }
     lines.push(`[ -e ${path} ] || ${m.file ? `: > ${path}` : `mkdir -p ${path}`}`)
