@@ -32,6 +32,7 @@ export default defineConfig({
     testTimeout: TEST_TIMEOUT_MS,
     hookTimeout: TEST_TIMEOUT_MS,
     pool: 'forks',
+    globalSetup: ['./__tests__/support/scratch-disk.ts'],
     // Most of a test's time is spent waiting on git, the sandbox and loopback servers, not on a
     // core: three files at a time on a 2-core machine (vitest's default there is one); measured
     // idle, 286 s of vitest with two, 261 s with three.

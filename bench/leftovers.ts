@@ -112,6 +112,8 @@ async function actionRun(repo: TestRepo, path: 'overlay' | 'hosted', branch: str
     execFileSync('chown', ['-R', user, repo.root])
     const refresh = ['git', '-C', repo.dir, 'update-index', '-q', '--refresh']
     execFileSync('runuser', ['-u', user, '--', ...refresh], { stdio: 'ignore' })
+    // The bench's own chown changed every inode's ctime: written back now, not during the run.
+    execFileSync('sync')
   }
   try {
     const run = await runAction({
@@ -145,6 +147,7 @@ async function actionRun(repo: TestRepo, path: 'overlay' | 'hosted', branch: str
     if (user) execFileSync('chown', ['-R', '0:0', repo.root])
     repo.git('update-index', '-q', '--refresh')
     repo.git('checkout', '--quiet', 'main')
+    if (user) execFileSync('sync')
   }
 }
 

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import { join } from 'node:path'
+import { statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -36,7 +38,13 @@ describe('proof by reproduction with Vitest (issue 35)', () => {
     }
     const test = `import { expect, test } from 'vitest'\nimport { add } from '../calc.js'\n\ntest('adds two numbers (issue 7)', () => {\n  expect(add(2, 3)).toBe(5)\n})\n`
     const { repo, server, paths } = await setUp(
-      { files, command: 'npm test', plan: [{ path: 'calc.js', operation: 'MODIFY' }] },
+      {
+        files,
+        command: 'npm test',
+        plan: [{ path: 'calc.js', operation: 'MODIFY' }],
+        // Beside this project's install, on its disk: the suite's temp folder may be another.
+        parent: nearInstall()
+      },
       { tests: [newFile('src/issue-7.test.js', test)], drafts: [JS_FIX] }
     )
     // Vitest itself, from this project's own install: hard links, ignored by the repository.
@@ -107,3 +115,10 @@ describe('proof by reproduction in the other modes (issue 35)', () => {
     expect(commit.verification?.status).toBe('reproduced-and-fixed')
   })
 })
+
+/** A folder on the same disk as node_modules (hard links cannot cross disks), outside it. */
+function nearInstall(): string {
+  const disk = statSync(join(PROJECT_ROOT, 'node_modules')).dev
+  const near = [tmpdir(), '/var/tmp'].find((dir) => statSync(dir).dev === disk)
+  return near ?? dirname(PROJECT_ROOT)
+}

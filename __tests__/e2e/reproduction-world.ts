@@ -78,6 +78,8 @@ export interface Setup {
   command: string
   plan?: { path: string; operation: 'MODIFY' }[]
   triage?: Record<string, unknown>
+  /** Where the repository is made (RepoOptions.parent). */
+  parent?: string
 }
 
 /** The action on `repo` (in-process, or the bundle), its result read from the output file. */
@@ -118,7 +120,7 @@ export const PY_UNITTEST: Setup = {
 /** The runs that leave repositories and servers behind, undone through `cleanups`. */
 export function reproductionWorld(cleanups: Array<() => unknown>) {
   async function setUp(setup: Setup, script: Script) {
-    const repo = createRepo({ files: setup.files, prefix: 'repro' })
+    const repo = createRepo({ files: setup.files, prefix: 'repro', parent: setup.parent })
     cleanups.push(() => repo.cleanup())
     const server = await model(script)
     cleanups.push(() => server.close())

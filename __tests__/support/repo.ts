@@ -42,11 +42,15 @@ export interface RepoOptions {
   branch?: string
   /** Part of the temp folder's name: `<tmpdir>/patchsmith-<prefix>-XXXXXX`. Default 'repo'. */
   prefix?: string
+  /** The folder the temp folder is made in, default the temp folder (the suite's own disk). */
+  parent?: string
 }
 
 export function createRepo(options: RepoOptions): TestRepo {
   const branch = options.branch ?? 'main'
-  const root = mkdtempSync(join(tmpdir(), `patchsmith-${options.prefix ?? 'repo'}-`))
+  const root = mkdtempSync(
+    join(options.parent ?? tmpdir(), `patchsmith-${options.prefix ?? 'repo'}-`)
+  )
   const dir = join(root, 'work')
   const origin = join(root, 'origin.git')
 
