@@ -189,13 +189,27 @@ describe('validationEnv (the allowlist)', () => {
       'LC_ALL',
       'PATH',
       'PYTHONDONTWRITEBYTECODE',
-      'npm_config_cache'
+      'npm_config_cache',
+      'npm_config_update_notifier'
     ])
+  })
+
+  it("turns npm's update check off, which the closed network cannot answer, unless set", () => {
+    expect(validationEnv(parent).npm_config_update_notifier).toBe('false')
+    const own = { NPM_CONFIG_UPDATE_NOTIFIER: 'true' }
+    expect(validationEnv(own, ['NPM_CONFIG_UPDATE_NOTIFIER'])).not.toHaveProperty(
+      'npm_config_update_notifier'
+    )
+    expect(validationEnv({ npm_config_update_notifier: 'true' })).toMatchObject({
+      npm_config_update_notifier: 'true'
+    })
   })
 
   it('keeps Python from running stale bytecode after the base check swaps a file back', () => {
     expect(validationEnv(parent).PYTHONDONTWRITEBYTECODE).toBe('1')
-    expect(validationEnv({ PYTHONDONTWRITEBYTECODE: '' }, ['PYTHONDONTWRITEBYTECODE'])).toEqual({
+    expect(
+      validationEnv({ PYTHONDONTWRITEBYTECODE: '' }, ['PYTHONDONTWRITEBYTECODE'])
+    ).toMatchObject({
       PYTHONDONTWRITEBYTECODE: ''
     })
   })

@@ -91,6 +91,10 @@ export function validationEnv(
   // bytecode cache is keyed on exactly those, so without this a base run can execute the draft's
   // code (and __pycache__ folders would land in the work tree as files validation wrote).
   env.PYTHONDONTWRITEBYTECODE ??= '1'
+  // Outside CI npm asks the registry for a newer npm as it starts (0.2 s of CPU a command,
+  // measured), which the jail's closed network can never answer.
+  if (!Object.keys(env).some((name) => /^npm_config_update_notifier$/i.test(name)))
+    env.npm_config_update_notifier = 'false'
   return env
 }
 
