@@ -59,6 +59,20 @@ function programs(mount?: string) {
   }
 }
 
+/** The jail's plan for `repo`, covering a host socket at `socket` as hostSockets() found it. */
+function planCovering(repo: TestRepo, socket: string) {
+  const plan = jailPlan({ workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }, [])
+  plan.mounts.push({
+    type: 'bind',
+    source: '/dev/null',
+    path: socket,
+    writable: false,
+    file: true,
+    ifPresent: true
+  })
+  return plan
+}
+
 function stash(): string {
   const dir = mkdtempSync(join(tmpdir(), 'unshare-stash-'))
   made.push(() => rmSync(dir, { recursive: true, force: true }))
@@ -163,15 +177,7 @@ it.skipIf(skip || skipWithout('bubblewrap'))(
     // and its folder was removed): under load another test's or another job's socket does.
     const gone = join(mkdtempSync('/opt/patchsmith-gone-'), 'vanished')
     rmSync(gone.replace(/\/vanished$/, ''), { recursive: true, force: true })
-    const plan = jailPlan({ workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }, [])
-    plan.mounts.push({
-      type: 'bind',
-      source: '/dev/null',
-      path: join(gone, 'agent.sock'),
-      writable: false,
-      file: true,
-      ifPresent: true
-    })
+    const plan = planCovering(repo, join(gone, 'agent.sock'))
     const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
     const root = { uid: 0, gid: 0 }
     const specs = [
@@ -196,15 +202,7 @@ it.skipIf(skip)(
     const folder = mkdtempSync('/opt/patchsmith-going-')
     made.push(() => rmSync(folder, { recursive: true, force: true }))
     const socket = join(folder, 'agent.sock')
-    const plan = jailPlan({ workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }, [])
-    plan.mounts.push({
-      type: 'bind',
-      source: '/dev/null',
-      path: socket,
-      writable: false,
-      file: true,
-      ifPresent: true
-    })
+    const plan = planCovering(repo, socket)
     const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
     const root = { uid: 0, gid: 0 }
     // mount(8) as it is when the socket's daemon stops at that moment: the file is gone when the
