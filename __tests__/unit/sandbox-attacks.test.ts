@@ -21,9 +21,9 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
-  JAIL_STARTS,
   jailLayout,
   Sandbox,
+  startedInJail,
   startRaced,
   validationEnv,
   type BackendName
@@ -176,14 +176,12 @@ async function openJail(
       )
     return {
       // As Patchsmith runs a command: a jail that a host socket going stopped is made again.
-      async run(command) {
-        for (let tries = 1; ; tries++) {
+      run: (command) =>
+        startedInJail(async () => {
           const spec = sandbox.spawnSpec(command, workTree, env)
           const { code, stdout, stderr } = await once(spec)
-          if (tries === JAIL_STARTS || !startRaced(spec, code, stdout, stderr))
-            return `${stdout}${stderr}`
-        }
-      },
+          return { result: `${stdout}${stderr}`, raced: startRaced(spec, code, stdout, stderr) }
+        }),
       close: () => sandbox.dispose()
     }
   }

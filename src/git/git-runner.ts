@@ -1,4 +1,4 @@
-import { JAIL_STARTS, shellQuote, startRaced, type Sandbox } from '../sandbox/index.js'
+import { shellQuote, startedInJail, startRaced, type Sandbox } from '../sandbox/index.js'
 import { NO_PROGRAMS, sealedEnv } from './git-env.js'
 import { GitCommandError, type GitExecOptions, type GitOutput } from './git-output.js'
 import { gitBatchProcess, gitProcess } from './git-process.js'
@@ -103,10 +103,10 @@ export class GitRunner {
       GIT_CONFIG_PARAMETERS: ConfigSeal.parameters(await this.seal.get(), options.env)
     }
     const command = [await gitProgram(), ...args].map(shellQuote).join(' ')
-    let output: GitOutput
-    for (let tries = 1; ; tries++) {
+    // Made again where the jail failed before git started (a covered socket went).
+    const output = await startedInJail(async () => {
       const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
-      output = await gitProcess(spec.file, spec.args, {
+      const result = await gitProcess(spec.file, spec.args, {
         cwd: this.dir,
         long: true,
         silent: true,
@@ -114,10 +114,8 @@ export class GitRunner {
         input: options.input === undefined ? undefined : Buffer.from(options.input),
         env: spec.env
       })
-      // The jail failed before git started (a host socket it covered went meanwhile).
-      if (tries === JAIL_STARTS || !startRaced(spec, output.exitCode, output.stdout, output.stderr))
-        break
-    }
+      return { result, raced: startRaced(spec, result.exitCode, result.stdout, result.stderr) }
+    })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output
   }

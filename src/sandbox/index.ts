@@ -1,7 +1,7 @@
 export { Sandbox, SANDBOX_MODES, NETWORK_MODES, type NetworkMode } from './sandbox.js'
 export { BACKENDS, backendNamed, installAdvice, type BackendName } from './backends.js'
 export type { JailJob } from './backend.js'
-export { JAIL_STARTS, shellQuote, startRaced } from './jail-command.js'
+export { shellQuote, startedInJail, startRaced } from './jail-command.js'
 export { JAIL_SETUP_FAILED, REMOUNT_FAILED, unshareSpec } from './unshare.js'
 export { bubblewrapSpec } from './bubblewrap.js'
 export { jailPlan, type JailPlan } from './jail-plan.js'

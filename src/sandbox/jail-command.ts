@@ -13,7 +13,7 @@ export interface SpawnSpec {
 }
 
 /** Jails made for one command at most: another only while the last failed to start by a race. */
-export const JAIL_STARTS = 3
+const JAIL_STARTS = 3
 
 /**
  * True when a jail made from `spec` failed before its command started because a host socket it
@@ -32,6 +32,19 @@ export function startRaced(
   if (exitCode === 0 || stdout !== '' || !spec.covers?.length) return false
   if (!stderr.startsWith('bwrap: ')) return false
   return spec.covers.some((path) => !lstatSync(path, { throwIfNoEntry: false }))
+}
+
+/**
+ * `start`'s result, `start` made again from a fresh spec while its jail failed to start by a
+ * race (startRaced), at most JAIL_STARTS times in all.
+ */
+export async function startedInJail<T>(
+  start: () => Promise<{ result: T; raced: boolean }>
+): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    const { result, raced } = await start()
+    if (!raced || tries === JAIL_STARTS) return result
+  }
 }
 
 export interface Programs {

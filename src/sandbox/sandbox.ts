@@ -6,8 +6,8 @@ import { findInPath } from '@actions/io'
 import { unavailableReason, type SandboxBackend } from './backend.js'
 import { BACKENDS, backendNamed, type BackendName } from './backends.js'
 import {
-  JAIL_STARTS,
   shellQuote,
+  startedInJail,
   startRaced,
   taskLimit,
   type Caller,
@@ -185,14 +185,13 @@ export class Sandbox {
   }
 
   /** Why the probe failed, or undefined; made again while its jail fails to start by a race. */
-  private async probe(overlay?: TreeOverlay): Promise<string | undefined> {
-    for (let tries = 1; ; tries++) {
-      const { failure, raced } = await this.probeOnce(overlay)
-      if (!raced || tries === JAIL_STARTS) return failure
-    }
+  private probe(overlay?: TreeOverlay): Promise<string | undefined> {
+    return startedInJail(() => this.probeOnce(overlay))
   }
 
-  private probeOnce(overlay?: TreeOverlay): Promise<{ failure?: string; raced: boolean }> {
+  private probeOnce(
+    overlay?: TreeOverlay
+  ): Promise<{ result: string | undefined; raced: boolean }> {
     const layout = this.layout!
     const gitDir = layout.gitDirs[0] ?? join(layout.workTree, '.git')
     const probe = PROBE.replace('"$1"', shellQuote(gitDir))
@@ -210,11 +209,11 @@ export class Sandbox {
         spec.args,
         { env: spec.env, cwd: layout.workTree, timeout: PROBE_TIMEOUT_MS },
         (error, stdout, stderr) => {
-          if (!error) return resolve({ raced: false })
+          if (!error) return resolve({ result: undefined, raced: false })
           const text = String(stderr).trim().split('\n').slice(-1)[0]
           const code = typeof error.code === 'number' ? error.code : null
           resolve({
-            failure: text || `probe failed (${error.code ?? error.signal ?? 'error'})`,
+            result: text || `probe failed (${error.code ?? error.signal ?? 'error'})`,
             raced: startRaced(spec, code, String(stdout), String(stderr))
           })
         }

@@ -3,8 +3,8 @@ import stripAnsi from 'strip-ansi'
 import type { ValidationResult } from '../contract/index.js'
 import {
   runProcesses,
-  JAIL_STARTS,
   Sandbox,
+  startedInJail,
   startRaced,
   supervised,
   type TreeOverlay,
@@ -62,12 +62,8 @@ export async function runCommand(
   const ended = options.onStart?.(options.masker.mask(command), options.about)
   let outcome: CommandOutcome | undefined
   try {
-    for (let tries = 1; ; tries++) {
-      const run = await runProcess(command, options)
-      outcome = run.outcome
-      // The jail failed before the command started (a host socket it covered went meanwhile).
-      if (!run.raced || tries === JAIL_STARTS) break
-    }
+    // Made again where the jail failed before the command started (a covered socket went).
+    outcome = await startedInJail(() => runProcess(command, options))
   } finally {
     ended?.(outcome?.exit_code)
   }
@@ -84,7 +80,7 @@ export async function runCommand(
 function runProcess(
   command: string,
   options: CommandRunnerOptions
-): Promise<{ outcome: CommandOutcome; raced: boolean }> {
+): Promise<{ result: CommandOutcome; raced: boolean }> {
   const started = Date.now()
   return new Promise((resolve) => {
     const sandbox = options.sandbox ?? Sandbox.none()
@@ -142,7 +138,7 @@ function runProcess(
         timedOut
       }
       const raced = !timedOut && startRaced(spec, exitCode, stdout.text(), err)
-      resolve({ outcome, raced })
+      resolve({ result: outcome, raced })
     }
     let exitCode = 1
     child.on('error', (error) => {
