@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Git, gitDirs } from '../../src/git/index.js'
-import { jailLayout, Sandbox, validationEnv } from '../../src/sandbox/index.js'
+import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { SecretMasker } from '../../src/secrets/index.js'
 import { runCommand } from '../../src/validation/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -120,7 +120,9 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
   () => {
     const PROBE = `node -e 'for (const p of ["sock/agent.sock", "sock2/agent.sock", "sock3/agent.sock"]) { const c = require("net").connect(p); c.on("data", (d) => console.log("REACHED", p, String(d).trim())); c.on("error", () => {}) }'`
 
-    async function socketInTree(): Promise<{ repo: TestRepo; sandbox: Sandbox }> {
+    async function socketInTree(
+      backend: BackendName = 'bubblewrap'
+    ): Promise<{ repo: TestRepo; sandbox: Sandbox }> {
       const repo = createRepo({ files: { 'a.txt': 'a\n' } })
       undo.push(() => repo.cleanup())
       mkdirSync(join(repo.dir, 'sock'))
@@ -130,9 +132,10 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
       )
       undo.push(() => server.close())
       const sandbox = await Sandbox.open(jailLayout(process.env, repo.dir, gitDirs(repo.dir), []), [
-        'bubblewrap'
+        backend
       ])
       undo.push(() => sandbox.dispose())
+      expect(sandbox.backend).toBe(backend)
       return { repo, sandbox }
     }
 
@@ -155,6 +158,20 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
       expect(outputs.join('')).not.toContain('REACHED')
       expect(lstatSync(join(repo.dir, 'sock3/agent.sock')).isSocket()).toBe(true)
     })
+
+    // Found by the session-18 attack round: the socket's path still held a socket, so it read as
+    // named where it was and the work tree was not searched again.
+    it.each((['bubblewrap', 'unshare'] as BackendName[]).filter((name) => !skipWithout(name)))(
+      'is covered where it went when a dead socket is left at its old path (%s)',
+      async (backend) => {
+        const { repo, sandbox } = await socketInTree(backend)
+        const plant = `mv sock sock2 && mkdir sock && node -e 'require("net").createServer().listen("sock/agent.sock", () => process.exit(0))'`
+        const first = await run(`${PROBE}; sleep 1; ${plant}`, repo, sandbox)
+        expect(lstatSync(join(repo.dir, 'sock/agent.sock')).isSocket()).toBe(true)
+        const second = await run(`${PROBE}; sleep 1`, repo, sandbox)
+        expect(first.stdout + second.stdout).not.toContain('REACHED')
+      }
+    )
 
     it('is covered where it went when the command fails as bubblewrap would, and runs at most 3 times', async () => {
       const { repo, sandbox } = await socketInTree()

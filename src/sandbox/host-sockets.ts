@@ -9,6 +9,7 @@ import {
 } from 'node:fs'
 import { PatchsmithError } from '../contract/index.js'
 import { mountTable, sharedParts } from './host-mounts.js'
+import { contains } from './layout.js'
 
 /**
  * Unix sockets of this host in the trees the jail shows, where they exist as files: a socket on
@@ -19,8 +20,9 @@ import { mountTable, sharedParts } from './host-mounts.js'
  * while any socket is like that, the shown trees themselves are searched for sockets (`find
  * -type s`, names from directory entries, no stat of each file); the search is kept per tree and
  * done again whenever another such socket appears: a relative path, a path that is no socket
- * (renamed or in another mount namespace), a path through a link, more than one link; and when
- * a socket it found is no longer where it was. While
+ * (renamed or in another mount namespace), a path through a link, more than one link, a path in
+ * a tree commands can write (another socket may have been left there); and when a socket it
+ * found is no longer where it was, or no longer the same file. While
  * every listed socket is named where it is, only what a process no list covers (another mount
  * namespace's) can bind in is searched: trees on a mount other than the root one, folders
  * mounted inside them; and everything where procfs hides other users' processes. A socket
@@ -28,9 +30,18 @@ import { mountTable, sharedParts } from './host-mounts.js'
  * covered where it really is; a socket mounted onto a file (a container's `-v daemon.sock:…`)
  * is found among the mount points, also for every jail.
  */
-export function hostSockets(shownTrees: readonly string[] = []): string[] {
+export function hostSockets(
+  shownTrees: readonly string[] = [],
+  writable: readonly string[] = []
+): string[] {
   const listed = listedSockets()
-  const unnamed = new Set(listed.filter((socket) => !socket.named).map((socket) => socket.inode))
+  // In a tree commands can write, a listed socket's file can be moved away and another socket
+  // left at its path (a dead one, from a command): that path names nothing for sure.
+  const replaceable = (socket: ListedSocket) =>
+    socket.where.some((path) => writable.some((tree) => contains(tree, path)))
+  const unnamed = new Set(
+    listed.filter((socket) => !socket.named || replaceable(socket)).map((socket) => socket.inode)
+  )
   const mounts = mountTable()
   // A mount made or taken away since brings what no earlier search saw.
   const mounted = mounts.points.join('\0')
@@ -46,17 +57,21 @@ export function hostSockets(shownTrees: readonly string[] = []): string[] {
   const complete = searchedWith.size === 0 && !mounts.processesHidden
   for (const tree of complete ? sharedParts(shownTrees, mounts.points) : shownTrees) {
     let files = found.get(tree)
-    // A socket found there that is gone from its place was moved (a folder renamed by a command
-    // in the work tree): it is somewhere the search has not seen.
-    if (!files || files.some((file) => !statOf(file)?.isSocket()))
-      found.set(tree, (files = socketFilesIn(tree)))
-    for (const file of files) paths.add(file)
+    // A socket found there that is gone from its place, or another file in its place, was moved
+    // (a folder renamed by a command in the work tree, a dead socket left at its old path): it is
+    // somewhere the search has not seen.
+    if (!files || [...files].some(([file, id]) => socketId(file) !== id))
+      found.set(tree, (files = new Map(socketFilesIn(tree).map((file) => [file, socketId(file)]))))
+    for (const file of files.keys()) paths.add(file)
   }
   return [...paths]
 }
 
-/** Socket files found in each shown tree, and the unnamed sockets there were when searched. */
-const found = new Map<string, string[]>()
+/**
+ * Socket files found in each shown tree (with the device and inode each had), and the unnamed
+ * sockets there were when searched.
+ */
+const found = new Map<string, Map<string, string | undefined>>()
 let searchedWith = new Set<string>()
 let searchedMounts = ''
 
@@ -149,6 +164,12 @@ function statOf(path: string): Stats | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Which socket file is at `path` (device and inode), none where no socket is. */
+function socketId(path: string): string | undefined {
+  const stat = statOf(path)
+  return stat?.isSocket() ? `${stat.dev}:${stat.ino}` : undefined
 }
 
 function realPath(path: string): string | undefined {

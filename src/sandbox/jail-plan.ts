@@ -105,7 +105,7 @@ export function jailPlan(
     bind(cover.source ?? '/dev/null', cover.path, false)
   }
   // A socket's process may end (and its file go) before the jail is made: covered if still there.
-  for (const socket of hostSockets(shownTrees(layout)))
+  for (const socket of hostSockets(shownTrees(layout), [layout.workTree, ...layout.gitDirs]))
     if (seen(socket))
       mounts.push({
         type: 'bind',

@@ -1,0 +1,52 @@
+/**
+ * Through dist/index.js: a host daemon listens in the checkout (`sock/agent.sock`, as
+ * `ssh-agent -a` there would). The repository's own script moves the socket's folder away and
+ * leaves a dead socket at the listed path; the next command must still not reach the live one.
+ * Found by the session-18 attack round (the path still held a socket, so it read as named).
+ */
+import { mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { skipWithout } from '../support/sandbox-needs.js'
+import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+
+const cleanups = cleanupAfterEach()
+
+const PLANT = `const fs = require('fs'); if (fs.existsSync('sock')) { fs.renameSync('sock', 'sock2'); fs.mkdirSync('sock'); require('net').createServer().listen('sock/agent.sock', () => process.exit(0)) }`
+const PROBE = `const c = require('net').connect('sock2/agent.sock'); c.on('data', (d) => console.log('REACHED ' + d)); c.on('error', () => {})`
+
+it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)))(
+  'setup commands that swap a dead socket in for a host socket in the checkout reach nothing (%s, node dist/index.js)',
+  async (backend) => {
+    const repo = fruitRepo({
+      'plant.js': PLANT,
+      'probe.js': PROBE,
+      '.gitignore': 'sock/\nsock2/\n'
+    })
+    cleanups.push(() => repo.cleanup())
+    mkdirSync(join(repo.dir, 'sock'))
+    let reached = 0
+    const server = createServer((socket) => {
+      reached++
+      socket.end('SECRET-FROM-HOST\n')
+    })
+    await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
+    cleanups.push(() => server.close())
+    const run = await runOnFruit(
+      repo,
+      fruitReplies([swap('apple', 'kiwi')]),
+      {
+        'setup-commands': 'node plant.js\nnode probe.js',
+        'validation-commands': 'node check.js',
+        sandbox: 'required'
+      },
+      { PATCHSMITH_SANDBOX_BACKENDS: backend },
+      { dist: true }
+    )
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.stdout).not.toContain('REACHED')
+    expect(reached).toBe(0)
+  }
+)
