@@ -4,6 +4,7 @@
  * leaves a dead socket at the listed path; the next command must still not reach the live one.
  * Found by the session-18 attack round (the path still held a socket, so it read as named).
  */
+import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -46,6 +47,43 @@ it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)
       { dist: true }
     )
     expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.stdout).not.toContain('REACHED')
+    expect(reached).toBe(0)
+  }
+)
+
+// A folder a command can make deeper than PATH_MAX, a short rename at a time: no mount can name a
+// socket there, yet a command reaches it folder by folder (unshare skipped its cover).
+const BURY = `const fs = require('fs'); if (fs.existsSync('sock')) { fs.mkdirSync('c'); fs.renameSync('sock', 'c/sock'); const n = 'L' + 'x'.repeat(200); for (let i = 0; i < 25; i++) { fs.mkdirSync('t'); fs.renameSync('c', 't/' + n); fs.renameSync('t', 'c') } }`
+const DIG = `const fs = require('fs'); if (fs.existsSync('c')) { process.chdir('c'); for (;;) { const n = fs.readdirSync('.'); if (n.includes('sock')) { process.chdir('sock'); break } process.chdir(n.find((x) => x.startsWith('L'))) } const c = require('net').connect('agent.sock'); c.on('data', (d) => console.log('REACHED ' + d)); c.on('error', () => {}) }`
+
+it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)))(
+  'a host socket a command buried past PATH_MAX stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s, node dist/index.js)',
+  async (backend) => {
+    const repo = fruitRepo({ 'bury.js': BURY, 'dig.js': DIG, '.gitignore': 'sock/\nc/\n' })
+    // rm(1) removes folders deeper than PATH_MAX, which a path-based removal cannot.
+    cleanups.push(() => execFileSync('rm', ['-rf', repo.root]))
+    mkdirSync(join(repo.dir, 'sock'))
+    let reached = 0
+    const server = createServer((socket) => {
+      reached++
+      socket.end('SECRET-FROM-HOST\n')
+    })
+    await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
+    cleanups.push(() => server.close(() => undefined))
+    const run = await runOnFruit(
+      repo,
+      fruitReplies([swap('apple', 'kiwi')]),
+      {
+        'setup-commands': 'node bury.js\nnode dig.js',
+        'validation-commands': 'node check.js',
+        sandbox: 'required'
+      },
+      { PATCHSMITH_SANDBOX_BACKENDS: backend },
+      { dist: true }
+    )
+    expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
+    expect(run.stdout).toContain('longer than the system allows')
     expect(run.stdout).not.toContain('REACHED')
     expect(reached).toBe(0)
   }

@@ -67,6 +67,9 @@ export function hostSockets(
   return [...paths]
 }
 
+/** Linux's longest path, its NUL included. */
+const PATH_MAX = 4096
+
 /**
  * Socket files found in each shown tree (with the device and inode each had), and the unnamed
  * sockets there were when searched.
@@ -142,6 +145,14 @@ function socketFilesIn(tree: string): string[] {
     const bytes = out.subarray(start, end < 0 ? out.length : end)
     start = end < 0 ? out.length : end + 1
     const path = bytes.toString('utf8')
+    // Past PATH_MAX no mount (nor lstat) can name it, and a command can still reach it folder by
+    // folder: a command that moved a host socket's folder that deep stops the jail.
+    if (bytes.length >= PATH_MAX)
+      throw new PatchsmithError(
+        'ENVIRONMENT_ERROR',
+        `A unix socket whose path is longer than the system allows (${bytes.length} bytes, under ${bytes.subarray(0, 200).toString('utf8')}…) is where validation commands can see it; the jail cannot cover it, so no command runs. Move or remove that socket (or the folders above it).`,
+        { path: bytes.subarray(0, 200).toString('utf8') }
+      )
     if (!Buffer.from(path, 'utf8').equals(bytes))
       throw new PatchsmithError(
         'ENVIRONMENT_ERROR',
