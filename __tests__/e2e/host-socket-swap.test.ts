@@ -10,7 +10,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { skipWithout } from '../support/sandbox-needs.js'
+import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
@@ -84,6 +84,47 @@ it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)
     )
     expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
     expect(run.stdout).toContain('longer than the system allows')
+    expect(run.stdout).not.toContain('REACHED')
+    expect(reached).toBe(0)
+  }
+)
+
+// As the runner's user (not root), find cannot enter a folder a command closed, and the command,
+// the same user, can open it again.
+const CLOSE = `require('fs').chmodSync('sock', 0)`
+const OPEN = `const fs = require('fs'); fs.chmodSync('sock', 0o755); const c = require('net').connect('sock/agent.sock'); c.on('data', (d) => console.log('REACHED ' + d)); c.on('error', () => {})`
+
+// Both need the runner's user (patchsmith-sudo), as the sudo-unshare backend does.
+const AS_USER = (['bubblewrap', 'sudo-unshare'] as const).filter(
+  (name) => !skipWithout(name) && !skipWithout('sudo-unshare')
+)
+
+it.each(AS_USER)(
+  'a folder a command closed over a host socket stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s as the runner user, node dist/index.js)',
+  async (backend) => {
+    const repo = fruitRepo({ 'close.js': CLOSE, 'open.js': OPEN, '.gitignore': 'sock/\n' })
+    cleanups.push(() => repo.cleanup())
+    mkdirSync(join(repo.dir, 'sock'))
+    let reached = 0
+    const server = createServer((socket) => {
+      reached++
+      socket.end('SECRET-FROM-HOST\n')
+    })
+    await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
+    cleanups.push(() => server.close(() => undefined))
+    const run = await runOnFruit(
+      repo,
+      fruitReplies([swap('apple', 'kiwi')]),
+      {
+        'setup-commands': 'node close.js\nnode open.js',
+        'validation-commands': 'node check.js',
+        sandbox: 'required'
+      },
+      { PATCHSMITH_SANDBOX_BACKENDS: backend },
+      { dist: true, user: SUDO_USER }
+    )
+    expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
+    expect(run.stdout).toContain('cannot be read by this user')
     expect(run.stdout).not.toContain('REACHED')
     expect(reached).toBe(0)
   }

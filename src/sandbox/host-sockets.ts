@@ -61,7 +61,10 @@ export function hostSockets(
     // (a folder renamed by a command in the work tree, a dead socket left at its old path): it is
     // somewhere the search has not seen.
     if (!files || [...files].some(([file, id]) => socketId(file) !== id))
-      found.set(tree, (files = new Map(socketFilesIn(tree).map((file) => [file, socketId(file)]))))
+      found.set(
+        tree,
+        (files = new Map(socketFilesIn(tree, writable).map((file) => [file, socketId(file)])))
+      )
     for (const file of files.keys()) paths.add(file)
   }
   return [...paths]
@@ -123,20 +126,30 @@ function entries(text: string): string[] {
  * Every socket file under `tree`, never following a link, mounts inside it included (the jail's
  * binds are recursive). By hand because no library lists files by type without a stat of each;
  * find reads the type from the directory entry. A name the jail's mount cannot be given (not
- * UTF-8) stops the jail rather than leave that socket open.
+ * UTF-8, past PATH_MAX) stops the jail rather than leave that socket open, and so does a folder
+ * it could not read in a tree commands can write (`writable`).
  */
-function socketFilesIn(tree: string): string[] {
+function socketFilesIn(tree: string, writable: readonly string[]): string[] {
   let out: Buffer
   try {
     out = execFileSync('find', [tree, '-type', 's', '-print0'], {
       env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       maxBuffer: 256 * 1024 * 1024
     })
   } catch (error) {
-    // Exit status 1: a folder it could not read (nor can the command); what it printed holds.
-    const failed = error as { status?: number | null; stdout?: Buffer }
+    // Exit status 1: a folder it could not read. Elsewhere the command, run as this user, cannot
+    // read it either, and what find printed holds; where commands write, a command closed it
+    // (`chmod 000`) and can open it again.
+    const failed = error as { status?: number | null; stdout?: Buffer; stderr?: Buffer }
     if (failed.status !== 1 || !failed.stdout) throw error
+    const closed = unreadInWritable(String(failed.stderr ?? ''), writable)
+    if (closed !== undefined)
+      throw new PatchsmithError(
+        'ENVIRONMENT_ERROR',
+        `A folder where validation commands write cannot be read by this user (${closed}), so the host sockets it may hold cannot be covered; no command runs. Make it readable to the runner's user (a command may have closed it with chmod).`,
+        { path: closed }
+      )
     out = failed.stdout
   }
   const files: string[] = []
@@ -162,6 +175,21 @@ function socketFilesIn(tree: string): string[] {
     files.push(path)
   }
   return files
+}
+
+/**
+ * The first folder find could not read that a command could open again: this user's own (the
+ * command runs as this user), in a tree commands can write; from find's error lines (`find:
+ * 'PATH': …`), a line it cannot read a path from counting as one.
+ */
+function unreadInWritable(stderr: string, writable: readonly string[]): string | undefined {
+  for (const line of stderr.split('\n').filter(Boolean)) {
+    const path = /^find: '([^']*)': /.exec(line)?.[1]
+    if (path === undefined) return line.slice(0, 200)
+    const mine = statOf(path)?.uid === process.getuid?.()
+    if (mine && writable.some((tree) => contains(tree, path))) return path
+  }
+  return undefined
 }
 
 /**
