@@ -90,20 +90,30 @@ it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)
 )
 
 // As the runner's user (not root), find cannot enter a folder a command closed, and the command,
-// the same user, can open it again.
-const CLOSE = `require('fs').chmodSync('sock', 0)`
-const OPEN = `const fs = require('fs'); fs.chmodSync('sock', 0o755); const c = require('net').connect('sock/agent.sock'); c.on('data', (d) => console.log('REACHED ' + d)); c.on('error', () => {})`
+// the same user, can open it again: in place, under a parent it can no longer search (its owner
+// cannot be told), under a name find's error line does not print as it is (a newline).
+const CLOSE = {
+  'in place': `require('fs').chmodSync('sock', 0)`,
+  'under a closed parent': `const fs = require('fs'); fs.mkdirSync('c'); fs.renameSync('sock', 'c/sock'); fs.chmodSync('c/sock', 0); fs.chmodSync('c', 0o600)`,
+  'named with a newline': `const fs = require('fs'); fs.mkdirSync('c'); fs.renameSync('sock', 'c/\\nq'); fs.chmodSync('c/\\nq', 0)`
+}
+const OPEN = `const fs = require('fs'); const net = require('net'); const reach = (p) => net.connect(p).on('data', (d) => console.log('REACHED ' + d)).on('error', () => {}); if (fs.existsSync('c')) { fs.chmodSync('c', 0o755); for (const name of fs.readdirSync('c')) { fs.chmodSync('c/' + name, 0o755); reach('c/' + name + '/agent.sock') } } else { fs.chmodSync('sock', 0o755); reach('sock/agent.sock') }`
 
-// Both need the runner's user (patchsmith-sudo), as the sudo-unshare backend does.
-const AS_USER = (['bubblewrap', 'sudo-unshare'] as const).filter(
-  (name) => !skipWithout(name) && !skipWithout('sudo-unshare')
-)
+// All need the runner's user (patchsmith-sudo), as the sudo-unshare backend does.
+const AS_USER = (
+  [
+    ['in place', 'bubblewrap'],
+    ['in place', 'sudo-unshare'],
+    ['under a closed parent', 'bubblewrap'],
+    ['named with a newline', 'bubblewrap']
+  ] as const
+).filter(([, name]) => !skipWithout(name) && !skipWithout('sudo-unshare'))
 
 it.each(AS_USER)(
-  'a folder a command closed over a host socket stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s as the runner user, node dist/index.js)',
-  async (backend) => {
-    const repo = fruitRepo({ 'close.js': CLOSE, 'open.js': OPEN, '.gitignore': 'sock/\n' })
-    cleanups.push(() => repo.cleanup())
+  'a folder a command closed over a host socket (%s) stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s as the runner user, node dist/index.js)',
+  async (how, backend) => {
+    const repo = fruitRepo({ 'close.js': CLOSE[how], 'open.js': OPEN, '.gitignore': 'sock/\nc/\n' })
+    cleanups.push(() => execFileSync('rm', ['-rf', repo.root]))
     mkdirSync(join(repo.dir, 'sock'))
     let reached = 0
     const server = createServer((socket) => {

@@ -178,16 +178,18 @@ function socketFilesIn(tree: string, writable: readonly string[]): string[] {
 }
 
 /**
- * The first folder find could not read that a command could open again: this user's own (the
- * command runs as this user), in a tree commands can write; from find's error lines (`find:
- * 'PATH': …`), a line it cannot read a path from counting as one.
+ * The first folder find could not read that a command could open again, in a tree commands can
+ * write: this user's own (the command runs as this user), or one whose owner cannot be told (a
+ * folder above it closed); from find's error lines (`find: 'PATH': …`), a line it cannot read a
+ * path from counting as one.
  */
 function unreadInWritable(stderr: string, writable: readonly string[]): string | undefined {
   for (const line of stderr.split('\n').filter(Boolean)) {
     const path = /^find: '([^']*)': /.exec(line)?.[1]
     if (path === undefined) return line.slice(0, 200)
-    const mine = statOf(path)?.uid === process.getuid?.()
-    if (mine && writable.some((tree) => contains(tree, path))) return path
+    const owner = statOf(path)?.uid
+    const openable = owner === undefined || owner === process.getuid?.()
+    if (openable && writable.some((tree) => contains(tree, path))) return path
   }
   return undefined
 }
