@@ -1,8 +1,9 @@
 /**
  * Through dist/index.js: a host daemon listens in the checkout (`sock/agent.sock`, as
- * `ssh-agent -a` there would). The repository's own script moves the socket's folder away and
- * leaves a dead socket at the listed path; the next command must still not reach the live one.
- * Found by the session-18 attack round (the path still held a socket, so it read as named).
+ * `ssh-agent -a` there would), and one repository script hides it from the next jail's search
+ * while the next script tries to reach it: a dead socket left at its listed path, its folder
+ * buried past PATH_MAX, a folder closed over it as the runner's user. Found by the session-18
+ * attack rounds; each got through before.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
@@ -11,9 +12,50 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
-import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+import { fruitRepo, fruitReplies, runOnFruit, swap, type FruitRun } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
+
+/**
+ * A host daemon at `<checkout>/sock/agent.sock`, then the run through dist with `first` and
+ * `second` as its setup commands (repository scripts). Returns the run and how often the daemon
+ * was reached.
+ */
+async function afterTwoCommands(
+  first: string,
+  second: string,
+  backend: string,
+  user?: string
+): Promise<{ run: FruitRun; reached: number }> {
+  const repo = fruitRepo({
+    'first.js': first,
+    'second.js': second,
+    '.gitignore': 'sock/\nc/\nsock2/\n'
+  })
+  // rm(1) also removes folders past PATH_MAX, which a path-based removal cannot.
+  cleanups.push(() => execFileSync('rm', ['-rf', repo.root]))
+  mkdirSync(join(repo.dir, 'sock'))
+  let reached = 0
+  const server = createServer((socket) => {
+    reached++
+    socket.end('SECRET-FROM-HOST\n')
+  })
+  await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
+  cleanups.push(() => server.close(() => undefined))
+  const run = await runOnFruit(
+    repo,
+    fruitReplies([swap('apple', 'kiwi')]),
+    {
+      'setup-commands': 'node first.js\nnode second.js',
+      'validation-commands': 'node check.js',
+      sandbox: 'required'
+    },
+    { PATCHSMITH_SANDBOX_BACKENDS: backend },
+    { dist: true, user }
+  )
+  expect(run.stdout).not.toContain('REACHED')
+  return { run, reached }
+}
 
 const PLANT = `const fs = require('fs'); if (fs.existsSync('sock')) { fs.renameSync('sock', 'sock2'); fs.mkdirSync('sock'); require('net').createServer().listen('sock/agent.sock', () => process.exit(0)) }`
 const PROBE = `const c = require('net').connect('sock2/agent.sock'); c.on('data', (d) => console.log('REACHED ' + d)); c.on('error', () => {})`
@@ -21,33 +63,8 @@ const PROBE = `const c = require('net').connect('sock2/agent.sock'); c.on('data'
 it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)))(
   'setup commands that swap a dead socket in for a host socket in the checkout reach nothing (%s, node dist/index.js)',
   async (backend) => {
-    const repo = fruitRepo({
-      'plant.js': PLANT,
-      'probe.js': PROBE,
-      '.gitignore': 'sock/\nsock2/\n'
-    })
-    cleanups.push(() => repo.cleanup())
-    mkdirSync(join(repo.dir, 'sock'))
-    let reached = 0
-    const server = createServer((socket) => {
-      reached++
-      socket.end('SECRET-FROM-HOST\n')
-    })
-    await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
-    cleanups.push(() => server.close())
-    const run = await runOnFruit(
-      repo,
-      fruitReplies([swap('apple', 'kiwi')]),
-      {
-        'setup-commands': 'node plant.js\nnode probe.js',
-        'validation-commands': 'node check.js',
-        sandbox: 'required'
-      },
-      { PATCHSMITH_SANDBOX_BACKENDS: backend },
-      { dist: true }
-    )
+    const { run, reached } = await afterTwoCommands(PLANT, PROBE, backend)
     expect(run.exitCode, run.stdout).toBe(0)
-    expect(run.stdout).not.toContain('REACHED')
     expect(reached).toBe(0)
   }
 )
@@ -60,31 +77,9 @@ const DIG = `const fs = require('fs'); if (fs.existsSync('c')) { process.chdir('
 it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)))(
   'a host socket a command buried past PATH_MAX stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s, node dist/index.js)',
   async (backend) => {
-    const repo = fruitRepo({ 'bury.js': BURY, 'dig.js': DIG, '.gitignore': 'sock/\nc/\n' })
-    // rm(1) removes folders deeper than PATH_MAX, which a path-based removal cannot.
-    cleanups.push(() => execFileSync('rm', ['-rf', repo.root]))
-    mkdirSync(join(repo.dir, 'sock'))
-    let reached = 0
-    const server = createServer((socket) => {
-      reached++
-      socket.end('SECRET-FROM-HOST\n')
-    })
-    await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
-    cleanups.push(() => server.close(() => undefined))
-    const run = await runOnFruit(
-      repo,
-      fruitReplies([swap('apple', 'kiwi')]),
-      {
-        'setup-commands': 'node bury.js\nnode dig.js',
-        'validation-commands': 'node check.js',
-        sandbox: 'required'
-      },
-      { PATCHSMITH_SANDBOX_BACKENDS: backend },
-      { dist: true }
-    )
+    const { run, reached } = await afterTwoCommands(BURY, DIG, backend)
     expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
     expect(run.stdout).toContain('longer than the system allows')
-    expect(run.stdout).not.toContain('REACHED')
     expect(reached).toBe(0)
   }
 )
@@ -112,30 +107,9 @@ const AS_USER = (
 it.each(AS_USER)(
   'a folder a command closed over a host socket (%s) stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s as the runner user, node dist/index.js)',
   async (how, backend) => {
-    const repo = fruitRepo({ 'close.js': CLOSE[how], 'open.js': OPEN, '.gitignore': 'sock/\nc/\n' })
-    cleanups.push(() => execFileSync('rm', ['-rf', repo.root]))
-    mkdirSync(join(repo.dir, 'sock'))
-    let reached = 0
-    const server = createServer((socket) => {
-      reached++
-      socket.end('SECRET-FROM-HOST\n')
-    })
-    await new Promise<void>((resolve) => server.listen(join(repo.dir, 'sock/agent.sock'), resolve))
-    cleanups.push(() => server.close(() => undefined))
-    const run = await runOnFruit(
-      repo,
-      fruitReplies([swap('apple', 'kiwi')]),
-      {
-        'setup-commands': 'node close.js\nnode open.js',
-        'validation-commands': 'node check.js',
-        sandbox: 'required'
-      },
-      { PATCHSMITH_SANDBOX_BACKENDS: backend },
-      { dist: true, user: SUDO_USER }
-    )
+    const { run, reached } = await afterTwoCommands(CLOSE[how], OPEN, backend, SUDO_USER)
     expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
     expect(run.stdout).toContain('cannot be read by this user')
-    expect(run.stdout).not.toContain('REACHED')
     expect(reached).toBe(0)
   }
 )
