@@ -71,6 +71,42 @@ describe.runIf(availableParallelism() >= 2)('the listing after validation, split
     expect(foldersFirst([...split.keys()])).toBe(true)
   })
 
+  it('lists the folders before validation by finds side by side: those one find lists, with their modes and inodes', async () => {
+    const { root } = tree()
+    for (let i = 0; i < 30; i++) mkdirSync(join(root, `big/many/m${i}`), { recursive: true })
+    mkdirSync(join(root, 'big/logs/inner'), { recursive: true })
+    mkdirSync(join(root, 'new\nline/x'), { recursive: true })
+    const deep =
+      'import os; os.chdir("mid"); [(os.mkdir("d" * 200), os.chdir("d" * 200)) for i in range(25)]'
+    execFileSync('python3', ['-c', deep], { cwd: root })
+    mkdirSync(join(root, 'big/c/closed/inside'), { recursive: true })
+    chmodSync(join(root, 'big/c/closed'), 0o300)
+    const skip = ['.git', 'big/logs']
+    expect(splitStarts(root, skip, new Map(), true)?.opened).toContain('big')
+    const args = ['.', '-mindepth', '1', '(', '-path', './.git', '-o', '-path', './big/logs', ')']
+    const one = execFileSync(
+      'find',
+      [...args, '-prune', '-o', '-type', 'd', '-printf', '%m %i %P\\0'],
+      {
+        cwd: root
+      }
+    )
+      .toString('latin1')
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => line.split(' '))
+      .map(([mode, inode, ...path]) => [path.join(' '), `${mode} ${inode}`])
+    const split = await listFolders(root, skip)
+    const listed = [...split].map(([path, folder]) => [path, `${folder.mode} ${folder.inode}`])
+    expect(listed.sort()).toEqual(one.sort())
+    expect(split.has('big/c/closed')).toBe(true)
+    expect(split.has('big/logs')).toBe(false)
+    expect(split.has('new\nline/x')).toBe(true)
+    expect(
+      [...split.keys()].filter((path) => path.startsWith(`mid/${'d'.repeat(200)}`)).length
+    ).toBe(25)
+  })
+
   it('falls back to one find where a root name is not UTF-8, and still lists it', async () => {
     const { root, mark } = tree()
     const odd = Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0x66])])

@@ -47,21 +47,36 @@ function pruned(skip: readonly string[]): string[] {
   return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
 }
 
-/** Every folder of the tree with its permission bits, inode and size (no stat of each file). */
+/**
+ * Every folder of the tree with its permission bits, inode and size (no stat of each file); where
+ * there are cores to spare, by finds side by side from the root's folders' own folders (nothing
+ * is known yet of what each holds: dealt out in turn, like folders spread alike).
+ */
 export async function listFolders(
   root: string,
   skip: readonly string[]
 ): Promise<Map<string, Folder>> {
-  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'd', '-printf', '%m %i %s %P\\0']
-  const out = await run('find', args, root, true)
+  const tail = [...pruned(skip), '-type', 'd', '-printf', '%m %i %s %p\\0']
+  const split = splitStarts(root, skip, new Map(), true)
+  const finds = split
+    ? [
+        ['.', ...split.opened.map((name) => `./${name}`), '-mindepth', '1', '-maxdepth', '1'],
+        ...split.groups.map((starts) => [...starts.map((name) => `./${name}`), '-mindepth', '1'])
+      ]
+    : [['.', '-mindepth', '1']]
+  const lists = await Promise.all(
+    finds.map((starts) => run('find', [...starts, ...tail], root, true))
+  )
   const folders = new Map<string, Folder>()
-  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
-    const field = out.subarray(start, end).toString('latin1')
-    const [mode, number, size] = field.split(' ', 3)
-    const cut = field.indexOf(' ', field.indexOf(' ', field.indexOf(' ') + 1) + 1)
-    if (mode && number && size && cut > 0)
-      folders.set(field.slice(cut + 1), { mode, inode: number, size: Number(size) })
-  }
+  for (const out of lists)
+    for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
+      const field = out.subarray(start, end).toString('latin1')
+      const [mode, number, size] = field.split(' ', 3)
+      const cut = field.indexOf(' ', field.indexOf(' ', field.indexOf(' ') + 1) + 1)
+      // Each path from its start point: `./folder/…`.
+      if (mode && number && size && cut > 0)
+        folders.set(field.slice(cut + 3), { mode, inode: number, size: Number(size) })
+    }
   return folders
 }
 
@@ -137,12 +152,13 @@ export async function listChanged(
 
 /**
  * The folders finds side by side list under (UTF-8 names), in groups of about equal weight, and
- * the root's folders split into theirs; undefined for one find.
+ * the root's folders split into theirs (`openAll`: every one that can be); undefined for one find.
  */
 export function splitStarts(
   root: string,
   skip: readonly string[],
-  weights: ReadonlyMap<string, number>
+  weights: ReadonlyMap<string, number>,
+  openAll = false
 ): { groups: string[][]; opened: string[] } | undefined {
   const finds = Math.min(MOST_FINDS, availableParallelism())
   if (finds < 2) return undefined
@@ -153,7 +169,7 @@ export function splitStarts(
   const starts: string[] = []
   const opened: string[] = []
   for (const path of top) {
-    const inner = weight(path) > share ? foldersIn(root, path, skip) : undefined
+    const inner = openAll || weight(path) > share ? foldersIn(root, path, skip) : undefined
     if (inner === undefined) starts.push(path)
     else {
       opened.push(path)
