@@ -79,7 +79,21 @@ it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)
   async (backend) => {
     const { run, reached } = await afterTwoCommands(BURY, DIG, backend)
     expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
-    expect(run.stdout).toContain('longer than the system allows')
+    expect(run.stdout).toContain('too long for the jail to cover')
+    expect(reached).toBe(0)
+  }
+)
+
+// Just short of PATH_MAX (4 092 bytes of path): bubblewrap names each mount under its own new
+// root, 8 bytes longer, so it cannot cover the socket there and would not start.
+const NEAR = `const fs = require('fs'); if (fs.existsSync('sock')) { fs.mkdirSync('c'); fs.renameSync('sock', 'c/sock'); const left = 4092 - (process.cwd().length + '/c/'.length + 'sock/agent.sock'.length); const k = Math.ceil(left / 201); for (let i = 0; i < k; i++) { const n = 'L' + 'x'.repeat(Math.floor(left / k) + (i < left % k ? 1 : 0) - 2); fs.mkdirSync('t'); fs.renameSync('c', 't/' + n); fs.renameSync('t', 'c') } }`
+
+it.each((['bubblewrap', 'unshare'] as const).filter((name) => !skipWithout(name)))(
+  'a host socket a command buried just short of PATH_MAX stops the jail as ENVIRONMENT_ERROR, reached by nothing (%s, node dist/index.js)',
+  async (backend) => {
+    const { run, reached } = await afterTwoCommands(NEAR, DIG, backend)
+    expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
+    expect(run.stdout).toContain('4092 bytes')
     expect(reached).toBe(0)
   }
 )

@@ -72,6 +72,11 @@ export function hostSockets(
 
 /** Linux's longest path, its NUL included. */
 const PATH_MAX = 4096
+/**
+ * The longest a path may be for every backend to cover it: bubblewrap mounts each path under its
+ * new root (`/newroot`, 8 bytes more), so it fails on one within 8 bytes of PATH_MAX.
+ */
+const LONGEST_COVERED = PATH_MAX - '/newroot'.length - 1
 
 /**
  * Socket files found in each shown tree (with the device and inode each had), and the unnamed
@@ -159,11 +164,13 @@ function socketFilesIn(tree: string, writable: readonly string[]): string[] {
     start = end < 0 ? out.length : end + 1
     const path = bytes.toString('utf8')
     // Past PATH_MAX no mount (nor lstat) can name it, and a command can still reach it folder by
-    // folder: a command that moved a host socket's folder that deep stops the jail.
-    if (bytes.length >= PATH_MAX)
+    // folder: a command that moved a host socket's folder that deep stops the jail; so does one
+    // short of it that a backend's mount cannot name (else bubblewrap fails to start, and the
+    // command that failed is blamed).
+    if (bytes.length > LONGEST_COVERED)
       throw new PatchsmithError(
         'ENVIRONMENT_ERROR',
-        `A unix socket whose path is longer than the system allows (${bytes.length} bytes, under ${bytes.subarray(0, 200).toString('utf8')}…) is where validation commands can see it; the jail cannot cover it, so no command runs. Move or remove that socket (or the folders above it).`,
+        `A unix socket whose path is too long for the jail to cover (${bytes.length} bytes; at most ${LONGEST_COVERED}; under ${bytes.subarray(0, 200).toString('utf8')}…) is where validation commands can see it, so no command runs. Move or remove that socket (or the folders above it).`,
         { path: bytes.subarray(0, 200).toString('utf8') }
       )
     if (!Buffer.from(path, 'utf8').equals(bytes))
