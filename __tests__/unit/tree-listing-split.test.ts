@@ -5,12 +5,18 @@
  * removed folder holds by that order), and one find where a root name is not UTF-8.
  */
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { listChanged, listFolders, splitStarts } from '../../src/policy/tree-listing.js'
+import {
+  latin1,
+  listChanged,
+  listFolders,
+  removeAll,
+  splitStarts
+} from '../../src/policy/tree-listing.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -83,28 +89,56 @@ describe.runIf(availableParallelism() >= 2)('the listing after validation, split
     chmodSync(join(root, 'big/c/closed'), 0o300)
     const skip = ['.git', 'big/logs']
     expect(splitStarts(root, skip, new Map(), true)?.opened).toContain('big')
-    const args = ['.', '-mindepth', '1', '(', '-path', './.git', '-o', '-path', './big/logs', ')']
-    const one = execFileSync(
-      'find',
-      [...args, '-prune', '-o', '-type', 'd', '-printf', '%m %i %P\\0'],
-      {
-        cwd: root
-      }
-    )
-      .toString('latin1')
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => line.split(' '))
-      .map(([mode, inode, ...path]) => [path.join(' '), `${mode} ${inode}`])
+    const one = oneFind(root, skip)
     const split = await listFolders(root, skip)
-    const listed = [...split].map(([path, folder]) => [path, `${folder.mode} ${folder.inode}`])
-    expect(listed.sort()).toEqual(one.sort())
+    expect(stamped(split)).toEqual(one)
     expect(split.has('big/c/closed')).toBe(true)
     expect(split.has('big/logs')).toBe(false)
     expect(split.has('new\nline/x')).toBe(true)
     expect(
       [...split.keys()].filter((path) => path.startsWith(`mid/${'d'.repeat(200)}`)).length
     ).toBe(25)
+  })
+
+  it('lists a folder named with a byte-order mark as it is, never as the link beside it without one', async () => {
+    const { root } = tree()
+    const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
+    cleanups.push(() => execFileSync('rm', ['-rf', outside]))
+    mkdirSync(join(outside, 'd1/d2/d3'), { recursive: true })
+    mkdirSync(join(root, '\uFEFFlnk/sub/deep'), { recursive: true })
+    symlinkSync(outside, join(root, 'lnk'))
+    const split = await listFolders(root, ['.git'])
+    expect(stamped(split)).toEqual(oneFind(root, ['.git']))
+    expect(split.has(latin1('\uFEFFlnk/sub/deep'))).toBe(true)
+    expect([...split.keys()].some((path) => path.startsWith('lnk/'))).toBe(false)
+    // What validation made under it goes, and nothing at the name without the mark.
+    mkdirSync(join(root, 'twin/sub'), { recursive: true })
+    mkdirSync(join(root, '\uFEFFtwin/sub'), { recursive: true })
+    writeFileSync(join(root, 'twin/sub/made'), 'x')
+    writeFileSync(join(root, '\uFEFFtwin/sub/made'), 'x')
+    await removeAll(root, [latin1('\uFEFFtwin/sub/made')])
+    expect(existsSync(join(root, '\uFEFFtwin/sub/made'))).toBe(false)
+    expect(existsSync(join(root, 'twin/sub/made'))).toBe(true)
+  })
+
+  it('lists by one find where the folders to start from are too many to name, and prunes a skipped name holding glob characters as that name', async () => {
+    const { root } = tree()
+    for (let i = 0; i < 1200; i++) mkdirSync(join(root, `${'n'.repeat(200)}${i}`))
+    mkdirSync(join(root, 'log[1]/run/x'), { recursive: true })
+    mkdirSync(join(root, 'log1/keep/x'), { recursive: true })
+    const skip = ['.git', 'log[1]']
+    expect(splitStarts(root, skip, new Map(), true)).toBeUndefined()
+    const split = await listFolders(root, skip)
+    expect(split.size).toBe(1200 + 10)
+    expect(split.has('log1/keep/x')).toBe(true)
+    expect([...split.keys()].some((path) => path.startsWith('log[1]'))).toBe(false)
+    const few = tree().root
+    mkdirSync(join(few, 'log[1]/run/x'), { recursive: true })
+    mkdirSync(join(few, 'log1/keep/x'), { recursive: true })
+    expect(splitStarts(few, skip, new Map(), true)).toBeDefined()
+    const listed = await listFolders(few, skip)
+    expect(listed.has('log1/keep/x')).toBe(true)
+    expect([...listed.keys()].some((path) => path.startsWith('log[1]'))).toBe(false)
   })
 
   it('falls back to one find where a root name is not UTF-8, and still lists it', async () => {
@@ -140,6 +174,24 @@ describe.runIf(availableParallelism() >= 2)('the listing after validation, split
     expect(await listChanged(root, skip, mark, true, weights)).toEqual(one)
   })
 })
+
+/** What one find lists of the folders (latin1 paths), with their modes and inodes, sorted. */
+function oneFind(root: string, skip: readonly string[]): string[][] {
+  const literal = (path: string) => path.replace(/[*?[\]\\]/g, '\\$&')
+  const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${literal(path)}`])
+  const args = ['.', '-mindepth', '1', '(', ...names, ')', '-prune', '-o', '-type', 'd']
+  return execFileSync('find', [...args, '-printf', '%m %i %P\\0'], { cwd: root })
+    .toString('latin1')
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => line.split(' '))
+    .map(([mode, inode, ...path]) => [path.join(' '), `${mode} ${inode}`])
+    .sort()
+}
+
+function stamped(folders: Map<string, { mode: string; inode: string }>): string[][] {
+  return [...folders].map(([path, folder]) => [path, `${folder.mode} ${folder.inode}`]).sort()
+}
 
 /** Name by name: a folder before all it holds. */
 function byName(a: string, b: string): number {

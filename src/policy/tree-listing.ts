@@ -26,8 +26,12 @@ export interface Folder {
 
 /** At most this many finds list the tree side by side after validation. */
 const MOST_FINDS = 4
-/** A root holding more entries than this is listed by one find (each is an argument). */
+/**
+ * More folders to start from than this, or more bytes of their names: one find (each is an
+ * argument, and arguments have a limit).
+ */
 const MOST_SPLIT_ENTRIES = 1000
+const MOST_SPLIT_BYTES = 64 * 1024
 
 export function perm(stamp: string): string {
   return stamp.split(' ')[6] ?? ''
@@ -43,7 +47,9 @@ export function userRwx(mode: string): boolean {
 
 /** `-path ./skipped -prune -o`: `.git` and the run's own folder are never entered. */
 function pruned(skip: readonly string[]): string[] {
-  const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${path}`])
+  // -path takes a pattern: a log folder named `log[1]` is that name, not `log1`.
+  const literal = (path: string) => path.replace(/[*?[\]\\]/g, '\\$&')
+  const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${literal(path)}`])
   return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
 }
 
@@ -175,8 +181,10 @@ export function splitStarts(
       opened.push(path)
       starts.push(...inner)
     }
-    if (starts.length > MOST_SPLIT_ENTRIES) return undefined
+    if (starts.length + opened.length > MOST_SPLIT_ENTRIES) return undefined
   }
+  const bytes = [...starts, ...opened].reduce((sum, path) => sum + Buffer.byteLength(path) + 3, 0)
+  if (bytes > MOST_SPLIT_BYTES) return undefined
   const groups = Array.from({ length: finds }, () => ({ weight: 0, names: [] as string[] }))
   for (const path of starts.sort((a, b) => weight(b) - weight(a))) {
     const lightest = groups.reduce((least, group) => (group.weight < least.weight ? group : least))
@@ -295,11 +303,14 @@ export function text(path: string): string | undefined {
   return utf8(Buffer.from(path, 'latin1'))
 }
 
-const strict = new TextDecoder('utf-8', { fatal: true })
+// ignoreBOM: a name that starts with a byte-order mark keeps it (else `\uFEFFlnk` reads `lnk`).
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
+/** The bytes as UTF-8 text, exactly (they come back the same), or undefined. */
 function utf8(bytes: Buffer): string | undefined {
   try {
-    return strict.decode(bytes)
+    const name = strict.decode(bytes)
+    return Buffer.from(name, 'utf8').equals(bytes) ? name : undefined
   } catch {
     return undefined
   }
