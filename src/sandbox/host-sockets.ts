@@ -179,9 +179,27 @@ function socketFilesIn(tree: string, writable: readonly string[]): string[] {
         `A unix socket whose name is not UTF-8 (${JSON.stringify(bytes.toString('latin1'))}) is where validation commands can see it; the jail cannot cover it, so no command runs. Rename or remove that socket.`,
         { path: bytes.toString('latin1') }
       )
+    // Listed from its folder's entries, yet not to be looked at (a folder above it readable but
+    // not searchable, chmod 600): no cover can be mounted there, and a command that can chmod
+    // the folder back reaches it.
+    if (unsearchable(path))
+      throw new PatchsmithError(
+        'ENVIRONMENT_ERROR',
+        `A folder where validation commands can see a unix socket (${path}) cannot be searched by this user, so the jail cannot cover the socket; no command runs. Make the folder searchable by the runner's user (a command may have closed it with chmod), or remove the socket.`,
+        { path }
+      )
     files.push(path)
   }
   return files
+}
+
+function unsearchable(path: string): boolean {
+  try {
+    lstatSync(path)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EACCES'
+  }
 }
 
 /**
