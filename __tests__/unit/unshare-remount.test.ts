@@ -15,6 +15,7 @@ import {
   jailPlan,
   REMOUNT_FAILED,
   Sandbox,
+  socketCover,
   unshareSpec
 } from '../../src/sandbox/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
@@ -62,14 +63,7 @@ function programs(mount?: string) {
 /** The jail's plan for `repo`, covering a host socket at `socket` as hostSockets() found it. */
 function planCovering(repo: TestRepo, socket: string) {
   const plan = jailPlan({ workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }, [])
-  plan.mounts.push({
-    type: 'bind',
-    source: '/dev/null',
-    path: socket,
-    writable: false,
-    file: true,
-    ifPresent: true
-  })
+  plan.mounts.push(socketCover(socket))
   return plan
 }
 

@@ -106,15 +106,7 @@ export function jailPlan(
   }
   // A socket's process may end (and its file go) before the jail is made: covered if still there.
   for (const socket of hostSockets(shownTrees(layout), [layout.workTree, ...layout.gitDirs]))
-    if (seen(socket))
-      mounts.push({
-        type: 'bind',
-        source: '/dev/null',
-        path: socket,
-        writable: false,
-        file: true,
-        ifPresent: true
-      })
+    if (seen(socket)) mounts.push(socketCover(socket))
   return {
     mounts,
     network: options.network ?? 'closed',
@@ -135,6 +127,11 @@ function shownTrees(layout: SandboxLayout): string[] {
 /** `path` is shown again inside a hidden folder by one of the binds. */
 function mounted(mounts: JailMount[], path: string): boolean {
   return mounts.some((mount) => mount.type === 'bind' && contains(mount.path, path))
+}
+
+/** An empty file over a host socket, made only if the socket's file is still there. */
+export function socketCover(path: string): JailMount {
+  return { type: 'bind', source: '/dev/null', path, writable: false, file: true, ifPresent: true }
 }
 
 /** Tasks (processes and threads) `uid` has now: RLIMIT_NPROC counts them all, jailed or not. */
