@@ -19,9 +19,10 @@ const cleanups = cleanupAfterEach()
 const { repoWith, prepare, run } = changeBranchWorld(cleanups)
 
 describe('ChangeBranch: the happy paths', () => {
-  it('push: true creates the branch from the base, commits once and pushes, in 12 git processes', async () => {
+  it('push: true creates the branch from the base, commits once and pushes, in 13 git processes', async () => {
     // 1 listing of the effective config (read again only when a config file changes), which
-    // also checks it before each remote command; 4 of its own (`checkout -b` makes the branch and
+    // also checks it before each remote command; 1 listing of the user's untracked files (for
+    // the validation watch, started once the preflight has passed); 4 of its own (`checkout -b` makes the branch and
     // moves HEAD in one, without a pass over the tree; the remote's URL is read only to
     // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 4
     // to build the commit from the approved contents on the base, reading (through the run's one
@@ -31,7 +32,7 @@ describe('ChangeBranch: the happy paths', () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(12)
+    expect(git.processCount).toBe(13)
     expect(made).toHaveLength(1)
     const [commit] = made
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(commit!.sha)
@@ -45,11 +46,11 @@ describe('ChangeBranch: the happy paths', () => {
     expect(repo.git('config', '--list', '--show-origin')).not.toMatch(/extraheader/i)
   })
 
-  it('push: false commits on the checked-out base for a pull-request step, in 10 git processes', async () => {
+  it('push: false commits on the checked-out base for a pull-request step, in 11 git processes', async () => {
     const repo = repoWith()
     const base = repo.git('rev-parse', 'HEAD')
     const { git, made } = await run(repo, { push: false })
-    expect(git.processCount).toBe(10)
+    expect(git.processCount).toBe(11)
     const sha = made[0]!.sha
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main')
     expect(repo.git('rev-parse', 'main')).toBe(sha)
@@ -179,7 +180,7 @@ describe('ChangeBranch: the commit is the approved change', () => {
     const repo = repoWith()
     repo.git('config', 'branch.autoSetupMerge', 'always')
     const { git, made } = await run(repo)
-    expect(git.processCount).toBe(13)
+    expect(git.processCount).toBe(14)
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe(BRANCH)
     expect(repo.gitOrigin('rev-parse', `refs/heads/${BRANCH}`)).toBe(made[0]!.sha)
     // No upstream written into the repository's config for the new branch.

@@ -123,7 +123,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       const overlay = guard?.overlay
       const watch = watched
         ? await ValidationWatch.start(cwd, settings.branch.git, settings.policy, {
-            untracked: settings.branch.untrackedAtStart,
+            untracked: await settings.branch.untrackedAtStart(),
             ownFolder: settings.log.dir,
             touched: overlay?.record,
             keep: keepMatcher(settings.validationKeep),

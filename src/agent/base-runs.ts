@@ -19,6 +19,8 @@ export async function runOnBase(
 ): Promise<Array<{ command: string; run: CommandRun }>> {
   const { branch, policy } = settings
   const cwd = settings.runner.cwd
+  // Listed before the planned files are placed: the user's alone.
+  const untracked = await branch.untrackedAtStart()
   const stored = edits.length > 0 ? await placeOnBase(settings, edits) : []
   const guard = await guardTree(
     settings,
@@ -27,7 +29,7 @@ export async function runOnBase(
   const overlay = guard.overlay
   try {
     const watch = await ValidationWatch.start(cwd, branch.git, policy, {
-      untracked: stored.length === 0 ? branch.untrackedAtStart : undefined,
+      untracked: stored.length === 0 ? untracked : undefined,
       ownFolder: settings.log.dir,
       touched: overlay?.record,
       keep: keepMatcher(settings.validationKeep),

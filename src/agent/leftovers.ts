@@ -106,7 +106,7 @@ function exists(path: string): boolean {
 interface GuardSettings {
   runner: CommandRunner
   log: { dir: string }
-  branch: { git: GitRunner; untrackedAtStart: readonly string[] | undefined }
+  branch: { git: GitRunner; untrackedAtStart(): Promise<readonly string[] | undefined> }
   validationKeep?: readonly string[]
   removed?: RemovedAfterValidation
   logger: Logger
@@ -144,7 +144,8 @@ export async function guardTree(settings: GuardSettings, approved: readonly stri
 
 /** The untracked, not ignored files of the user's (the preflight's list, or git's now). */
 async function usersFiles(branch: GuardSettings['branch']): Promise<readonly string[]> {
-  if (branch.untrackedAtStart) return branch.untrackedAtStart
+  const listed = await branch.untrackedAtStart()
+  if (listed) return listed
   const out = await branch.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])
   return out.stdout.split('\0').filter((path) => path.length > 0)
 }

@@ -29,11 +29,6 @@ interface PreflightOptions {
   readLocal?: boolean
   /** Where the branch name comes from, for refusals: the field and how it is named. */
   source?: { field: string; name: string }
-  /**
-   * List the untracked files too (default): the validation watch starts from them. Not needed
-   * when validation runs on an overlay of the work tree (the watch then knows what it touched).
-   */
-  untracked?: boolean
 }
 
 /** What the preflight found; nothing was changed to find it. */
@@ -59,8 +54,8 @@ export async function preflight(git: Git, options: PreflightOptions): Promise<Pr
   const source = options.source ?? PLAN_SOURCE
   assertBranchName(branch, source.field)
   const [read, remote, local, pushable] = await Promise.allSettled([
-    // Untracked files too: the validation watch starts from this list (no second scan).
-    git.status({ untracked: options.untracked ?? true }),
+    // Tracked files only: the untracked ones are listed while the change is drafted (ChangeBranch).
+    git.status({ untracked: false }),
     push ? git.remoteHeads(REMOTE, branch, options.auth?.env) : undefined,
     push && !options.readLocal ? undefined : git.tryRevParse(`refs/heads/${branch}`),
     push ? git.pushDryRun(REMOTE, `HEAD:refs/heads/${branch}`, options.auth?.env) : undefined

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { type CommitOptions, type Git, type GitOutput, type RepoStatus } from '../git/index.js'
 import { preflight } from './branch-preflight.js'
+import { UntrackedListing } from './untracked-listing.js'
 import { createChange } from './branch-create.js'
 import type { ChangeBranchOptions } from './change-options.js'
 import { ChangeState } from './change-state.js'
@@ -32,7 +33,7 @@ export class ChangeBranch {
   private readonly swap = new DraftSwap()
   /** The index's stamp when the caller last checked it (noteIndexChecked). */
   private checkedIndex?: string
-  private untrackedStale = false
+  private untracked = UntrackedListing.none()
   private readonly state: ChangeState
   /** origin's base the committed change was moved onto (moveOnto), if it was. */
   private movedOnto?: string
@@ -59,21 +60,17 @@ export class ChangeBranch {
   }
 
   /**
-   * The untracked, not ignored files the preflight found (the user's own), while they still are
-   * all there are: undefined once the run checked out another branch (its .gitignore and its
-   * files differ), or once the change touched a .gitignore (a file the base ignored may be the
-   * user's untracked file now), so the validation watch scans for itself.
+   * The user's untracked files (UntrackedListing); none once the run checked out another branch,
+   * touched a .gitignore (what the base ignored may be the user's now) or ran setup commands.
    */
-  get untrackedAtStart(): readonly string[] | undefined {
+  async untrackedAtStart(): Promise<readonly string[] | undefined> {
     const ignoreEdited = [...this.state.touched].some((path) => /(^|\/)\.gitignore$/.test(path))
-    return this.state.leftStart || this.untrackedStale || ignoreEdited
-      ? undefined
-      : this.status.untracked
+    return this.state.leftStart || ignoreEdited ? undefined : this.untracked.settled()
   }
 
   /** Code ran in the work tree since the preflight (setup commands): its list is stale. */
   forgetUntracked(): void {
-    this.untrackedStale = true
+    this.untracked = UntrackedListing.none()
   }
 
   /** The commit the change is made on. */
@@ -103,10 +100,12 @@ export class ChangeBranch {
   /** Everything that can refuse the run before anything changes (see preflight). */
   static async prepare(git: Git, options: ChangeBranchOptions): Promise<ChangeBranch> {
     const found = await preflight(git, { ...options, push: options.push ?? true })
-    return new ChangeBranch(git, options.branch, found.base, found.status, options, {
+    const change = new ChangeBranch(git, options.branch, found.base, found.status, options, {
       remote: found.remoteTip,
       local: found.localTip
     })
+    if (options.untracked !== false) change.untracked = UntrackedListing.start(git)
+    return change
   }
 
   /**
@@ -125,6 +124,7 @@ export class ChangeBranch {
 
   /** Applies a canonical patch to index and work tree; returns git's answer when it refuses. */
   async apply(patch: string, paths: readonly string[]): Promise<GitOutput> {
+    await this.untracked.settled()
     for (const path of paths) {
       this.state.touched.add(path)
       if (!existsSync(join(this.git.dir, path))) this.state.absent.add(path)

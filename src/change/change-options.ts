@@ -27,7 +27,11 @@ export interface ChangeBranchOptions {
   auth?: PushAuth
   /** The plan's paths: uncommitted changes to them are refused, others are stashed. */
   plannedPaths?: readonly string[]
-  /** The preflight lists untracked files (default; see PreflightOptions). */
+  /**
+   * List the user's untracked files (default), for the validation watch to start from. Not
+   * needed when validation runs on an overlay of the work tree (the watch then knows what it
+   * touched).
+   */
   untracked?: boolean
   /** Branches the change must never go to (the repository's default branch). */
   protectedBranches?: readonly string[]

@@ -1,0 +1,35 @@
+import { nulFields, WORKTREE_SCAN, type Git } from '../git/index.js'
+
+/**
+ * The untracked, not ignored files (the user's own), listed exactly (WORKTREE_SCAN) once the
+ * preflight has passed: on a large tree the scan runs while the model drafts instead of before
+ * it. Settled before anything changes untracked files (repository code, a patch). A listing
+ * that fails leaves none (the validation watch then scans for itself).
+ */
+export class UntrackedListing {
+  private files?: readonly string[]
+
+  private constructor(private pending?: Promise<readonly string[] | undefined>) {}
+
+  static none(): UntrackedListing {
+    return new UntrackedListing()
+  }
+
+  static start(git: Git): UntrackedListing {
+    return new UntrackedListing(
+      git.exec([...WORKTREE_SCAN, 'ls-files', '--others', '--exclude-standard', '-z']).then(
+        (out) => nulFields(out.stdout),
+        () => undefined
+      )
+    )
+  }
+
+  /** The files, once the listing has ended (undefined: none was made, or it failed). */
+  async settled(): Promise<readonly string[] | undefined> {
+    if (this.pending) {
+      this.files = await this.pending
+      this.pending = undefined
+    }
+    return this.files
+  }
+}
