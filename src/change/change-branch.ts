@@ -104,7 +104,7 @@ export class ChangeBranch {
       remote: found.remoteTip,
       local: found.localTip
     })
-    if (options.untracked !== false) change.untracked = UntrackedListing.start(git)
+    if (options.untracked !== false) change.untracked = UntrackedListing.start(git, found)
     return change
   }
 

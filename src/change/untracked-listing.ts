@@ -1,4 +1,4 @@
-import { nulFields, WORKTREE_SCAN, type Git } from '../git/index.js'
+import { nulFields, WORKTREE_SCAN, type Git, type RepoStatus } from '../git/index.js'
 
 /**
  * The untracked, not ignored files (the user's own), listed exactly (WORKTREE_SCAN) once the
@@ -15,7 +15,12 @@ export class UntrackedListing {
     return new UntrackedListing()
   }
 
-  static start(git: Git): UntrackedListing {
+  /**
+   * Only where the change starts on the checked-out branch with nothing to stash: a stash or a
+   * checkout (createChange) would change what the listing reads while it runs.
+   */
+  static start(git: Git, found: { status: RepoStatus; base: string }): UntrackedListing {
+    if (found.status.changed.length > 0 || found.status.branch !== found.base) return this.none()
     return new UntrackedListing(
       git.exec([...WORKTREE_SCAN, 'ls-files', '--others', '--exclude-standard', '-z']).then(
         (out) => nulFields(out.stdout),
