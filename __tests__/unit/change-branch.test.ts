@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -128,6 +128,29 @@ describe('ChangeBranch: the user’s uncommitted work', () => {
     expect(repo.read('src/greet.txt')).toBe('hello, mine\n')
     expect(repo.gitOrigin('branch', '--list', BRANCH)).toBe('')
   })
+
+  it.each([
+    ['listing untracked files', {}],
+    ['on an overlay (no untracked listing)', { untracked: false }]
+  ])(
+    'refuses a same-size edit to a planned file that keeps its mtime, however lenient the stat config (%s)',
+    async (_, options) => {
+      const repo = repoWith()
+      // git would trust the index's stamp of this file: no ctime, only mtime and size compared.
+      repo.git('config', 'core.trustctime', 'false')
+      repo.git('config', 'core.checkStat', 'minimal')
+      const file = join(repo.dir, 'src/greet.txt')
+      const { mtime } = statSync(file)
+      repo.write('src/greet.txt', 'HELLO\n')
+      utimesSync(file, mtime, mtime)
+      const index = statSync(join(repo.dir, '.git/index')).mtimeMs
+      const error = await failure(prepare(repo, options))
+      expect(error).toMatchObject({ code: 'GIT_CONFLICT', details: { rule: 'dirty-worktree' } })
+      expect(repo.read('src/greet.txt')).toBe('HELLO\n')
+      // The preflight only reads: the index is not refreshed behind the user's back.
+      expect(statSync(join(repo.dir, '.git/index')).mtimeMs).toBe(index)
+    }
+  )
 
   it('refuses a repository with unmerged paths (GIT_CONFLICT)', async () => {
     const repo = repoWith()

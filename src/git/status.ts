@@ -38,11 +38,11 @@ export const WORKTREE_SCAN = [
 
 /**
  * `git status --porcelain=v2 --branch -z` of tracked files; with `untracked`, of every untracked
- * (not ignored) file too, exactly (WORKTREE_SCAN).
+ * (not ignored) file too; exactly either way (WORKTREE_SCAN: nothing written, whole stats).
  */
 export function statusArgs(options: { untracked?: boolean }): string[] {
   return [
-    ...(options.untracked ? WORKTREE_SCAN : []),
+    ...WORKTREE_SCAN,
     'status',
     '--porcelain=v2',
     '--branch',
