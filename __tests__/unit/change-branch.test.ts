@@ -22,9 +22,9 @@ describe('ChangeBranch: the happy paths', () => {
   it('push: true creates the branch from the base, commits once and pushes, in 13 git processes', async () => {
     // 1 listing of the effective config (read again only when a config file changes), which
     // also checks it before each remote command; 1 listing of the user's untracked files (for
-    // the validation watch, started once the preflight has passed); 4 of its own (`checkout -b` makes the branch and
-    // moves HEAD in one, without a pass over the tree; the remote's URL is read only to
-    // name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 4
+    // the validation watch, started once the preflight has passed); 4 of its own (`checkout -b`
+    // makes the branch and moves HEAD in one, without a pass over the tree; the remote's URL is
+    // read only to name it in a refusal); 3 remote commands (ls-remote, the push access check, the push); 4
     // to build the commit from the approved contents on the base, reading (through the run's one
     // object reader) and writing only the trees on their paths, and move the branch to it (the
     // approved blob is staged already, so not written again; the message cleaned and signed off

@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { Minimatch } from 'minimatch'
 import { repoFolder, TreeSnapshot, type GitRunner } from '../policy/index.js'
+import { untrackedPaths } from '../git/index.js'
 import type { CarryRule, TreeOverlay } from '../sandbox/index.js'
 import type { CommandRunner } from './commands.js'
 import type { Logger } from '../run/index.js'
@@ -144,10 +145,7 @@ export async function guardTree(settings: GuardSettings, approved: readonly stri
 
 /** The untracked, not ignored files of the user's (the preflight's list, or git's now). */
 async function usersFiles(branch: GuardSettings['branch']): Promise<readonly string[]> {
-  const listed = await branch.untrackedAtStart()
-  if (listed) return listed
-  const out = await branch.git.exec(['ls-files', '--others', '--exclude-standard', '-z'])
-  return out.stdout.split('\0').filter((path) => path.length > 0)
+  return (await branch.untrackedAtStart()) ?? untrackedPaths(branch.git)
 }
 
 /** The overlay carries these files (and `keep`'s), through the folders that hold them. */

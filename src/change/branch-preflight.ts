@@ -55,7 +55,7 @@ export async function preflight(git: Git, options: PreflightOptions): Promise<Pr
   assertBranchName(branch, source.field)
   const [read, remote, local, pushable] = await Promise.allSettled([
     // Tracked files only: the untracked ones are listed while the change is drafted (ChangeBranch).
-    git.status({ untracked: false }),
+    git.status(),
     push ? git.remoteHeads(REMOTE, branch, options.auth?.env) : undefined,
     push && !options.readLocal ? undefined : git.tryRevParse(`refs/heads/${branch}`),
     push ? git.pushDryRun(REMOTE, `HEAD:refs/heads/${branch}`, options.auth?.env) : undefined

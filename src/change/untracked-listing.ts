@@ -1,7 +1,7 @@
-import { nulFields, WORKTREE_SCAN, type Git, type RepoStatus } from '../git/index.js'
+import { untrackedPaths, type Git, type RepoStatus } from '../git/index.js'
 
 /**
- * The untracked, not ignored files (the user's own), listed exactly (WORKTREE_SCAN) once the
+ * The untracked, not ignored files (the user's own), listed exactly (untrackedPaths) once the
  * preflight has passed: on a large tree the scan runs while the model drafts instead of before
  * it. Settled before anything changes untracked files (repository code, a patch). A listing
  * that fails leaves none (the validation watch then scans for itself).
@@ -21,12 +21,7 @@ export class UntrackedListing {
    */
   static start(git: Git, found: { status: RepoStatus; base: string }): UntrackedListing {
     if (found.status.changed.length > 0 || found.status.branch !== found.base) return this.none()
-    return new UntrackedListing(
-      git.exec([...WORKTREE_SCAN, 'ls-files', '--others', '--exclude-standard', '-z']).then(
-        (out) => nulFields(out.stdout),
-        () => undefined
-      )
-    )
+    return new UntrackedListing(untrackedPaths(git).catch(() => undefined))
   }
 
   /** The files, once the listing has ended (undefined: none was made, or it failed). */

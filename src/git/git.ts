@@ -31,9 +31,8 @@ export class Git extends GitRemote {
   }
 
   /** Branch, HEAD and changed tracked files in one process (statusArgs). */
-  async status(options: { untracked?: boolean } = {}): Promise<RepoStatus> {
-    const status = parseStatus((await this.exec(statusArgs(options))).stdout)
-    return options.untracked ? { ...status, untracked: status.untracked ?? [] } : status
+  async status(): Promise<RepoStatus> {
+    return parseStatus((await this.exec(statusArgs())).stdout)
   }
 
   async revParse(ref: string): Promise<string> {

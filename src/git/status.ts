@@ -13,8 +13,6 @@ export interface RepoStatus {
   changed: StatusEntry[]
   /** Paths left unmerged by a merge, rebase or cherry-pick. */
   unmerged: string[]
-  /** Untracked files that are not ignored, when the status was asked for them. */
-  untracked?: string[]
 }
 
 /**
@@ -37,16 +35,16 @@ export const WORKTREE_SCAN = [
 ]
 
 /**
- * `git status --porcelain=v2 --branch -z` of tracked files; with `untracked`, of every untracked
- * (not ignored) file too; exactly either way (WORKTREE_SCAN: nothing written, whole stats).
+ * `git status --porcelain=v2 --branch -z` of tracked files, exactly (WORKTREE_SCAN: nothing
+ * written, whole stats); the untracked ones are untrackedPaths'.
  */
-export function statusArgs(options: { untracked?: boolean }): string[] {
+export function statusArgs(): string[] {
   return [
     ...WORKTREE_SCAN,
     'status',
     '--porcelain=v2',
     '--branch',
-    `--untracked-files=${options.untracked ? 'all' : 'no'}`,
+    '--untracked-files=no',
     '-z',
     '--ignore-submodules=all'
   ]
@@ -72,8 +70,6 @@ export function parseStatus(text: string): RepoStatus {
       if (from) status.changed.push({ xy: field.slice(2, 4), path: from })
     } else if (field.startsWith('u ')) {
       status.unmerged.push(afterSpaces(field, 10))
-    } else if (field.startsWith('? ')) {
-      ;(status.untracked ??= []).push(field.slice(2))
     }
   }
   return status

@@ -1,3 +1,5 @@
+import { WORKTREE_SCAN } from './status.js'
+
 /** Anything that runs git with these arguments: the Git class, or a runner that wraps it. */
 interface GitExec {
   exec(args: readonly string[]): Promise<{ stdout: string }>
@@ -19,9 +21,10 @@ export async function unstagedPaths(git: GitExec): Promise<string[]> {
   return nulFields(out.stdout)
 }
 
-/** The untracked files that are not ignored. */
+/** The untracked files that are not ignored, exactly (WORKTREE_SCAN). */
 export async function untrackedPaths(git: GitExec): Promise<string[]> {
-  return nulFields((await git.exec(['ls-files', '--others', '--exclude-standard', '-z'])).stdout)
+  const out = await git.exec([...WORKTREE_SCAN, 'ls-files', '--others', '--exclude-standard', '-z'])
+  return nulFields(out.stdout)
 }
 
 /**
