@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -40,7 +40,8 @@ function pushToOriginMain(repo: TestRepo, files: Record<string, string>): string
 /** The typo run, with `during` pushing to origin once the change was validated. */
 async function runWithPush(
   repo: TestRepo,
-  during: () => void
+  during: () => void,
+  validation = 'npm run lint'
 ): Promise<ActionRun & { result: CodeAgentOutput }> {
   let pushed = false
   const replies = replyByMatch(typoReplies().replies)
@@ -62,12 +63,12 @@ async function runWithPush(
       'base-url': server.url,
       'api-key': 'sk-test-moving-base',
       model: typoReplies().model,
-      'validation-commands': 'npm run lint',
+      'validation-commands': validation,
       'output-path': output,
       push: 'true'
     }
   })
-  expect(pushed).toBe(true)
+  expect(pushed, run.stdout).toBe(true)
   return { ...run, result: JSON.parse(readFileSync(output, 'utf8')) as CodeAgentOutput }
 }
 
@@ -109,6 +110,22 @@ describe('a base that moved on origin during the run', () => {
     expect(run.stdout).toMatch(/moved during the run .*validating it again/)
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.git('rev-parse', 'main')).toBe(base)
+  })
+
+  it('puts the tree back after validating the moved change: an ignored file it wrote is gone and named', async () => {
+    const repo = track(typoRepo())
+    writeFileSync(join(repo.dir, '.git', 'info', 'exclude'), 'left.log\n')
+    // Written only on the new base (NOTES.md came with the colleague's push).
+    const validation = 'npm run lint\nif [ -e NOTES.md ]; then echo left > left.log; fi'
+    const run = await runWithPush(
+      repo,
+      () => void pushToOriginMain(repo, { 'NOTES.md': 'Pushed while Patchsmith ran.\n' }),
+      validation
+    )
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.result.data![0]!.moved_from_base).toBe(repo.git('rev-parse', 'main'))
+    expect(existsSync(join(repo.dir, 'left.log'))).toBe(false)
+    expect(run.result.metrics?.removed_after_validation).toEqual({ count: 1, paths: ['left.log'] })
   })
 
   it('refuses a real conflict as GIT_CONFLICT naming its paths, pushes nothing, rolls back', async () => {

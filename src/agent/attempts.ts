@@ -133,7 +133,7 @@ export async function attemptChange(settings: AttemptSettings): Promise<AttemptO
       const runner = overlay ? onOverlay(settings.runner, overlay) : settings.runner
       const pipeline = await clock.time('validate', () =>
         validateRound(
-          { ...settings, runner, issue },
+          { ...settings, runner, issue, dropSpecialFiles: guard?.dropSpecialFiles },
           () => applied!,
           baseChecks,
           async () => {

@@ -76,6 +76,11 @@ class ValidationLeftovers {
     return this.snapshot?.scope(git)
   }
 
+  /** Between two commands of the round, on the tree itself: see TreeSnapshot.dropSpecialFiles. */
+  async dropSpecialFiles(): Promise<void> {
+    await this.snapshot?.dropSpecialFiles()
+  }
+
   /** Puts the tree back; `approved`: the change's paths, as they are now. */
   async putBack(
     git: GitRunner,
@@ -134,6 +139,8 @@ export async function guardTree(settings: GuardSettings, approved: readonly stri
     overlay,
     /** For ValidationWatch: where the round changed anything (see ValidationLeftovers.scope). */
     scope: () => leftovers.scope(settings.branch.git),
+    /** Before git looks at the tree while the round goes on (a base check, a fix kept). */
+    dropSpecialFiles: () => leftovers.dropSpecialFiles(),
     /** The tree put back once (later calls do nothing); `now`: the approved paths as they are. */
     async putBack(now: readonly string[] = approved): Promise<void> {
       if (done) return

@@ -7,15 +7,24 @@ import {
 import type { ChangeBranch } from '../change/index.js'
 import { ValidationWatch, type PathPolicy } from '../policy/index.js'
 import { runPipeline, type PipelineStep } from '../validation/index.js'
-import type { CommandRunner } from './commands.js'
+import { onOverlay, type CommandRunner } from './commands.js'
+import { guardTree, keepMatcher, type RemovedAfterValidation } from './leftovers.js'
 import type { Logger } from '../run/index.js'
 
-/** What validating the change again needs: the run's steps, in its sandbox, under its policy. */
+/**
+ * What validating the change again needs: the run's steps, in its sandbox, under its policy,
+ * with the tree put back afterwards as after the attempts' validation.
+ */
 export interface Revalidation {
   steps: readonly PipelineStep[]
   runner: CommandRunner
   retryFlaky: boolean
   policy: PathPolicy
+  /** The run's own folder (never validation's leftovers, where it lies in the tree). */
+  log: { dir: string }
+  validationKeep?: readonly string[]
+  removed?: RemovedAfterValidation
+  logger: Logger
 }
 
 // The base moving again while the moved change is validated: give up after this many moves.
@@ -81,33 +90,56 @@ async function revalidate(
     .filter(({ command }) => !skip.has(command))
     .map(({ step, command }) => ({ step, command }))
   if (steps.length === 0) return []
-  const watch = await ValidationWatch.start(runner.cwd, branch.git, settings.policy)
-  const pipeline = await runPipeline(steps, {
-    run: (command) => runner.run(command),
-    signal: runner.signal,
-    retryFlaky: settings.retryFlaky,
-    keepPreexisting: false
-  })
-  // Validation may not have changed git or staged anything: the moved commit is what is pushed.
-  await watch.assertClean([])
-  if (pipeline.failed) {
-    await watch.removeCreatedFiles()
-    const { outcome } = pipeline.failed
-    throw new ValidationFailedError(
-      `Validation failed on the change moved onto ${branch.base} as it is on origin now (${onto.slice(0, 12)}): "${outcome.command}" exited with ${outcome.exit_code}. Nothing was pushed; the change passed on the base it was made on, so what was pushed to ${branch.base} meanwhile breaks it: rerun on the new ${branch.base}.`,
-      {
-        command: outcome.command,
-        exit_code: outcome.exit_code,
-        stderr: outcome.stderr,
-        stdout: outcome.stdout,
-        rebased: true,
-        base_sha: onto,
-        validation_results: pipeline.results
-      }
-    )
+  // Nothing may change the moved commit: no path is carried or kept as the change's.
+  const guard = await guardTree({ ...settings, branch }, [])
+  try {
+    const watch = await ValidationWatch.start(runner.cwd, branch.git, settings.policy, {
+      ownFolder: settings.log.dir,
+      touched: guard.overlay?.record,
+      keep: keepMatcher(settings.validationKeep),
+      scope: guard.scope
+    })
+    const jailed = guard.overlay ? onOverlay(runner, guard.overlay) : runner
+    const pipeline = await runPipeline(steps, {
+      run: (command) => jailed.run(command),
+      signal: runner.signal,
+      retryFlaky: settings.retryFlaky,
+      keepPreexisting: false
+    })
+    // Validation may not have changed git or staged anything: the moved commit is what is pushed.
+    await watch.assertClean([])
+    await guard.putBack([])
+    if (pipeline.failed) {
+      await watch.removeCreatedFiles()
+      throw movedChangeFailed(pipeline.failed.outcome, branch.base, onto, pipeline.results)
+    }
+    await watch.settleWorkTree()
+    return pipeline.results
+  } finally {
+    // A refusal or a cancellation: what the runs left goes all the same.
+    await guard.putBack([])
+    guard.overlay?.dispose()
   }
-  await watch.settleWorkTree()
-  return pipeline.results
+}
+
+function movedChangeFailed(
+  outcome: { command: string; exit_code: number; stdout: string; stderr: string },
+  base: string,
+  onto: string,
+  results: ValidationResult[]
+): ValidationFailedError {
+  return new ValidationFailedError(
+    `Validation failed on the change moved onto ${base} as it is on origin now (${onto.slice(0, 12)}): "${outcome.command}" exited with ${outcome.exit_code}. Nothing was pushed; the change passed on the base it was made on, so what was pushed to ${base} meanwhile breaks it: rerun on the new ${base}.`,
+    {
+      command: outcome.command,
+      exit_code: outcome.exit_code,
+      stderr: outcome.stderr,
+      stdout: outcome.stdout,
+      rebased: true,
+      base_sha: onto,
+      validation_results: results
+    }
+  )
 }
 
 /** Commands the change was committed with failing as on the base (on-preexisting-failure: commit). */

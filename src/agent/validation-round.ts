@@ -35,6 +35,8 @@ export interface RoundSettings {
   branch: ChangeBranch
   /** What ties a failure to the issue (the issue, plan and triage text). */
   issue?: IssueContext
+  /** Before git looks at the tree between two commands (guardTree's). */
+  dropSpecialFiles?: () => Promise<void>
 }
 
 /**
@@ -55,7 +57,10 @@ export function validateRound(
     keepPreexisting: settings.keepPreexisting,
     issue: settings.issue,
     proveOnBase: true,
-    afterFix,
+    afterFix: async () => {
+      await settings.dropSpecialFiles?.()
+      await afterFix()
+    },
     checkBase: (step, outcome) => checkOnBase(settings, step, outcome, current(), baseChecks)
   })
 }
@@ -84,7 +89,7 @@ async function checkOnBase(
         known.run !== undefined &&
         failureFingerprint(known.run.exit_code, known.run.stdout, known.run.stderr) === fingerprint
     }
-  await settings.branch.unapply()
+  await settings.branch.unapply(settings.dropSpecialFiles)
   const index = settings.branch.baseIndexFile
   const about = 'on the untouched base, for the proof'
   const onBase = await settings.runner.run(
@@ -93,7 +98,8 @@ async function checkOnBase(
   )
   const reapplied = await settings.branch.reapply(
     applied.diff,
-    applied.edits.map((e) => e.path)
+    applied.edits.map((e) => e.path),
+    settings.dropSpecialFiles
   )
   // The command changed a planned file on the base too (its mode, its content): the change no
   // longer applies where it did, and the run refuses rather than guess which file is right.

@@ -159,23 +159,21 @@ export class ChangeBranch {
 
   /**
    * Back to the base content for a command to run there in the middle of validation (the base
-   * check), the change to be applied again right after (reapply). The swap writes only the
-   * patch's files; when it declines (a command changed a planned file, or put a link on its
-   * way) the full reset takes over. Not `git apply -R --index`: it writes a modified file
-   * through a linked folder when the content there matches. Whatever else the command changed
-   * stays for the validation watch to judge after the round.
+   * check), and the change back right after (reapply). The swap writes only the patch's files;
+   * when it declines (a command changed a planned file, or put a link on its way) git resets
+   * and applies, after `beforeGit` (git must not meet what the command left). Not `git apply -R
+   * --index`: it writes a modified file through a linked folder when the content there matches.
    */
-  async unapply(): Promise<void> {
-    if (!this.swap.toBase()) await this.reset()
+  async unapply(beforeGit?: () => Promise<void>): Promise<void> {
+    if (this.swap.toBase()) return
+    await beforeGit?.()
+    await this.reset()
   }
 
-  /**
-   * After the base check: the change back in the work tree, by the swap when unapply went that
-   * way (the index never left it), else applied again.
-   */
-  async reapply(patch: string, paths: readonly string[]): Promise<GitOutput> {
+  async reapply(patch: string, paths: readonly string[], beforeGit?: () => Promise<void>) {
     const back = this.swap.toDraft()
     if (back) return { exitCode: 0, stdout: '', stderr: '' }
+    await beforeGit?.()
     if (back === false) await this.reset()
     return this.apply(patch, paths)
   }

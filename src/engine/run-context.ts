@@ -144,10 +144,13 @@ export class RunContext {
    */
   finishContext(
     parts: Pick<FinishContext, 'input' | 'git' | 'branch' | 'task'>,
-    attempts: Pick<AttemptSettings, 'steps' | 'runner' | 'retryFlaky' | 'policy'>
+    attempts: Pick<
+      AttemptSettings,
+      'steps' | 'runner' | 'retryFlaky' | 'policy' | 'log' | 'validationKeep' | 'removed'
+    >
   ): FinishContext {
     const { config, env, session } = this
-    const { steps, runner, retryFlaky, policy } = attempts
+    const { steps, runner, retryFlaky, policy, log, validationKeep, removed } = attempts
     return {
       config,
       model: this.model(),
@@ -158,7 +161,10 @@ export class RunContext {
       rewriteMessage: this.seams.commitMessage,
       runUrl: runUrl(env),
       budget: session.budget,
-      revalidation: { steps, runner, retryFlaky, policy },
+      revalidation: {
+        ...{ steps, runner, retryFlaky, policy, log, validationKeep, removed },
+        logger: session.logger
+      },
       pushesBase: this.seams.pushesBase,
       ...parts
     }

@@ -15,6 +15,7 @@ import {
   latin1,
   listChanged,
   listFolders,
+  listSpecial,
   perm,
   printableBytes,
   removeAll,
@@ -36,6 +37,12 @@ import { changedScope, deletedTracked } from './tree-scope.js'
  * but not what it holds: a folder that was not there, or is not the one that was (its inode),
  * is removed whole, or, where it holds what is kept, looked at whole.
  */
+/** find's letters for a fifo, a socket, a block and a character device. */
+const SPECIAL_TYPES = new Set(['p', 's', 'b', 'c'])
+
+/** Validation may have closed a folder it made: as a user other than root, folders are opened. */
+const openUp = () => process.getuid?.() !== 0
+
 /** Waiting for the file system's clock to move past the mark, at most (a coarse one: 1 s). */
 const LONGEST_TICK_MS = 2500
 
@@ -47,6 +54,8 @@ const LONGEST_TICK_MS = 2500
 export class TreeSnapshot {
   /** The entries changed since the mark, listed once after validation. */
   private listing?: Promise<Stamps>
+  /** The special files removed while validation went on (removeSpecial), named by putBack. */
+  private readonly specialRemoved = new Set<string>()
 
   private constructor(
     private readonly root: string,
@@ -72,11 +81,37 @@ export class TreeSnapshot {
     for (const [path, folder] of this.folders)
       for (const prefix of path.split('/', 2).map((_, i, names) => names.slice(0, i + 1).join('/')))
         weights.set(prefix, (weights.get(prefix) ?? 0) + folder.size)
-    const openUp = process.getuid?.() !== 0
-    this.listing = listChanged(this.root, this.skip, this.mark, openUp, weights).finally(() =>
-      rmSync(dirname(this.mark), { recursive: true, force: true })
-    )
+    this.listing = listChanged(this.root, this.skip, this.mark, openUp(), weights)
+      .then(async (stamps) => {
+        await this.removeSpecial(stamps)
+        return stamps
+      })
+      .finally(() => rmSync(dirname(this.mark), { recursive: true, force: true }))
     return this.listing
+  }
+
+  /**
+   * While validation is still going (before git is asked about the tree between two of its
+   * commands): the fifos, sockets and devices it left so far removed (see removeSpecial).
+   */
+  async dropSpecialFiles(): Promise<void> {
+    if (this.listing) return
+    await this.removeSpecial(await listSpecial(this.root, this.skip, this.mark, openUp()))
+  }
+
+  /**
+   * The fifos, sockets and devices among `stamps` removed at once, before git looks at the tree:
+   * git opens every `.gitignore` and `.gitattributes` it meets, and on a fifo that open waits for
+   * a writer forever (the run hung, its lock held). Git cannot hold any of them, so none is ever
+   * part of the change; putBack names them among what it removed.
+   */
+  private async removeSpecial(stamps: Stamps): Promise<void> {
+    const special = [...stamps].flatMap(([path, stamp]) =>
+      SPECIAL_TYPES.has(stamp[0]!) ? [path] : []
+    )
+    if (special.length === 0) return
+    await removeAll(this.root, special)
+    for (const path of special) this.specialRemoved.add(path)
   }
 
   /**
@@ -98,7 +133,7 @@ export class TreeSnapshot {
     approved: readonly string[],
     keep: (path: string) => boolean
   ): Promise<string[]> {
-    const unprivileged = process.getuid?.() !== 0
+    const unprivileged = openUp()
     let after = await this.changed()
     const spared = new Set<string>()
     const spare = (path: string) => {
@@ -168,7 +203,8 @@ export class TreeSnapshot {
     const gone = await deletedTracked(git, this.root, this.folders, [...folders, ...tops])
     await restoreTracked(git, [...tops, ...gone])
     // Not listed again: what is back (a tracked file checked out) is asked about alone.
-    return tops
+    const outside = (path: string) => !tops.some((top) => path.startsWith(`${top}/`))
+    return [...new Set([...tops, ...[...this.specialRemoved].filter(outside)])]
       .filter((path) => !present(this.root, path))
       .map((path) => text(path) ?? printableBytes(path))
   }
