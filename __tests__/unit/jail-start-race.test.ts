@@ -5,7 +5,7 @@
  * that must never read as the command's own failure (exit 1). Found in the suite, where a test's
  * socket folder under /opt went while another file's run made its jail.
  */
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -21,11 +21,21 @@ afterEach(() => {
   while (undo.length > 0) undo.pop()!()
 })
 
+/**
+ * Folders holding this file's sockets, searchable by every user, as a socket's folder on a
+ * runner is: a root socket another user cannot stat makes each hosted-runner run of the other
+ * test files meanwhile search the host's trees for it (host-sockets.ts), seconds of CPU each.
+ */
+function openToOthers(...folders: string[]): void {
+  for (const folder of folders) chmodSync(folder, 0o755)
+}
+
 /** A checkout, a socket listening in a folder of /opt, and a bubblewrap sandbox for it. */
 async function world(): Promise<{ repo: TestRepo; sandbox: Sandbox; folder: string }> {
   const repo = createRepo({ files: { 'a.txt': 'a\n' } })
   undo.push(() => repo.cleanup())
   const folder = mkdtempSync('/opt/patchsmith-race-')
+  openToOthers(repo.root, folder)
   const server: Server = createServer((socket) => socket.end())
   await new Promise<void>((resolve) => server.listen(join(folder, 'agent.sock'), resolve))
   undo.push(() => rmSync(folder, { recursive: true, force: true }))
@@ -125,6 +135,7 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
     ): Promise<{ repo: TestRepo; sandbox: Sandbox }> {
       const repo = createRepo({ files: { 'a.txt': 'a\n' } })
       undo.push(() => repo.cleanup())
+      openToOthers(repo.root)
       mkdirSync(join(repo.dir, 'sock'))
       const server = createServer((socket) => socket.end('SECRET-FROM-HOST\n'))
       await new Promise<void>((resolve) =>
