@@ -8,7 +8,8 @@
  * change. Through dist/, as root under bubblewrap and unshare, and as a GitHub-hosted runner's
  * user (bubblewrap, not root: the tree itself is the default there).
  */
-import { lstatSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -30,10 +31,11 @@ const WAYS = [
 
 type Way = readonly [string, string, string | undefined, boolean]
 
-async function run(way: Way, validation: string, diffs: string[]) {
+async function run(way: Way, validation: string, diffs: string[], plant = (_dir: string) => {}) {
   const [, backend, user] = way
   const repo = fruitRepo({ '.gitignore': 'node_modules/\n' })
   cleanups.push(() => repo.cleanup())
+  plant(repo.dir)
   const done = await runOnFruit(
     repo,
     fruitReplies(diffs),
@@ -53,21 +55,36 @@ function expectGone(root: string, paths: string[]) {
     expect(lstatSync(join(root, path), { throwIfNoEntry: false }), path).toBeUndefined()
 }
 
+/** A folder chain whose fifo's path is 4 094 bytes: git opens it, `find ./<path>` cannot start there. */
+const DEEP = `node -e 'const fs = require("fs"), x = "x".repeat(200), y = "y".repeat(63); for (let i = 0; i < 20; i++) { fs.mkdirSync(x); process.chdir(x) } fs.mkdirSync(y); process.chdir(y); require("child_process").execFileSync("mkfifo", [".gitignore"])'`
+
 describe.each(WAYS)('fifos validation leaves on the tree itself, %s', (...way) => {
   it.runIf(way[3])(
-    'removes them before git looks: the run commits, the fifos are gone and named',
+    'removes them before git looks, however named, deep or moved into view: the run commits',
     async () => {
       const { repo, done } = await run(
         way,
-        'mkdir -p sub && mkfifo sub/.gitignore .gitattributes && node check.js',
-        [swap('apple', 'kiwi')]
+        [
+          'mkdir -p sub && mkfifo sub/.gitignore .gitattributes',
+          // A folder whose name is not UTF-8, one past what find can start at, and a fifo
+          // planted earlier in an ignored folder (its old ctime kept) moved into view.
+          `mkdir "$(printf '\\377')" && mkfifo "$(printf '\\377')/.gitignore"`,
+          DEEP,
+          'mv node_modules/evil moved',
+          'node check.js'
+        ].join(' && '),
+        [swap('apple', 'kiwi')],
+        (dir) => {
+          mkdirSync(join(dir, 'node_modules/evil'), { recursive: true })
+          execFileSync('mkfifo', [join(dir, 'node_modules/evil/.gitignore')])
+        }
       )
       expect(done.exitCode, done.stdout).toBe(0)
-      expectGone(repo.dir, ['.gitattributes', 'sub'])
-      expect(done.result.metrics?.removed_after_validation).toEqual({
-        count: 2,
-        paths: ['.gitattributes', 'sub']
-      })
+      expect(execFileSync('find', [repo.dir, '-type', 'p'], { encoding: 'utf8' })).toBe('')
+      expectGone(repo.dir, ['.gitattributes', 'sub', 'moved', 'node_modules/evil'])
+      const removed = done.result.metrics?.removed_after_validation as { paths: string[] }
+      expect(removed.paths).toEqual(expect.arrayContaining(['.gitattributes', 'sub', 'moved']))
+      expect(removed.paths).toHaveLength(5)
       expect(repo.git('status', '--porcelain', '--untracked-files=all', '--ignored')).toBe('')
       expect(repo.read('fruit.txt')).toBe('kiwi\n')
     }

@@ -10,9 +10,9 @@ import { join } from 'node:path'
 export type Stamps = Map<string, string>
 
 /** find's fields: type, device, inode, size, mtime, ctime, permission bits, then the path. */
-const FORMAT = '%y %D %i %s %T@ %C@ %m %P\\0'
+export const FORMAT = '%y %D %i %s %T@ %C@ %m %P\\0'
 /** The same, the path from the start point (`./folder/…`) rather than under it. */
-const FORMAT_FROM_TOP = '%y %D %i %s %T@ %C@ %m %p\\0'
+export const FORMAT_FROM_TOP = '%y %D %i %s %T@ %C@ %m %p\\0'
 const FIELDS = 7
 /** find with no relative folder on its PATH (-execdir refuses one). */
 const FIND_ENV = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', LC_ALL: 'C' }
@@ -46,7 +46,7 @@ export function userRwx(mode: string): boolean {
 }
 
 /** `-path ./skipped -prune -o`: `.git` and the run's own folder are never entered. */
-function pruned(skip: readonly string[]): string[] {
+export function pruned(skip: readonly string[]): string[] {
   // -path takes a pattern: a log folder named `log[1]` is that name, not `log1`.
   const literal = (path: string) => path.replace(/[*?[\]\\]/g, '\\$&')
   const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${literal(path)}`])
@@ -157,21 +157,6 @@ export async function listChanged(
 }
 
 /**
- * The fifos, sockets and devices whose ctime is past `mark`: the types come from the folders'
- * entries, so only those few are stat'ed (a walk of a 150 000-entry tree in about 0.06 s).
- */
-export async function listSpecial(
-  root: string,
-  skip: readonly string[],
-  mark: string,
-  openUp: boolean
-): Promise<Stamps> {
-  const types = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'b', '-o', '-type', 'c', ')']
-  const args = ['.', '-mindepth', '1', ...pruned(skip), ...opening(openUp), ...types]
-  return stampsOf(await run('find', [...args, '-cnewer', mark, '-printf', FORMAT], root, true))
-}
-
-/**
  * The folders finds side by side list under (UTF-8 names), in groups of about equal weight, and
  * the root's folders split into theirs (`openAll`: every one that can be); undefined for one find.
  */
@@ -233,7 +218,7 @@ function foldersIn(root: string, folder: string, skip: readonly string[]): strin
 }
 
 /** find's clause that opens a folder the user cannot enter or change, before going on. */
-function opening(openUp: boolean): string[] {
+export function opening(openUp: boolean): string[] {
   return openUp
     ? [
         '(',
@@ -254,7 +239,7 @@ function opening(openUp: boolean): string[] {
     : []
 }
 
-function stampsOf(out: Buffer): Stamps {
+export function stampsOf(out: Buffer): Stamps {
   const stamps: Stamps = new Map()
   for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
     const field = out.subarray(start, end).toString('latin1')
@@ -295,7 +280,12 @@ async function inodeOf(root: string, path: string): Promise<string | undefined> 
     ?.split(' ')[2]
 }
 
-function run(program: string, args: string[], cwd: string, allowFailure = false): Promise<Buffer> {
+export function run(
+  program: string,
+  args: string[],
+  cwd: string,
+  allowFailure = false
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { cwd, env: FIND_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
     const chunks: Buffer[] = []

@@ -15,7 +15,6 @@ import {
   latin1,
   listChanged,
   listFolders,
-  listSpecial,
   perm,
   printableBytes,
   removeAll,
@@ -26,6 +25,7 @@ import {
   type Stamps
 } from './tree-listing.js'
 import { changedScope, deletedTracked } from './tree-scope.js'
+import { listChangedFoldersAndSpecials, removeSpecials, specialsLeft } from './special-files.js'
 
 /**
  * The work tree's folders (with their modes) before validation, and a mark in time: afterwards
@@ -37,9 +37,6 @@ import { changedScope, deletedTracked } from './tree-scope.js'
  * but not what it holds: a folder that was not there, or is not the one that was (its inode),
  * is removed whole, or, where it holds what is kept, looked at whole.
  */
-/** find's letters for a fifo, a socket, a block and a character device. */
-const SPECIAL_TYPES = new Set(['p', 's', 'b', 'c'])
-
 /** Validation may have closed a folder it made: as a user other than root, folders are opened. */
 const openUp = () => process.getuid?.() !== 0
 
@@ -91,27 +88,24 @@ export class TreeSnapshot {
   }
 
   /**
-   * While validation is still going (before git is asked about the tree between two of its
-   * commands): the fifos, sockets and devices it left so far removed (see removeSpecial).
+   * While validation is still going (before git resets or applies between two of its commands):
+   * the special files it left so far removed (see removeSpecial).
    */
   async dropSpecialFiles(): Promise<void> {
     if (this.listing) return
-    await this.removeSpecial(await listSpecial(this.root, this.skip, this.mark, openUp()))
+    const { root, skip, mark } = this
+    await this.removeSpecial(await listChangedFoldersAndSpecials(root, skip, mark, openUp()))
   }
 
   /**
-   * The fifos, sockets and devices among `stamps` removed at once, before git looks at the tree:
-   * git opens every `.gitignore` and `.gitattributes` it meets, and on a fifo that open waits for
-   * a writer forever (the run hung, its lock held). Git cannot hold any of them, so none is ever
-   * part of the change; putBack names them among what it removed.
+   * The fifos, sockets and devices validation left (special-files.ts: those `changed` holds, and
+   * those under a folder moved into view), removed before git looks at the tree; putBack names
+   * them among what it removed.
    */
-  private async removeSpecial(stamps: Stamps): Promise<void> {
-    const special = [...stamps].flatMap(([path, stamp]) =>
-      SPECIAL_TYPES.has(stamp[0]!) ? [path] : []
-    )
-    if (special.length === 0) return
-    await removeAll(this.root, special)
-    for (const path of special) this.specialRemoved.add(path)
+  private async removeSpecial(changed: Stamps): Promise<void> {
+    const specials = await specialsLeft(this.root, this.skip, changed, this.folders)
+    await removeSpecials(this.root, specials)
+    for (const path of specials.keys()) this.specialRemoved.add(path)
   }
 
   /**

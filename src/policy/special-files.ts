@@ -1,0 +1,117 @@
+import {
+  FORMAT,
+  FORMAT_FROM_TOP,
+  inode,
+  opening,
+  printableBytes,
+  pruned,
+  run,
+  stampsOf,
+  text,
+  type Folder,
+  type Stamps
+} from './tree-listing.js'
+import { SecurityViolationError } from '../contract/index.js'
+
+/**
+ * Fifos, sockets and devices validation left in the work tree, removed before git looks at it:
+ * git opens every `.gitignore` and `.gitattributes` it meets, and opening a fifo waits for a
+ * writer forever (the run hung, its lock held). Git cannot hold any of them, so none is ever
+ * part of the change.
+ */
+
+/** find's tests for a fifo, a socket, a block and a character device. */
+const TYPES = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'b', '-o', '-type', 'c', ')']
+const SPECIAL = new Set(['p', 's', 'b', 'c'])
+/** More folders to look under than this, or more bytes of their names: one find of the tree. */
+const MOST_STARTS = 1000
+const MOST_START_BYTES = 64 * 1024
+/** A start point longer than this is not handed to find (PATH_MAX with `./` and the root's). */
+const LONGEST_START = 3800
+
+/**
+ * Folders and special files whose ctime is past `mark` (what validation made, renamed, linked or
+ * emptied): the types come from the folders' entries, so only these are stat'ed.
+ */
+export async function listChangedFoldersAndSpecials(
+  root: string,
+  skip: readonly string[],
+  mark: string,
+  openUp: boolean
+): Promise<Stamps> {
+  const types = ['(', ...TYPES, '-o', '-type', 'd', ')']
+  const args = ['.', '-mindepth', '1', ...pruned(skip), ...opening(openUp), ...types]
+  return stampsOf(await run('find', [...args, '-cnewer', mark, '-printf', FORMAT], root, true))
+}
+
+/**
+ * The special files validation left, from `changed` (entries past the mark, folders among
+ * them): those changed themselves (made, renamed or linked there), and every one under a folder
+ * that was not there or is not the one that was (`folders`, before): a folder moved into view
+ * keeps the old ctimes of what it holds, a fifo planted in an ignored folder earlier among them.
+ */
+export async function specialsLeft(
+  root: string,
+  skip: readonly string[],
+  changed: Stamps,
+  folders: ReadonlyMap<string, Folder>
+): Promise<Stamps> {
+  const found: Stamps = new Map([...changed].filter(([, stamp]) => SPECIAL.has(stamp[0]!)))
+  const moved = [...changed]
+    .filter(([path, stamp]) => stamp[0] === 'd' && folders.get(path)?.inode !== inode(stamp))
+    .map(([path]) => path)
+    .filter((path, i, all) => !all.some((top) => path.startsWith(`${top}/`)))
+  if (moved.length === 0) return found
+  const named = moved.map(text)
+  const bytes = named.reduce((sum, name) => sum + (name?.length ?? Infinity) + 3, 0)
+  const nameable =
+    named.every((name) => name !== undefined && name.length < LONGEST_START) &&
+    moved.length <= MOST_STARTS &&
+    bytes <= MOST_START_BYTES
+  if (nameable) {
+    const starts = named.map((name) => `./${name!}`)
+    const out = await run(
+      'find',
+      [...starts, '-mindepth', '1', ...TYPES, '-printf', FORMAT_FROM_TOP],
+      root,
+      true
+    )
+    for (const [path, stamp] of stampsOf(out)) found.set(path.slice(2), stamp)
+    return found
+  }
+  // A folder find cannot start at: the whole tree's special files, those under one kept.
+  const out = await run(
+    'find',
+    ['.', '-mindepth', '1', ...pruned(skip), ...TYPES, '-printf', FORMAT],
+    root,
+    true
+  )
+  for (const [path, stamp] of stampsOf(out))
+    if (moved.some((top) => path.startsWith(`${top}/`))) found.set(path, stamp)
+  return found
+}
+
+/**
+ * `specials` removed by one find over the tree that deletes each by its type and inode from
+ * inside its folder (whatever its name's bytes, however deep; folders validation closed were
+ * opened by the listing), and looked for again: one still there stops the run before git could
+ * meet it. Not pruned (`-delete` walks depth first, where find refuses -prune): an inode is one
+ * file on its file system, and the walk stays on the tree's (`-xdev`).
+ */
+export async function removeSpecials(root: string, specials: Stamps): Promise<void> {
+  if (specials.size === 0) return
+  const inodes = [...new Set([...specials.values()].map(inode))]
+  const match = ['(', ...inodes.flatMap((n, i) => [...(i > 0 ? ['-o'] : []), '-inum', n]), ')']
+  const walk = ['.', '-xdev', '-mindepth', '1', ...TYPES, ...match]
+  await run('find', [...walk, '-delete'], root, true)
+  const left = [...stampsOf(await run('find', [...walk, '-printf', FORMAT], root, true)).keys()]
+  if (left.length === 0) return
+  throw new SecurityViolationError(
+    `Validation left a fifo, socket or device that could not be removed ("${printableBytes(left[0]!)}"); git would wait on it forever, so nothing is committed. Validation must not leave special files in the work tree [rule unexpected-changes].`,
+    {
+      rule: 'unexpected-changes',
+      stage: 'validation',
+      problems: left.slice(0, 20).map(printableBytes)
+    }
+  )
+}
