@@ -35,6 +35,8 @@ async function run(way: Way, validation: string, diffs: string[], plant = (_dir:
   const [, backend, user] = way
   const repo = fruitRepo({ '.gitignore': 'node_modules/\n' })
   cleanups.push(() => repo.cleanup())
+  // Before rmSync, which cannot name a path past PATH_MAX (a run that failed left DEEP).
+  cleanups.push(() => execFileSync('find', [repo.root, '-delete']))
   plant(repo.dir)
   const done = await runOnFruit(
     repo,
