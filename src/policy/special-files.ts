@@ -11,6 +11,8 @@ import {
   type Folder,
   type Stamps
 } from './tree-listing.js'
+import { lstatSync } from 'node:fs'
+import { join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 
 /**
@@ -26,6 +28,8 @@ const SPECIAL = new Set(['p', 's', 'b', 'c'])
 /** More folders to look under than this, or more bytes of their names: one find of the tree. */
 const MOST_STARTS = 1000
 const MOST_START_BYTES = 64 * 1024
+/** Paths (or inodes) handed to one find. */
+const BATCH = 500
 /** A start point longer than this is not handed to find (PATH_MAX with `./` and the root's). */
 const LONGEST_START = 3800
 
@@ -92,19 +96,30 @@ export async function specialsLeft(
 }
 
 /**
- * `specials` removed by one find over the tree that deletes each by its type and inode from
- * inside its folder (whatever its name's bytes, however deep; folders validation closed were
- * opened by the listing), and looked for again: one still there stops the run before git could
- * meet it. Not pruned (`-delete` walks depth first, where find refuses -prune): an inode is one
- * file on its file system, and the walk stays on the tree's (`-xdev`).
+ * `specials` removed, and looked for again: one still there stops the run before git could meet
+ * it. By their paths where find can name them (in batches); the rest (a folder on the way not
+ * UTF-8, a path past what find can start at) by one find over the tree that deletes each by its
+ * type and inode from inside its folder. That walk is not pruned (`-delete` walks depth first,
+ * where find refuses -prune) and stays on the tree's file system, where an inode is one file.
  */
 export async function removeSpecials(root: string, specials: Stamps): Promise<void> {
-  if (specials.size === 0) return
-  const inodes = [...new Set([...specials.values()].map(inode))]
-  const match = ['(', ...inodes.flatMap((n, i) => [...(i > 0 ? ['-o'] : []), '-inum', n]), ')']
-  const walk = ['.', '-xdev', '-mindepth', '1', ...TYPES, ...match]
-  await run('find', [...walk, '-delete'], root, true)
-  const left = [...stampsOf(await run('find', [...walk, '-printf', FORMAT], root, true)).keys()]
+  const named: string[] = []
+  const unnamed: string[] = []
+  for (const [path, stamp] of specials) {
+    const name = text(path)
+    if (name !== undefined && name.length < LONGEST_START) named.push(`./${name}`)
+    else unnamed.push(inode(stamp))
+  }
+  for (let i = 0; i < named.length; i += BATCH)
+    await run('find', [...named.slice(i, i + BATCH), '-delete'], root, true)
+  const left = named.filter((path) => lstatSync(join(root, path), { throwIfNoEntry: false }))
+  for (let i = 0; i < unnamed.length; i += BATCH) {
+    const inodes = unnamed.slice(i, i + BATCH)
+    const match = ['(', ...inodes.flatMap((n, j) => [...(j > 0 ? ['-o'] : []), '-inum', n]), ')']
+    const walk = ['.', '-xdev', '-mindepth', '1', ...TYPES, ...match]
+    await run('find', [...walk, '-delete'], root, true)
+    left.push(...stampsOf(await run('find', [...walk, '-printf', FORMAT], root, true)).keys())
+  }
   if (left.length === 0) return
   throw new SecurityViolationError(
     `Validation left a fifo, socket or device that could not be removed ("${printableBytes(left[0]!)}"); git would wait on it forever, so nothing is committed. Validation must not leave special files in the work tree [rule unexpected-changes].`,
@@ -112,6 +127,26 @@ export async function removeSpecials(root: string, specials: Stamps): Promise<vo
       rule: 'unexpected-changes',
       stage: 'validation',
       problems: left.slice(0, 20).map(printableBytes)
+    }
+  )
+}
+
+/**
+ * After validation changed an ignore file: no fifo, socket or device named `.gitignore` or
+ * `.gitattributes` anywhere in the tree (git may now read folders it skipped, an ignored one
+ * holding such a file from before the run); one is refused, not removed (it may be the user's).
+ */
+export async function assertNoGitFileSpecials(root: string, skip: readonly string[]) {
+  const names = ['(', '-name', '.gitignore', '-o', '-name', '.gitattributes', ')']
+  const args = ['.', '-mindepth', '1', ...pruned(skip), ...names, ...TYPES, '-printf', FORMAT]
+  const found = [...stampsOf(await run('find', args, root, true)).keys()]
+  if (found.length === 0) return
+  throw new SecurityViolationError(
+    `Validation changed an ignore file, and "${printableBytes(found[0]!)}" is a fifo, socket or device that git would now open and wait on forever; nothing is committed [rule unexpected-changes].`,
+    {
+      rule: 'unexpected-changes',
+      stage: 'validation',
+      problems: found.slice(0, 20).map(printableBytes)
     }
   )
 }

@@ -25,7 +25,12 @@ import {
   type Stamps
 } from './tree-listing.js'
 import { changedScope, deletedTracked } from './tree-scope.js'
-import { listChangedFoldersAndSpecials, removeSpecials, specialsLeft } from './special-files.js'
+import {
+  assertNoGitFileSpecials,
+  listChangedFoldersAndSpecials,
+  removeSpecials,
+  specialsLeft
+} from './special-files.js'
 
 /**
  * The work tree's folders (with their modes) before validation, and a mark in time: afterwards
@@ -51,6 +56,8 @@ const LONGEST_TICK_MS = 2500
 export class TreeSnapshot {
   /** The entries changed since the mark, listed once after validation. */
   private listing?: Promise<Stamps>
+  /** Why the special files validation left could not all be removed (removeSpecial). */
+  private stopped?: unknown
   /** The special files removed while validation went on (removeSpecial), named by putBack. */
   private readonly specialRemoved = new Set<string>()
 
@@ -80,7 +87,9 @@ export class TreeSnapshot {
         weights.set(prefix, (weights.get(prefix) ?? 0) + folder.size)
     this.listing = listChanged(this.root, this.skip, this.mark, openUp(), weights)
       .then(async (stamps) => {
-        await this.removeSpecial(stamps)
+        // A special file that stays stops the run at scope (before git looks); putBack still
+        // puts the rest back (an ignore file validation rewrote among it).
+        await this.removeSpecial(stamps).catch((error: unknown) => (this.stopped = error))
         return stamps
       })
       .finally(() => rmSync(dirname(this.mark), { recursive: true, force: true }))
@@ -106,6 +115,9 @@ export class TreeSnapshot {
     const specials = await specialsLeft(this.root, this.skip, changed, this.folders)
     await removeSpecials(this.root, specials)
     for (const path of specials.keys()) this.specialRemoved.add(path)
+    // A changed ignore file can open a folder git skipped to it, with what that folder held.
+    if ([...changed].some(([path, stamp]) => stamp[0] === 'f' && /(^|\/)\.gitignore$/.test(path)))
+      await assertNoGitFileSpecials(this.root, this.skip)
   }
 
   /**
@@ -113,7 +125,9 @@ export class TreeSnapshot {
    * nothing git would report (for `git status`), or undefined for the whole tree.
    */
   async scope(git: GitRunner): Promise<string[] | undefined> {
-    return changedScope(git, this.root, this.folders, await this.changed())
+    const changed = await this.changed()
+    if (this.stopped) throw this.stopped
+    return changedScope(git, this.root, this.folders, changed)
   }
 
   /**
