@@ -61,10 +61,13 @@ export async function specialsLeft(
   folders: ReadonlyMap<string, Folder>
 ): Promise<Stamps> {
   const found: Stamps = new Map([...changed].filter(([, stamp]) => SPECIAL.has(stamp[0]!)))
-  const moved = [...changed]
-    .filter(([path, stamp]) => stamp[0] === 'd' && folders.get(path)?.inode !== inode(stamp))
-    .map(([path]) => path)
-    .filter((path, i, all) => !all.some((top) => path.startsWith(`${top}/`)))
+  // The listings give a folder just before all it holds: the topmost such folders only.
+  const moved: string[] = []
+  for (const [path, stamp] of changed) {
+    const top = moved.at(-1)
+    if (top !== undefined && path.startsWith(`${top}/`)) continue
+    if (stamp[0] === 'd' && folders.get(path)?.inode !== inode(stamp)) moved.push(path)
+  }
   if (moved.length === 0) return found
   const named = moved.map(text)
   const bytes = named.reduce((sum, name) => sum + (name?.length ?? Infinity) + 3, 0)
@@ -90,8 +93,10 @@ export async function specialsLeft(
     root,
     true
   )
+  const tops = new Set(moved)
   for (const [path, stamp] of stampsOf(out))
-    if (moved.some((top) => path.startsWith(`${top}/`))) found.set(path, stamp)
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1))
+      if (tops.has(path.slice(0, i))) found.set(path, stamp)
   return found
 }
 
