@@ -55,24 +55,33 @@ describe('special files validation leaves, mid-round', () => {
     expect(lstatSync(join(repo.dir, 'mine')).isFIFO()).toBe(true)
   })
 
-  it('refuses, after the round, an ignore file changed over an old fifo git would now open', async () => {
-    const { repo, sh } = fifoRepo()
-    const snapshot = await TreeSnapshot.take(repo.dir, ['.git'])
-    sh("printf 'x\\n' > .gitignore && touch node_modules/evil/x")
-    const git = await Git.open(repo.dir)
-    await expect(snapshot.scope(git)).rejects.toMatchObject({
-      details: { rule: 'unexpected-changes', problems: ['node_modules/evil/.gitattributes'] }
-    })
-    await snapshot.putBack(git, [], () => false)
-    // The ignore file is back, and the fifo (not validation's to remove) ignored again: git
-    // lists no special file, and no longer opens that one.
-    expect(repo.read('.gitignore')).toBe('node_modules/\n')
-    expect(fifos(repo.dir)).toEqual(['./mine', './node_modules/evil/.gitattributes'])
-    const status = ['status', '--porcelain', '--untracked-files=all']
-    expect(execFileSync('git', status, { cwd: repo.dir, timeout: 20_000, encoding: 'utf8' })).toBe(
-      ''
-    )
-  })
+  it.each([
+    ["printf 'x\\n' > .gitignore", 'rewritten'],
+    ['rm .gitignore', 'deleted'],
+    ['mv .gitignore g2', 'moved away'],
+    ['rm .gitignore && ln -s /dev/null .gitignore', 'replaced by a link'],
+    ['rm .gitignore && mkdir .gitignore', 'replaced by a folder']
+  ])(
+    'refuses, after the round, an ignore file %s (%s) over an old fifo git would now open',
+    async (script) => {
+      const { repo, sh } = fifoRepo()
+      const snapshot = await TreeSnapshot.take(repo.dir, ['.git'])
+      sh(`${script} && touch node_modules/evil/x`)
+      const git = await Git.open(repo.dir)
+      await expect(snapshot.scope(git)).rejects.toMatchObject({
+        details: { rule: 'unexpected-changes', problems: ['node_modules/evil/.gitattributes'] }
+      })
+      await snapshot.putBack(git, [], () => false)
+      // The ignore file is back, and the fifo (not validation's to remove) ignored again: git
+      // lists no special file, and no longer opens that one.
+      expect(repo.read('.gitignore')).toBe('node_modules/\n')
+      expect(fifos(repo.dir)).toEqual(['./mine', './node_modules/evil/.gitattributes'])
+      const status = ['status', '--porcelain', '--untracked-files=all']
+      expect(
+        execFileSync('git', status, { cwd: repo.dir, timeout: 20_000, encoding: 'utf8' })
+      ).toBe('')
+    }
+  )
 
   it('removes thousands in batches (one command line cannot hold them)', async () => {
     const { repo, sh } = fifoRepo()

@@ -60,9 +60,12 @@ export function pruned(skip: readonly string[]): string[] {
  */
 export async function listFolders(
   root: string,
-  skip: readonly string[]
+  skip: readonly string[],
+  /** Filled with every entry named `.gitignore` (by its name alone: no stat of it). */
+  ignoreFiles?: Set<string>
 ): Promise<Map<string, Folder>> {
-  const tail = [...pruned(skip), '-type', 'd', '-printf', '%m %i %s %p\\0']
+  const folder = ['(', '-type', 'd', '-printf', '%m %i %s %p\\0', ')']
+  const tail = [...pruned(skip), ...folder, '-o', '-name', '.gitignore', '-printf', 'G %p\\0']
   const split = splitStarts(root, skip, new Map(), true)
   const finds = split
     ? [
@@ -77,6 +80,8 @@ export async function listFolders(
   for (const out of lists)
     for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
       const field = out.subarray(start, end).toString('latin1')
+      if (field.startsWith('G ./')) ignoreFiles?.add(field.slice(4))
+      if (field.startsWith('G ')) continue
       const [mode, number, size] = field.split(' ', 3)
       const cut = field.indexOf(' ', field.indexOf(' ', field.indexOf(' ') + 1) + 1)
       // Each path from its start point: `./folder/…`.

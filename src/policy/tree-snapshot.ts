@@ -56,6 +56,8 @@ const LONGEST_TICK_MS = 2500
 export class TreeSnapshot {
   /** The entries changed since the mark, listed once after validation. */
   private listing?: Promise<Stamps>
+  /** Every `.gitignore` there was (latin1 paths): one gone or no longer a file changes the rules. */
+  private ignoreFiles = new Set<string>()
   /** Why the special files validation left could not all be removed (removeSpecial). */
   private stopped?: unknown
   /** The special files removed while validation went on (removeSpecial), named by putBack. */
@@ -72,8 +74,11 @@ export class TreeSnapshot {
 
   /** `skip`: repository paths never listed nor touched (`.git`, the run's own folder). */
   static async take(root: string, skip: readonly string[]): Promise<TreeSnapshot> {
-    const folders = await listFolders(root, skip)
-    return new TreeSnapshot(root, skip, folders, await timeMark(root))
+    const ignoreFiles = new Set<string>()
+    const folders = await listFolders(root, skip, ignoreFiles)
+    const snapshot = new TreeSnapshot(root, skip, folders, await timeMark(root))
+    snapshot.ignoreFiles = ignoreFiles
+    return snapshot
   }
 
   /** What changed since the mark, listed once (the first call), once validation has ended. */
@@ -115,9 +120,24 @@ export class TreeSnapshot {
     const specials = await specialsLeft(this.root, this.skip, changed, this.folders)
     await removeSpecials(this.root, specials)
     for (const path of specials.keys()) this.specialRemoved.add(path)
-    // A changed ignore file can open a folder git skipped to it, with what that folder held.
-    if ([...changed].some(([path, stamp]) => stamp[0] === 'f' && /(^|\/)\.gitignore$/.test(path)))
-      await assertNoGitFileSpecials(this.root, this.skip)
+    // Ignore rules changed (an ignore file made, rewritten, deleted, moved or replaced) can open
+    // a folder git skipped to it, with what that folder held before the run.
+    if (this.ignoreRulesChanged(changed)) await assertNoGitFileSpecials(this.root, this.skip)
+  }
+
+  private ignoreRulesChanged(changed: Stamps): boolean {
+    // A fifo or the like made at the name is removed, and makes no rules.
+    const named = (path: string, stamp: string) =>
+      /(^|\/)\.gitignore$/.test(path) && !'psbc'.includes(stamp[0]!)
+    if ([...changed].some(([path, stamp]) => named(path, stamp))) return true
+    return [...this.ignoreFiles].some((path) => {
+      const name = text(path)
+      try {
+        return name === undefined || !lstatSync(join(this.root, name)).isFile()
+      } catch {
+        return true
+      }
+    })
   }
 
   /**
