@@ -25,6 +25,9 @@ import { SecurityViolationError } from '../contract/index.js'
 /** find's tests for a fifo, a socket, a block and a character device. */
 const TYPES = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'b', '-o', '-type', 'c', ')']
 const SPECIAL = new Set(['p', 's', 'b', 'c'])
+
+/** Whether a listing's stamp is a fifo's, a socket's or a device's. */
+export const isSpecial = (stamp: string) => SPECIAL.has(stamp[0]!)
 /** More folders to look under than this, or more bytes of their names: one find of the tree. */
 const MOST_STARTS = 1000
 const MOST_START_BYTES = 64 * 1024
@@ -60,7 +63,7 @@ export async function specialsLeft(
   changed: Stamps,
   folders: ReadonlyMap<string, Folder>
 ): Promise<Stamps> {
-  const found: Stamps = new Map([...changed].filter(([, stamp]) => SPECIAL.has(stamp[0]!)))
+  const found: Stamps = new Map([...changed].filter(([, stamp]) => isSpecial(stamp)))
   // The listings give a folder just before all it holds: the topmost such folders only.
   const moved: string[] = []
   for (const [path, stamp] of changed) {

@@ -27,6 +27,7 @@ import {
 import { changedScope, deletedTracked } from './tree-scope.js'
 import {
   assertNoGitFileSpecials,
+  isSpecial,
   listChangedFoldersAndSpecials,
   removeSpecials,
   specialsLeft
@@ -56,8 +57,6 @@ const LONGEST_TICK_MS = 2500
 export class TreeSnapshot {
   /** The entries changed since the mark, listed once after validation. */
   private listing?: Promise<Stamps>
-  /** Every `.gitignore` there was (latin1 paths): one gone or no longer a file changes the rules. */
-  private ignoreFiles = new Set<string>()
   /** Why the special files validation left could not all be removed (removeSpecial). */
   private stopped?: unknown
   /** The special files removed while validation went on (removeSpecial), named by putBack. */
@@ -69,16 +68,16 @@ export class TreeSnapshot {
     /** Each folder there was: its permission bits and its inode. */
     private readonly folders: ReadonlyMap<string, Folder>,
     /** A file outside the tree whose mtime is the mark: what changed after it is validation's. */
-    private readonly mark: string
+    private readonly mark: string,
+    /** Every `.gitignore` there was (latin1): one gone or no longer a file changes the rules. */
+    private readonly ignoreFiles: ReadonlySet<string>
   ) {}
 
   /** `skip`: repository paths never listed nor touched (`.git`, the run's own folder). */
   static async take(root: string, skip: readonly string[]): Promise<TreeSnapshot> {
     const ignoreFiles = new Set<string>()
     const folders = await listFolders(root, skip, ignoreFiles)
-    const snapshot = new TreeSnapshot(root, skip, folders, await timeMark(root))
-    snapshot.ignoreFiles = ignoreFiles
-    return snapshot
+    return new TreeSnapshot(root, skip, folders, await timeMark(root), ignoreFiles)
   }
 
   /** What changed since the mark, listed once (the first call), once validation has ended. */
@@ -128,7 +127,7 @@ export class TreeSnapshot {
   private ignoreRulesChanged(changed: Stamps): boolean {
     // A fifo or the like made at the name is removed, and makes no rules.
     const named = (path: string, stamp: string) =>
-      /(^|\/)\.gitignore$/.test(path) && !'psbc'.includes(stamp[0]!)
+      /(^|\/)\.gitignore$/.test(path) && !isSpecial(stamp)
     if ([...changed].some(([path, stamp]) => named(path, stamp))) return true
     return [...this.ignoreFiles].some((path) => {
       const name = text(path)
