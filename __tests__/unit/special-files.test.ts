@@ -83,6 +83,14 @@ describe('special files validation leaves, mid-round', () => {
     }
   )
 
+  it('does not take a fifo named .gitignore that was there before for a changed ignore rule', async () => {
+    const { repo, sh } = fifoRepo()
+    sh('mkdir -p node_modules/old && mkfifo node_modules/old/.gitignore')
+    const snapshot = await TreeSnapshot.take(repo.dir, ['.git'])
+    sh('echo b > a.txt')
+    await expect(snapshot.scope(await Git.open(repo.dir))).resolves.toBeDefined()
+  })
+
   it('removes thousands in batches (one command line cannot hold them)', async () => {
     const { repo, sh } = fifoRepo()
     const snapshot = await TreeSnapshot.take(repo.dir, ['.git'])

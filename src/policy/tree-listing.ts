@@ -61,11 +61,12 @@ export function pruned(skip: readonly string[]): string[] {
 export async function listFolders(
   root: string,
   skip: readonly string[],
-  /** Filled with every entry named `.gitignore` (by its name alone: no stat of it). */
+  /** Filled with every file named `.gitignore` (by its name and entry type: no stat of it). */
   ignoreFiles?: Set<string>
 ): Promise<Map<string, Folder>> {
   const folder = ['(', '-type', 'd', '-printf', '%m %i %s %p\\0', ')']
-  const tail = [...pruned(skip), ...folder, '-o', '-name', '.gitignore', '-printf', 'G %p\\0']
+  const ignore = ['-name', '.gitignore', '-type', 'f', '-printf', 'G %p\\0']
+  const tail = [...pruned(skip), ...folder, '-o', ...ignore]
   const split = splitStarts(root, skip, new Map(), true)
   const finds = split
     ? [
