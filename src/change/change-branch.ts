@@ -99,12 +99,14 @@ export class ChangeBranch {
 
   /** Everything that can refuse the run before anything changes (see preflight). */
   static async prepare(git: Git, options: ChangeBranchOptions): Promise<ChangeBranch> {
-    const found = await preflight(git, { ...options, push: options.push ?? true })
+    const { found, listing } = await UntrackedListing.beside(git, options.untracked !== false, () =>
+      preflight(git, { ...options, push: options.push ?? true })
+    )
     const change = new ChangeBranch(git, options.branch, found.base, found.status, options, {
       remote: found.remoteTip,
       local: found.localTip
     })
-    if (options.untracked !== false) change.untracked = UntrackedListing.start(git, found)
+    change.untracked = listing
     return change
   }
 

@@ -1,10 +1,11 @@
 import { untrackedPaths, type Git, type RepoStatus } from '../git/index.js'
 
 /**
- * The untracked, not ignored files (the user's own), listed exactly (untrackedPaths) once the
- * preflight has passed: on a large tree the scan runs while the model drafts instead of before
- * it. Settled before anything changes untracked files (repository code, a patch). A listing
- * that fails leaves none (the validation watch then scans for itself).
+ * The untracked, not ignored files (the user's own), listed exactly (untrackedPaths) beside the
+ * preflight's status (both only read) and while the model drafts: on a large tree neither scan
+ * waits for the other. Kept only where the preflight passed on the checked-out branch with
+ * nothing to stash; settled before anything changes untracked files (repository code, a patch).
+ * A listing that fails leaves none (the validation watch then scans for itself).
  */
 export class UntrackedListing {
   private files?: readonly string[]
@@ -16,12 +17,29 @@ export class UntrackedListing {
   }
 
   /**
-   * Only where the change starts on the checked-out branch with nothing to stash: a stash or a
-   * checkout (createChange) would change what the listing reads while it runs.
+   * What `preflight` found, and the listing made beside it (where `wanted`). It is kept where the
+   * change starts on the checked-out branch with nothing to stash; else none, once it has ended:
+   * a stash or a checkout (createChange) would change what it reads while it runs.
    */
-  static start(git: Git, found: { status: RepoStatus; base: string }): UntrackedListing {
-    if (found.status.changed.length > 0 || found.status.branch !== found.base) return this.none()
-    return new UntrackedListing(untrackedPaths(git).catch(() => undefined))
+  static async beside<Found extends { status: RepoStatus; base: string }>(
+    git: Git,
+    wanted: boolean,
+    preflight: () => Promise<Found>
+  ): Promise<{ found: Found; listing: UntrackedListing }> {
+    const listing = wanted
+      ? new UntrackedListing(untrackedPaths(git).catch(() => undefined))
+      : UntrackedListing.none()
+    let found: Found
+    try {
+      found = await preflight()
+    } catch (error) {
+      await listing.settled()
+      throw error
+    }
+    if (found.status.changed.length === 0 && found.status.branch === found.base)
+      return { found, listing }
+    await listing.settled()
+    return { found, listing: UntrackedListing.none() }
   }
 
   /** The files, once the listing has ended (undefined: none was made, or it failed). */
