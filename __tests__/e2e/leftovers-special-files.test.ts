@@ -9,7 +9,7 @@
  * user (bubblewrap, not root: the tree itself is the default there).
  */
 import { execFileSync } from 'node:child_process'
-import { lstatSync, mkdirSync } from 'node:fs'
+import { lstatSync, mkdirSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -116,6 +116,47 @@ describe('a fifo validation leaves before git resets mid-round, ' + HOSTED[0], (
         paths: ['.gitattributes']
       })
       expect(repo.git('status', '--porcelain', '--untracked-files=all', '--ignored')).toBe('')
+    }
+  )
+})
+
+/**
+ * A fifo there before the run where git opens it (no listing of what validation left sees it):
+ * a `.gitattributes` beside a tracked file whose time changed (git reads the file with its
+ * attributes to compare it), or a `.gitignore` in a folder git lists for untracked files.
+ */
+const THERE_BEFORE = [
+  [
+    '.gitattributes, ' + WAYS[0][0],
+    WAYS[0],
+    '.gitattributes',
+    (dir: string) => utimesSync(join(dir, 'fruit.txt'), new Date(), new Date(Date.now() + 60_000))
+  ],
+  [
+    '.gitignore, ' + HOSTED[0],
+    HOSTED,
+    'sub/.gitignore',
+    (dir: string) => mkdirSync(join(dir, 'sub'))
+  ]
+] as const
+
+describe.each(THERE_BEFORE)('a fifo there before the run: %s', (_, way, fifo, prepare) => {
+  it.runIf(way[3])(
+    'stops the git that waits on it: ENVIRONMENT_ERROR naming it, nothing changed',
+    async () => {
+      const { repo, done } = await run(way, 'node check.js', [swap('apple', 'kiwi')], (dir) => {
+        prepare(dir)
+        execFileSync('mkfifo', [join(dir, fifo)])
+      })
+      expect(done.exitCode, done.stdout).toBe(1)
+      expect(done.result.error?.code).toBe('ENVIRONMENT_ERROR')
+      expect(done.result.error?.details).toMatchObject({
+        rule: 'git-fifo',
+        path: join(repo.dir, fifo)
+      })
+      expect(lstatSync(join(repo.dir, fifo)).isFIFO()).toBe(true)
+      expect(repo.read('fruit.txt')).toBe('apple\n')
+      expect(repo.gitOrigin('branch', '--list')).toBe('* main')
     }
   )
 })

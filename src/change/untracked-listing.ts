@@ -1,11 +1,19 @@
+import { PatchsmithError } from '../contract/index.js'
 import { untrackedPaths, type Git, type RepoStatus } from '../git/index.js'
+
+/** None for a listing that failed; but a git that had to be stopped (a fifo) ends the run. */
+function failedListing(error: unknown): undefined {
+  if (error instanceof PatchsmithError) throw error
+  return undefined
+}
 
 /**
  * The untracked, not ignored files (the user's own), listed exactly (untrackedPaths) beside the
  * preflight's status (both only read) and while the model drafts: on a large tree neither scan
  * waits for the other. Kept only where the preflight passed on the checked-out branch with
  * nothing to stash; settled before anything changes untracked files (repository code, a patch).
- * A listing that fails leaves none (the validation watch then scans for itself).
+ * A listing that fails leaves none (the validation watch then scans for itself), unless its git
+ * had to be stopped (fifo-watch.ts): settled() then throws that.
  */
 export class UntrackedListing {
   private files?: readonly string[]
@@ -27,7 +35,7 @@ export class UntrackedListing {
     preflight: () => Promise<Found>
   ): Promise<{ found: Found; listing: UntrackedListing }> {
     const listing = wanted
-      ? new UntrackedListing(untrackedPaths(git).catch(() => undefined))
+      ? new UntrackedListing(untrackedPaths(git).catch(failedListing))
       : UntrackedListing.none()
     let found: Found
     try {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { getExecOutput } from '@actions/exec'
 import { diesWithRun, runSupervised, type CollectedOutput } from '../sandbox/index.js'
+import { watchedForFifos } from './fifo-watch.js'
 
 interface GitProcessOptions {
   cwd: string
@@ -27,18 +28,22 @@ export async function gitProcess(
   )
   assertFits(file, args, env)
   if (options.long)
-    return runSupervised(
-      { file, args: [...args] },
-      { cwd: options.cwd, env, input: options.input?.toString('utf8'), track: true }
+    return watchedForFifos(() =>
+      runSupervised(
+        { file, args: [...args] },
+        { cwd: options.cwd, env, input: options.input?.toString('utf8'), track: true }
+      )
     )
   const program = diesWithRun({ file, args: [...args] })
-  return getExecOutput(program.file, program.args, {
-    cwd: options.cwd,
-    env,
-    input: options.input,
-    silent: true,
-    ignoreReturnCode: true
-  })
+  return watchedForFifos(() =>
+    getExecOutput(program.file, program.args, {
+      cwd: options.cwd,
+      env,
+      input: options.input,
+      silent: true,
+      ignoreReturnCode: true
+    })
+  )
 }
 
 /** Linux's limits on one argument and on a command line with its environment (execve(2)). */

@@ -1,0 +1,86 @@
+/**
+ * A git command of the run that waits to open a fifo (one named .gitattributes beside a tracked
+ * file that changed: git reads it to compare the file's content) is stopped and fails with
+ * ENVIRONMENT_ERROR naming the fifo, on both ways a git command runs (quick, and under the
+ * supervisor); before the watch, each waited forever (plain `git status` here does).
+ */
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { PatchsmithError } from '../../src/contract/index.js'
+import { Git } from '../../src/git/index.js'
+import { gitProcess } from '../../src/git/git-process.js'
+import { gitProgram } from '../../src/git/git-seal.js'
+import { createRepo, type TestRepo } from '../support/repo.js'
+
+let repo: TestRepo
+let fifo: string
+
+beforeEach(() => {
+  repo = createRepo({ files: { 'lib/a.txt': 'a\n', 'README.md': 'r\n' }, prefix: 'fifo' })
+  fifo = join(repo.dir, 'lib', '.gitattributes')
+  execFileSync('mkfifo', [fifo])
+  writeFileSync(join(repo.dir, 'lib', 'a.txt'), 'b\n')
+})
+
+afterEach(() => {
+  // A writer lets go of a git process the watch did not stop, so the test ends either way
+  // (opened without waiting: ENXIO when nothing reads).
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+  } catch {
+    // nothing waits on it
+  }
+  repo.cleanup()
+})
+
+/** git processes of this test process that are still there. */
+function gitChildren(): string[] {
+  const found: string[] = []
+  for (const task of readdirSync('/proc/self/task')) {
+    const children = readFileSync(`/proc/self/task/${task}/children`, 'utf8')
+    for (const pid of children.split(' ').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'git') found.push(pid)
+      } catch {
+        // gone
+      }
+    }
+  }
+  return found
+}
+
+async function refusal(run: () => Promise<unknown>): Promise<PatchsmithError> {
+  const error = await run().then(
+    () => undefined,
+    (caught: unknown) => caught
+  )
+  expect(error).toBeInstanceOf(PatchsmithError)
+  return error as PatchsmithError
+}
+
+describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
+  it("stops the run's status and names the fifo", async () => {
+    const git = await Git.open(repo.dir)
+    const error = await refusal(() => git.status())
+    expect(error.code).toBe('ENVIRONMENT_ERROR')
+    expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+    expect(error.message).toContain(`at ${fifo}`)
+    expect(gitChildren()).toEqual([])
+  })
+
+  it('stops a command run under the supervisor too', async () => {
+    const args = ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no']
+    const options = { cwd: repo.dir, env: { PATH: process.env.PATH }, long: true }
+    const error = await refusal(async () => gitProcess(await gitProgram(), args, options))
+    expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+    expect(gitChildren()).toEqual([])
+  })
+
+  it('leaves a command that does not open the fifo alone', async () => {
+    const git = await Git.open(repo.dir)
+    const out = await git.exec(['ls-files', '-z'])
+    expect(out.stdout.split('\0')).toContain('lib/a.txt')
+  })
+})

@@ -1,0 +1,170 @@
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs'
+import { isAbsolute, join } from 'node:path'
+import { PatchsmithError } from '../contract/index.js'
+import { processStartTime } from '../sandbox/index.js'
+
+/**
+ * git opens every .gitattributes and .gitignore it meets, and opening a fifo waits for a writer
+ * forever: the run would hang with the index lock held until the job is killed. What validation
+ * leaves is removed before git looks (policy/special-files.ts); this is the backstop for any
+ * other fifo (one there before the run, one planted where no listing looks). While a git
+ * command of this process runs, its git processes are looked at once a second; one found
+ * waiting to open a fifo (the kernel's `wait_for_partner`) twice in a row is killed, and the
+ * command fails with ENVIRONMENT_ERROR naming the fifo. By hand: no library reads /proc for this.
+ */
+const LOOK_EVERY_MS = 1000
+const WAITING_ON_FIFO = 'wait_for_partner'
+
+interface Ticket {
+  blocked: string[]
+}
+
+const open = new Set<Ticket>()
+let timer: NodeJS.Timeout | undefined
+/** The processes seen waiting at the last look, by pid and start time. */
+let waiting = new Set<string>()
+
+/** Runs `command` under the watch; a fifo that blocked one of its git processes fails it. */
+export async function watchedForFifos<T>(command: () => Promise<T>): Promise<T> {
+  const ticket: Ticket = { blocked: [] }
+  open.add(ticket)
+  timer ??= setInterval(look, LOOK_EVERY_MS).unref()
+  try {
+    const result = await command()
+    if (ticket.blocked.length > 0) throw fifoError(ticket.blocked)
+    return result
+  } catch (error) {
+    if (ticket.blocked.length > 0) throw fifoError(ticket.blocked)
+    throw error
+  } finally {
+    open.delete(ticket)
+    if (open.size === 0) {
+      clearInterval(timer)
+      timer = undefined
+      waiting = new Set()
+    }
+  }
+}
+
+function fifoError(blocked: readonly string[]): PatchsmithError {
+  const path = blocked[0]!
+  return new PatchsmithError(
+    'ENVIRONMENT_ERROR',
+    `git waited to open a named pipe (fifo)${path ? ` at ${path}` : ''} that nothing writes to, so it was stopped; git opens every .gitattributes and .gitignore it meets. Remove the fifo (\`find . -type p\` in the repository lists them) and run again.`,
+    { rule: 'git-fifo', path }
+  )
+}
+
+function look(): void {
+  const now = new Set<string>()
+  for (const pid of descendants(process.pid)) {
+    if (readText(`/proc/${pid}/comm`)?.trim() !== 'git') continue
+    const task = waitingTask(pid)
+    if (task === undefined) continue
+    const key = `${pid}:${processStartTime(pid)}`
+    now.add(key)
+    if (!waiting.has(key)) continue
+    const path = fifoPath(pid, task) ?? ''
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      continue
+    }
+    for (const ticket of open) ticket.blocked.push(path)
+  }
+  waiting = now
+}
+
+/**
+ * Every process below `pid` (/proc/<pid>/task/<tid>/children) in this PID namespace: what runs
+ * in a jail (validation's own git, hooks) is the command's, not the run's.
+ */
+function descendants(pid: number): number[] {
+  const own = namespaceOf('self')
+  const found: number[] = []
+  const queue = [pid]
+  while (own !== undefined && queue.length > 0) {
+    const parent = queue.shift()!
+    let tasks: string[]
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`)
+    } catch {
+      continue
+    }
+    for (const task of tasks) {
+      const children = readText(`/proc/${parent}/task/${task}/children`) ?? ''
+      for (const child of children.split(' ').filter(Boolean)) {
+        if (namespaceOf(child) !== own) continue
+        found.push(Number(child))
+        queue.push(Number(child))
+      }
+    }
+  }
+  return found
+}
+
+/** The thread of `pid` waiting to open a fifo, if one is. */
+function waitingTask(pid: number): string | undefined {
+  let tasks: string[]
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return undefined
+  }
+  return tasks.find((task) => readText(`/proc/${pid}/task/${task}/wchan`) === WAITING_ON_FIFO)
+}
+
+/**
+ * The path the waiting open(2)/openat(2) was given, read from the process's memory (it is this
+ * process's descendant, so this user may read it); relative paths resolved against its working
+ * folder or the folder descriptor. Undefined where it cannot be read.
+ */
+function fifoPath(pid: number, task: string): string | undefined {
+  const call = readText(`/proc/${pid}/task/${task}/syscall`)?.split(' ')
+  if (!call || call.length < 3) return undefined
+  // openat(dirfd, path, …) and openat2; open(path, …) only on x86-64.
+  const openat = (process.arch === 'arm64' ? ['56', '437'] : ['257', '437']).includes(call[0]!)
+  if (!openat && !(process.arch === 'x64' && call[0] === '2')) return undefined
+  const first = BigInt.asIntN(32, BigInt(call[1]!))
+  const address = Number(BigInt(call[openat ? 2 : 1]!))
+  const path = readString(pid, address)
+  if (path === undefined || isAbsolute(path)) return path
+  const folder = openat && first !== -100n ? `fd/${first}` : 'cwd'
+  try {
+    return join(readlinkSync(`/proc/${pid}/${folder}`), path)
+  } catch {
+    return path
+  }
+}
+
+function readString(pid: number, address: number): string | undefined {
+  if (!Number.isSafeInteger(address) || address <= 0) return undefined
+  let fd: number | undefined
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r')
+    const buffer = Buffer.alloc(4096)
+    const read = readSync(fd, buffer, 0, buffer.length, address)
+    const end = buffer.subarray(0, read).indexOf(0)
+    return end > 0 ? buffer.subarray(0, end).toString('utf8') : undefined
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+function namespaceOf(pid: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`)
+  } catch {
+    return undefined
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
