@@ -5,7 +5,15 @@
  * supervisor); before the watch, each waited forever (plain `git status` here does).
  */
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PatchsmithError } from '../../src/contract/index.js'
@@ -76,6 +84,31 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     const error = await refusal(async () => gitProcess(await gitProgram(), args, options))
     expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
     expect(gitChildren()).toEqual([])
+  })
+
+  it("stops git-upload-pack too: a fifo in the remote's config", async () => {
+    const inc = join(repo.origin, 'inc.cfg')
+    execFileSync('mkfifo', [inc])
+    writeFileSync(join(repo.origin, 'config'), '[include]\n\tpath = inc.cfg\n', { flag: 'a' })
+    const git = await Git.open(repo.dir)
+    const error = await refusal(() => git.remoteHeads('origin', 'main'))
+    expect(error.details).toMatchObject({ rule: 'git-fifo', path: inc })
+    expect(gitChildren()).toEqual([])
+  })
+
+  it('opens no fifo itself: an include git never reads, whose target is a fifo', async () => {
+    const inc = join(repo.dir, '.git', 'inc.cfg')
+    execFileSync('mkfifo', [inc])
+    writeFileSync(
+      join(repo.dir, '.git', 'config'),
+      '[includeIf "onbranch:nope"]\n\tpath = inc.cfg\n',
+      {
+        flag: 'a'
+      }
+    )
+    rmSync(fifo)
+    const status = await (await Git.open(repo.dir)).status()
+    expect(status.changed.map((entry) => entry.path)).toEqual(['lib/a.txt'])
   })
 
   it('leaves a command that does not open the fifo alone', async () => {

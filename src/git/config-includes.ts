@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { gitDirs } from './git-dirs.js'
+import { readRegularFile } from './regular-file.js'
 
 const MAX_DEPTH = 10
 const MAX_FILES = 100
@@ -49,12 +50,9 @@ export function gitIncludedPaths(repoDir: string): string[] {
 
 /** The `path` values of the include sections of one config file, resolved as git does. */
 function includeTargets(file: string): string[] {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    return []
-  }
+  const bytes = readRegularFile(file)
+  if (!Buffer.isBuffer(bytes)) return []
+  const text = bytes.toString('utf8')
   const targets: string[] = []
   let inInclude = false
   for (const line of logicalLines(text)) {

@@ -58,7 +58,8 @@ function fifoError(blocked: readonly string[]): PatchsmithError {
 function look(): void {
   const now = new Set<string>()
   for (const pid of descendants(process.pid)) {
-    if (readText(`/proc/${pid}/comm`)?.trim() !== 'git') continue
+    // git and the programs it starts for itself (git-upload-pack for a local remote, …).
+    if (!/^git(-|$)/.test(readText(`/proc/${pid}/comm`)?.trim() ?? '')) continue
     const task = waitingTask(pid)
     if (task === undefined) continue
     const key = `${pid}:${processStartTime(pid)}`

@@ -1,4 +1,5 @@
-import { lstatSync, readFileSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
+import { readRegularFile } from './regular-file.js'
 
 const GITLINK = 0o160000
 const TYPE_MASK = 0o170000
@@ -20,12 +21,8 @@ export function indexGitlinks(file: string, hashBytes = 20): string[] | undefine
   if (!stats) return undefined
   const key = `${file}|${hashBytes}|${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
   if (last?.key === key) return [...last.links]
-  let data: Buffer
-  try {
-    data = readFileSync(file)
-  } catch {
-    return undefined
-  }
+  const data = readRegularFile(file)
+  if (!Buffer.isBuffer(data)) return undefined
   let links: string[]
   try {
     links = parse(data, hashBytes)

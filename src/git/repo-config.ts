@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { gitDirs } from './git-dirs.js'
 import { configIncludes } from './config-includes.js'
+import { readRegularFile } from './regular-file.js'
 
 /** One entry of `git config --list --includes --show-scope --show-origin -z`. */
 export interface ConfigEntry {
@@ -142,11 +142,9 @@ export function configFiles(repoDir: string, entries: readonly ConfigEntry[]): s
 export function fileHashes(files: readonly string[]): Map<string, string> {
   const hashes = new Map<string, string>()
   for (const file of files) {
-    try {
-      hashes.set(file, createHash('sha256').update(readFileSync(file)).digest('hex'))
-    } catch {
-      hashes.set(file, 'absent')
-    }
+    const bytes = readRegularFile(file)
+    if (bytes === undefined || bytes === 'special') hashes.set(file, bytes ?? 'absent')
+    else hashes.set(file, createHash('sha256').update(bytes).digest('hex'))
   }
   return hashes
 }

@@ -16,6 +16,7 @@ import { SecurityViolationError } from '../contract/index.js'
 import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
+import { readRegularFile } from './regular-file.js'
 
 const MAX_ENTRIES = 2_000
 
@@ -148,7 +149,7 @@ function submoduleGitDirs(repoDir: string): string[] {
 
 function hashBytes(repoDir: string): number {
   try {
-    const config = readFileSync(join(gitDirs(repoDir).at(-1)!, 'config'), 'utf8')
+    const config = String(readRegularFile(join(gitDirs(repoDir).at(-1)!, 'config')) ?? '')
     return /^\s*objectformat\s*=\s*"?sha256"?\s*$/im.test(config) ? 32 : 20
   } catch {
     return 20
