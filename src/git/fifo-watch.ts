@@ -28,7 +28,7 @@ let waiting = new Set<string>()
 export async function watchedForFifos<T>(command: () => Promise<T>): Promise<T> {
   const ticket: Ticket = { blocked: [] }
   open.add(ticket)
-  timer ??= setInterval(look, LOOK_EVERY_MS).unref()
+  timer ??= setInterval(lookSafely, LOOK_EVERY_MS).unref()
   try {
     const result = await command()
     if (ticket.blocked.length > 0) throw fifoError(ticket.blocked)
@@ -53,6 +53,15 @@ function fifoError(blocked: readonly string[]): PatchsmithError {
     `git waited to open a named pipe (fifo)${path ? ` at ${path}` : ''} that nothing writes to, so it was stopped; git opens every .gitattributes and .gitignore it meets. Remove the fifo (\`find . -type p\` in the repository lists them) and run again.`,
     { rule: 'git-fifo', path }
   )
+}
+
+/** A look that fails (a process gone mid-read) sees nothing; it never ends the run. */
+function lookSafely(): void {
+  try {
+    look()
+  } catch {
+    waiting = new Set()
+  }
 }
 
 function look(): void {
