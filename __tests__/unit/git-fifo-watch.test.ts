@@ -43,14 +43,21 @@ afterEach(() => {
   repo.cleanup()
 })
 
-/** git processes of this test process that are still there. */
-function gitChildren(): string[] {
+/**
+ * git processes of this test process still waiting to open a fifo (a worker runs other files'
+ * git processes too, such as a `cat-file --batch` they keep).
+ */
+function gitChildrenOnFifo(): string[] {
   const found: string[] = []
   for (const task of readdirSync('/proc/self/task')) {
     const children = readFileSync(`/proc/self/task/${task}/children`, 'utf8')
     for (const pid of children.split(' ').filter(Boolean)) {
       try {
-        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'git') found.push(pid)
+        if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('git')) continue
+        const waiting = readdirSync(`/proc/${pid}/task`).some(
+          (tid) => readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8') === 'wait_for_partner'
+        )
+        if (waiting) found.push(pid)
       } catch {
         // gone
       }
@@ -75,7 +82,7 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     expect(error.code).toBe('ENVIRONMENT_ERROR')
     expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
     expect(error.message).toContain(`at ${fifo}`)
-    expect(gitChildren()).toEqual([])
+    expect(gitChildrenOnFifo()).toEqual([])
   })
 
   it('stops a command run under the supervisor too', async () => {
@@ -83,7 +90,7 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     const options = { cwd: repo.dir, env: { PATH: process.env.PATH }, long: true }
     const error = await refusal(async () => gitProcess(await gitProgram(), args, options))
     expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
-    expect(gitChildren()).toEqual([])
+    expect(gitChildrenOnFifo()).toEqual([])
   })
 
   it("stops git-upload-pack too: a fifo in the remote's config", async () => {
@@ -93,7 +100,7 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     const git = await Git.open(repo.dir)
     const error = await refusal(() => git.remoteHeads('origin', 'main'))
     expect(error.details).toMatchObject({ rule: 'git-fifo', path: inc })
-    expect(gitChildren()).toEqual([])
+    expect(gitChildrenOnFifo()).toEqual([])
   })
 
   it('opens no fifo itself: an include git never reads, whose target is a fifo', async () => {
