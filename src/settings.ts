@@ -173,7 +173,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   'git-hooks': {
     key: 'gitHooks',
     about:
-      "Run the repository's commit hooks when committing (they are repository code: off by default)."
+      "Run the repository's commit hooks when committing (they are repository code: off by default), in the sandbox and within command-timeout."
   },
   'commit-signing': {
     key: 'commitSigning',

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
@@ -363,6 +364,26 @@ describe('commit settings (through the action)', () => {
     })
     expect(String(on.result.error!.details!.stderr)).toContain('needs a review stamp')
     expect(expectUntouched(repo, BRANCH, base)).toEqual([])
+  })
+
+  it('git-hooks: true never waits past command-timeout: git in the jail on a fifo at .git/COMMIT_EDITMSG is stopped, nothing committed or left', async () => {
+    const repo = track(typoRepo())
+    const base = repo.git('rev-parse', 'HEAD')
+    // git commit writes the message there before the hooks run: in the jail (another PID
+    // namespace, where the fifo watch does not look) it waited for a reader forever.
+    rmSync(join(repo.dir, '.git', 'COMMIT_EDITMSG'), { force: true })
+    execFileSync('mkfifo', [join(repo.dir, '.git', 'COMMIT_EDITMSG')])
+    const server = await typoModel()
+    const inputs = { push: 'false', 'git-hooks': 'true', 'command-timeout': '10' }
+    const run = await typoRun(repo, server, inputs)
+    expect(run.exitCode).toBe(1)
+    expect(run.result.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { rule: 'commit-hook', timed_out: true }
+    })
+    expect(run.result.error!.message).toContain('command-timeout')
+    expect(expectUntouched(repo, BRANCH, base)).toEqual([])
+    expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
   })
 
   it('a plan of more than ten steps that names each step’s files commits once per step', async () => {

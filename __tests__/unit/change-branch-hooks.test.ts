@@ -105,6 +105,31 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     expect(existsSync(join(repo.root, 'pwned'))).toBe(false)
   })
 
+  it('a hook that runs past its limit is killed, its lock taken away: VALIDATION_FAILED, nothing committed', async () => {
+    const repo = repoWith()
+    const pidFile = join(repo.root, 'hook.pid')
+    hooked(repo, `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 600\n`)
+    const { branch } = await prepare(repo, { push: false })
+    branch.git.hookLimitMs = () => 1_000
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const request = { message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }
+    const error = await failure(branch.commit([request], { signoff: true, hooks: true }))
+    expect(error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { rule: 'commit-hook', timed_out: true, exit_code: 124 }
+    })
+    // The whole group went: the hook's sleep is not left running.
+    const hook = Number(readFileSync(pidFile, 'utf8'))
+    expect(
+      existsSync(`/proc/${hook}`) && !readFileSync(`/proc/${hook}/stat`, 'utf8').includes(') Z')
+    ).toBe(false)
+    expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
+    await branch.rollback()
+    expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
   it('a hook that keeps failing is VALIDATION_FAILED with its output', async () => {
     const repo = repoWith()
     hooked(repo, '#!/bin/sh\necho "lint: 3 problems" >&2\nexit 1\n')

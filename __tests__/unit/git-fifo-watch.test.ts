@@ -11,6 +11,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync
 } from 'node:fs'
@@ -44,8 +45,8 @@ afterEach(() => {
 })
 
 /**
- * git processes of this test process still waiting to open a fifo (a worker runs other files'
- * git processes too, such as a `cat-file --batch` they keep).
+ * git processes of this test process still waiting to open a fifo or holding the test's fifo
+ * open (a worker runs other files' git processes too, such as a `cat-file --batch` they keep).
  */
 function gitChildrenOnFifo(): string[] {
   const found: string[] = []
@@ -57,7 +58,10 @@ function gitChildrenOnFifo(): string[] {
         const waiting = readdirSync(`/proc/${pid}/task`).some(
           (tid) => readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8') === 'wait_for_partner'
         )
-        if (waiting) found.push(pid)
+        const holding = readdirSync(`/proc/${pid}/fd`).some(
+          (fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === fifo
+        )
+        if (waiting || holding) found.push(pid)
       } catch {
         // gone
       }
@@ -116,6 +120,19 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     rmSync(fifo)
     const status = await (await Git.open(repo.dir)).status()
     expect(status.changed.map((entry) => entry.path)).toEqual(['lib/a.txt'])
+  })
+
+  it('stops a read that waits: a process holds the fifo open and writes nothing', async () => {
+    // Opened for reading and writing, as a writer left running beside the job would hold it:
+    // git's open then returns at once, and its read waits for data that never comes.
+    const holder = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK)
+    try {
+      const error = await refusal(async () => (await Git.open(repo.dir)).status())
+      expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+      expect(gitChildrenOnFifo()).toEqual([])
+    } finally {
+      closeSync(holder)
+    }
   })
 
   it('leaves a command that does not open the fifo alone', async () => {

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
 import {
@@ -35,7 +36,10 @@ export async function commitWithHooks(
   const refFile = join(common, branchRef)
   const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
   const untracked = new Set(await untrackedPaths(git))
+  const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
   const out = await git.commit(message, { ...options, hooks: true })
+  // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
+  if (out.timedOut) rmSync(lock, { force: true })
   const problems = guard
     .changes()
     .filter((path) => out.exitCode !== 0 || !branchRef || !holds(path, refFile, common))
@@ -58,8 +62,12 @@ export async function commitWithHooks(
     await settleWorkTree(git, untracked)
     return
   }
-  throw new ValidationFailedError('A commit hook refused the commit.', {
+  const why = out.timedOut
+    ? 'The commit with hooks did not end within command-timeout (a hook, or git itself, waited on something that never came: a fifo in .git, a prompt); it was stopped and nothing is committed.'
+    : 'A commit hook refused the commit.'
+  throw new ValidationFailedError(why, {
     rule: 'commit-hook',
+    ...(out.timedOut ? { timed_out: true } : {}),
     command: 'git commit',
     exit_code: out.exitCode,
     stderr: out.stderr.trim(),

@@ -60,7 +60,7 @@ export const REFUSAL_RULES = {
   'not-a-repository': 'the `repo` folder is not a git repository',
   'git-command-failed': 'a git command failed',
   'git-lock-held': 'another git process holds a lock file',
-  'git-fifo': 'git waited to open a named pipe (fifo) in the repository that nothing writes to',
+  'git-fifo': 'git waited on a named pipe (fifo) in the repository that nothing writes to',
   'run-in-progress': 'another Patchsmith run holds the repository lock',
   'journal-unverified': "an earlier run's journal does not verify and there are signs of its work",
   'recovery-failed': 'an earlier run that died could not be fully rolled back',

@@ -7,7 +7,6 @@ export { RunContext, type DraftParts } from './run-context.js'
 export type { PlanRun, RunEnd, RunMode } from './mode-seams.js'
 export type { AgentEnvironment, AgentRun } from './entry.js'
 export { runMasker, withinTimeLimit } from './session.js'
-export { jailHooks } from './sandbox-choice.js'
 export { recoverByHand } from './repository-claim.js'
 export { LEDGER_REF, readLedger, stateOf } from './budget-ledger.js'
 export {

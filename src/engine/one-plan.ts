@@ -20,7 +20,6 @@ import { approvalStep } from './plan-hold.js'
 import { loadAndGuard } from './prepare.js'
 import type { RunContext } from './run-context.js'
 import type { PlanRun, RunMode } from './mode-seams.js'
-import { jailHooks } from './sandbox-choice.js'
 
 /**
  * One plan, in one direction: load → guard → draft → apply → validate (→ repair) → commit →
@@ -68,7 +67,7 @@ export class OnePlan implements PlanRun {
     // Loaded and guarded, nothing changed yet: a plan that needs approval ends the run here.
     const held = await approvalStep(ctx, prepared)
     if (held) return held
-    jailHooks(git, config, session.sandbox, env.vars)
+    session.hooksFor(git)
     ctx.model()
     const style = prepared.input.repository_snapshot?.style_config ?? DEFAULT_STYLE
     const prompter = session.draftPrompter(prepared.input.repository_snapshot?.style_config)

@@ -2,16 +2,9 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { SecurityViolationError } from '../contract/index.js'
-import { gitDirs, type Git } from '../git/index.js'
+import { gitDirs } from '../git/index.js'
 import { journalKeyFolder } from '../run-state/index.js'
-import {
-  BACKENDS,
-  installAdvice,
-  jailLayout,
-  Sandbox,
-  validationEnv,
-  type BackendName
-} from '../sandbox/index.js'
+import { BACKENDS, installAdvice, jailLayout, Sandbox, type BackendName } from '../sandbox/index.js'
 import type { Logger, RunnerFacts } from '../run/index.js'
 
 /**
@@ -75,15 +68,4 @@ function backendChoice(text: string | undefined): readonly BackendName[] {
   if (!text) return BACKENDS
   const names = text.split(',').map((name) => name.trim())
   return BACKENDS.filter((backend) => names.includes(backend))
-}
-
-/** With `git-hooks: true` and a sandbox, the hooks run in it (Git.hookJail). */
-export function jailHooks(
-  git: Git,
-  config: RunConfig,
-  sandbox: Sandbox | undefined,
-  vars: RunnerFacts['vars']
-): void {
-  if (config.gitHooks && sandbox?.active)
-    git.hookJail = { sandbox, env: validationEnv(vars, config.validationEnv) }
 }

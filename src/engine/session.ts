@@ -155,7 +155,7 @@ export class RunSession {
       cwd: this.repoDir,
       // Read when each validation round starts: no command may run past the time-limit.
       get timeoutMs() {
-        return Math.max(1_000, Math.min(config.commandTimeout * 1000, budget.remainingMs()))
+        return commandLimitMs(config, budget)
       },
       outputLimit: config.outputLimit,
       masker: this.masker,
@@ -164,6 +164,18 @@ export class RunSession {
       signal: budget.signal,
       onStart: this.recorder.commandStart(this.env.progress?.command?.bind(this.env.progress))
     }
+  }
+
+  /**
+   * With `git-hooks: true`, git runs the repository's hooks in the sandbox (Git.hookJail) and,
+   * like a validation command, never past command-timeout.
+   */
+  hooksFor(git: Git): void {
+    const { config, budget, sandbox } = this
+    if (!config.gitHooks) return
+    git.hookLimitMs = () => commandLimitMs(config, budget)
+    if (sandbox?.active)
+      git.hookJail = { sandbox, env: validationEnv(this.env.vars, config.validationEnv) }
   }
 
   /** Any failure as the contract error it is, logged (unexpected ones with their stack). */
@@ -214,6 +226,11 @@ export function runMasker(config: RunConfig, vars: RunnerFacts['vars']): SecretM
     env: vars,
     validationEnv: config.validationEnv
   })
+}
+
+/** How long one command may run: command-timeout, and never past the run's time-limit. */
+function commandLimitMs(config: RunConfig, budget: RunBudget): number {
+  return Math.max(1_000, Math.min(config.commandTimeout * 1000, budget.remainingMs()))
 }
 
 /**

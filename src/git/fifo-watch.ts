@@ -1,4 +1,12 @@
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs'
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  statSync
+} from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { PatchsmithError } from '../contract/index.js'
 import { processStartTime } from '../sandbox/index.js'
@@ -9,11 +17,20 @@ import { processStartTime } from '../sandbox/index.js'
  * leaves is removed before git looks (policy/special-files.ts); this is the backstop for any
  * other fifo (one there before the run, one planted where no listing looks). While a git
  * command of this process runs, its git processes are looked at once a second; one found
- * waiting to open a fifo (the kernel's `wait_for_partner`) twice in a row is killed, and the
- * command fails with ENVIRONMENT_ERROR naming the fifo. By hand: no library reads /proc for this.
+ * blocked on a fifo twice in a row is killed, and the command fails with ENVIRONMENT_ERROR
+ * naming the fifo. Blocked is waiting to open it (the kernel's `wait_for_partner`: nothing at
+ * the other end), or waiting to read it (a process holds it open and writes nothing). By hand:
+ * no library reads /proc for this.
  */
 const LOOK_EVERY_MS = 1000
-const WAITING_ON_FIFO = 'wait_for_partner'
+const WAITING_TO_OPEN = 'wait_for_partner'
+/** A read waiting on a pipe or fifo: the name differs between kernels (6.x: anon_pipe_read). */
+const WAITING_TO_READ = new Set(['pipe_read', 'anon_pipe_read', 'fifo_pipe_read'])
+/** read(2), readv(2), pread64(2) by architecture: the descriptor is the first argument. */
+const READ_CALLS: Partial<Record<string, readonly string[]>> = {
+  x64: ['0', '19', '17'],
+  arm64: ['63', '65', '67']
+}
 
 interface Ticket {
   blocked: string[]
@@ -50,7 +67,7 @@ function fifoError(blocked: readonly string[]): PatchsmithError {
   const path = blocked[0]!
   return new PatchsmithError(
     'ENVIRONMENT_ERROR',
-    `git waited to open a named pipe (fifo)${path ? ` at ${path}` : ''} that nothing writes to, so it was stopped; git opens every .gitattributes and .gitignore it meets. Remove the fifo (\`find . -type p\` in the repository lists them) and run again.`,
+    `git waited on a named pipe (fifo)${path ? ` at ${path}` : ''} that nothing writes to, so it was stopped; git opens every .gitattributes and .gitignore it meets. Remove the fifo (\`find . -type p\` in the repository lists them) and run again.`,
     { rule: 'git-fifo', path }
   )
 }
@@ -69,12 +86,12 @@ function look(): void {
   for (const pid of descendants(process.pid)) {
     // git and the programs it starts for itself (git-upload-pack for a local remote, …).
     if (!/^git(-|$)/.test(readText(`/proc/${pid}/comm`)?.trim() ?? '')) continue
-    const task = waitingTask(pid)
-    if (task === undefined) continue
+    const blocked = blockedOnFifo(pid)
+    if (blocked === undefined) continue
     const key = `${pid}:${processStartTime(pid)}`
     now.add(key)
     if (!waiting.has(key)) continue
-    const path = fifoPath(pid, task) ?? ''
+    const path = blocked() ?? ''
     try {
       process.kill(pid, 'SIGKILL')
     } catch {
@@ -113,15 +130,40 @@ function descendants(pid: number): number[] {
   return found
 }
 
-/** The thread of `pid` waiting to open a fifo, if one is. */
-function waitingTask(pid: number): string | undefined {
+/**
+ * Where a thread of `pid` is blocked on a fifo: a function giving the fifo's path (read only
+ * when the process is stopped), or undefined when none is. A read blocked on git's own pipes
+ * (its input, a pipe to a helper) is not: only a descriptor that is a named fifo counts.
+ */
+function blockedOnFifo(pid: number): (() => string | undefined) | undefined {
   let tasks: string[]
   try {
     tasks = readdirSync(`/proc/${pid}/task`)
   } catch {
     return undefined
   }
-  return tasks.find((task) => readText(`/proc/${pid}/task/${task}/wchan`) === WAITING_ON_FIFO)
+  for (const task of tasks) {
+    const wchan = readText(`/proc/${pid}/task/${task}/wchan`) ?? ''
+    if (wchan === WAITING_TO_OPEN) return () => openedPath(pid, task)
+    if (!WAITING_TO_READ.has(wchan)) continue
+    const path = fifoBeingRead(pid, task)
+    if (path !== undefined) return () => path
+  }
+  return undefined
+}
+
+/** The named fifo a read of this thread waits on, by its descriptor; undefined for a pipe. */
+function fifoBeingRead(pid: number, task: string): string | undefined {
+  const call = readText(`/proc/${pid}/task/${task}/syscall`)?.split(' ')
+  if (!call || call.length < 2 || !READ_CALLS[process.arch]?.includes(call[0]!)) return undefined
+  const descriptor = `/proc/${pid}/fd/${Number(BigInt(call[1]!))}`
+  try {
+    const target = readlinkSync(descriptor)
+    // An anonymous pipe's link reads `pipe:[inode]`; a named fifo's is its path.
+    return target.startsWith('/') && statSync(descriptor).isFIFO() ? target : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -129,7 +171,7 @@ function waitingTask(pid: number): string | undefined {
  * process's descendant, so this user may read it); relative paths resolved against its working
  * folder or the folder descriptor. Undefined where it cannot be read.
  */
-function fifoPath(pid: number, task: string): string | undefined {
+function openedPath(pid: number, task: string): string | undefined {
   const call = readText(`/proc/${pid}/task/${task}/syscall`)?.split(' ')
   if (!call || call.length < 3) return undefined
   // openat(dirfd, path, …) and openat2; open(path, …) only on x86-64.

@@ -9,6 +9,8 @@ export interface GitOutput {
   exitCode: number
   stdout: string
   stderr: string
+  /** Killed at its limit (a command with hooks: GitRunner.hookLimitMs), exit code 124. */
+  timedOut?: boolean
 }
 
 export interface GitExecOptions {

@@ -11,6 +11,8 @@ interface GitProcessOptions {
   ignoreReturnCode?: boolean
   /** Can start programs of its own or take long: a remote, hooks, a sandbox. */
   long?: boolean
+  /** A long command's limit: its whole group is killed then (exit code 124, `timedOut`). */
+  timeoutMs?: number
 }
 
 /**
@@ -31,7 +33,13 @@ export async function gitProcess(
     return watchedForFifos(() =>
       runSupervised(
         { file, args: [...args] },
-        { cwd: options.cwd, env, input: options.input?.toString('utf8'), track: true }
+        {
+          cwd: options.cwd,
+          env,
+          input: options.input?.toString('utf8'),
+          track: true,
+          timeoutMs: options.timeoutMs
+        }
       )
     )
   const program = diesWithRun({ file, args: [...args] })

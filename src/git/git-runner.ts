@@ -31,6 +31,12 @@ export class GitRunner {
    * environment. Unset when there is no sandbox.
    */
   hookJail?: { sandbox: Sandbox; env: Record<string, string> }
+  /**
+   * How long a command with the hooks may run (validation's command-timeout, read when it
+   * starts): a hook, or git itself, waiting on something that never comes (a fifo in `.git`
+   * inside the jail, where the fifo watch does not look) is killed then. No limit when unset.
+   */
+  hookLimitMs?: () => number
   private identity?: Promise<Record<string, string>>
   private readonly seal: ConfigSeal
 
@@ -43,6 +49,7 @@ export class GitRunner {
     if (options.hooks && this.hookJail) return this.execWithHooks(full, options)
     const output = await gitProcess(await gitProgram(), full, {
       long: Boolean(options.network || options.hooks),
+      timeoutMs: options.hooks ? this.hookLimitMs?.() : undefined,
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,
@@ -109,12 +116,15 @@ export class GitRunner {
       const result = await gitProcess(spec.file, spec.args, {
         cwd: this.dir,
         long: true,
+        timeoutMs: this.hookLimitMs?.(),
         silent: true,
         ignoreReturnCode: true,
         input: options.input === undefined ? undefined : Buffer.from(options.input),
         env: spec.env
       })
-      return { result, raced: startRaced(spec, result.exitCode, result.stdout, result.stderr) }
+      const raced =
+        !result.timedOut && startRaced(spec, result.exitCode, result.stdout, result.stderr)
+      return { result, raced }
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output

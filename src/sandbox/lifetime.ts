@@ -110,15 +110,24 @@ export interface CollectedOutput {
   exitCode: number
   stdout: string
   stderr: string
+  /** Its whole group was killed at `timeoutMs` (exit code 124). */
+  timedOut?: boolean
 }
 
 /**
  * Runs a program to its end under the supervisor and collects its output; `track` records its
- * group in `runProcesses` while it runs. Rejects only when it cannot be started.
+ * group in `runProcesses` while it runs; `timeoutMs` kills the whole group then. Rejects only
+ * when it cannot be started.
  */
 export function runSupervised(
   program: Program,
-  options: { cwd: string; env: Record<string, string>; input?: string; track?: boolean }
+  options: {
+    cwd: string
+    env: Record<string, string>
+    input?: string
+    track?: boolean
+    timeoutMs?: number
+  }
 ): Promise<CollectedOutput> {
   const spec = supervised(program, true)
   return new Promise((resolve, reject) => {
@@ -136,17 +145,33 @@ export function runSupervised(
     child.stdin.on('error', () => undefined)
     child.stdin.end(options.input ?? '')
     let exitCode = 1
+    let timedOut = false
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            try {
+              if (child.pid) process.kill(-child.pid, 'SIGKILL')
+            } catch {
+              // the group is already gone
+            }
+          }, options.timeoutMs)
     child.on('exit', (code, signal) => {
       exitCode = code ?? (signal ? 128 + 9 : 1)
     })
     child.on('error', (error) => {
+      clearTimeout(timer)
       runProcesses.untrack(child.pid)
       reject(error)
     })
     child.on('close', () => {
+      clearTimeout(timer)
       runProcesses.untrack(child.pid)
       const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
-      resolve({ exitCode, stdout: text(out), stderr: text(err) })
+      if (!timedOut) return resolve({ exitCode, stdout: text(out), stderr: text(err) })
+      const killed = `\nKilled after ${options.timeoutMs} ms (command-timeout).`
+      resolve({ exitCode: 124, stdout: text(out), stderr: text(err) + killed, timedOut })
     })
   })
 }

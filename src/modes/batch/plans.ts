@@ -14,7 +14,6 @@ import { attemptChange, commitChange } from '../../agent/index.js'
 import {
   branchGuards,
   guardPlannedFiles,
-  jailHooks,
   openRepository,
   plannedAsFound,
   withinTimeLimit,
@@ -61,7 +60,7 @@ export class BatchPlans implements PlanRun {
     // The same guards as one plan's (engine/workspace.ts), before any model call or change.
     const policy = workspacePolicy(config, repoDir)
     const git = (session.git = await openRepository(repoDir, logger))
-    jailHooks(git, config, session.sandbox, env.vars)
+    session.hooksFor(git)
     const push = config.push && !config.dryRun
     const work = (this.work = await WorkBranch.open(git, {
       branch: this.branchName,

@@ -5,7 +5,6 @@ import { assertCommandsAllowed } from '../../policy/index.js'
 import {
   branchGuards,
   guardPlannedFiles,
-  jailHooks,
   openRepository,
   plannedAsFound,
   workspacePolicy,
@@ -65,7 +64,7 @@ export class TaskFilePlans implements PlanRun {
     policy.assertAllowed(planned, 'plan')
     const commands = assertCommandsAllowed([], config.validationCommands, config.allowPlanCommands)
     const git = (session.git = await openRepository(repoDir, logger))
-    jailHooks(git, config, session.sandbox, env.vars)
+    session.hooksFor(git)
     const push = config.push && !config.dryRun
     const guards = await guardPlannedFiles(
       git,
