@@ -130,6 +130,28 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
+  it('a post-commit hook that runs past its limit: the commit it followed is taken back, VALIDATION_FAILED', async () => {
+    const repo = repoWith()
+    const dir = join(repo.dir, '.git', 'hooks')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'post-commit'), '#!/bin/sh\nexec sleep 600\n')
+    chmodSync(join(dir, 'post-commit'), 0o755)
+    const { branch } = await prepare(repo, { push: false })
+    branch.git.hookLimitMs = () => 1_000
+    await branch.create()
+    const tip = repo.git('rev-parse', 'HEAD')
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const request = { message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }
+    const error = await failure(branch.commit([request], { signoff: true, hooks: true }))
+    expect(error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { rule: 'commit-hook', timed_out: true }
+    })
+    expect(repo.git('rev-parse', 'HEAD')).toBe(tip)
+    await branch.rollback()
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
   it('a hook that keeps failing is VALIDATION_FAILED with its output', async () => {
     const repo = repoWith()
     hooked(repo, '#!/bin/sh\necho "lint: 3 problems" >&2\nexit 1\n')

@@ -40,9 +40,12 @@ export async function commitWithHooks(
   const out = await git.commit(message, { ...options, hooks: true })
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
+  // A commit stopped at its limit may have moved the branch (a post-commit hook that hung): that
+  // alone is put back below; anything else it changed is tampering, as for any failed commit.
+  const failed = out.exitCode !== 0 && !out.timedOut
   const problems = guard
     .changes()
-    .filter((path) => out.exitCode !== 0 || !branchRef || !holds(path, refFile, common))
+    .filter((path) => failed || !branchRef || !holds(path, refFile, common))
     .map((path) => `${path} changed`)
   if (out.exitCode === 0 && problems.length === 0) {
     const made = await git.exec(['log', '-1', '--format=%T %P', 'HEAD', '--'])
@@ -62,6 +65,7 @@ export async function commitWithHooks(
     await settleWorkTree(git, untracked)
     return
   }
+  if (out.timedOut && guard.changes().length > 0) guard.restore()
   const why = out.timedOut
     ? 'The commit with hooks did not end within command-timeout (a hook, or git itself, waited on something that never came: a fifo in .git, a prompt); it was stopped and nothing is committed.'
     : 'A commit hook refused the commit.'
