@@ -17,6 +17,7 @@ const OWN_PROCESS = [
   '__tests__/unit/change-branch-hooks.test.ts',
   '__tests__/unit/change-branch-push.test.ts',
   '__tests__/unit/git-committer-ident.test.ts',
+  '__tests__/unit/git-identity-folders.test.ts',
   '__tests__/unit/git-program.test.ts',
   '__tests__/unit/report.test.ts',
   '__tests__/unit/run-journal.test.ts',

@@ -1,6 +1,7 @@
-import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { processStartTime } from '../sandbox/index.js'
 import { gitEnv } from './git-env.js'
 import type { ConfigEntry } from './repo-config.js'
 
@@ -33,7 +34,9 @@ export function identityFallbackConfig(env: NodeJS.ProcessEnv): string {
   // A private folder of this process: a file another local user could write would be config
   // that every git command here reads.
   if (!folder) {
-    const created = mkdtempSync(join(tmpdir(), 'patchsmith-git-'))
+    removeFoldersOfEndedRuns()
+    const owner = `${process.pid}-${processStartTime(process.pid) ?? 0}`
+    const created = mkdtempSync(join(tmpdir(), `patchsmith-git-${owner}-`))
     folder = created
     process.once('exit', () => rmSync(created, { recursive: true, force: true }))
   }
@@ -42,6 +45,32 @@ export function identityFallbackConfig(env: NodeJS.ProcessEnv): string {
   writeFileSync(file, text, { mode: 0o600, flag: 'wx' })
   written.set(text, file)
   return file
+}
+
+/**
+ * The folders of this user's runs that ended without their exit handler (killed, as a cancelled
+ * job's step is): each is named by its process's pid and start time, and goes once that process
+ * is gone. Only folders (never through a link) this user owns; a name not of that form is left.
+ */
+function removeFoldersOfEndedRuns(): void {
+  let names: string[]
+  try {
+    names = readdirSync(tmpdir())
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const owner = /^patchsmith-git-(\d+)-(\d+)-[^/]+$/.exec(name)
+    if (!owner || processStartTime(Number(owner[1])) === owner[2]) continue
+    const path = join(tmpdir(), name)
+    try {
+      const stat = lstatSync(path)
+      if (stat.isDirectory() && stat.uid === process.getuid?.())
+        rmSync(path, { recursive: true, force: true })
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
 }
 
 function unchanged(file: string, text: string): boolean {
