@@ -19,6 +19,7 @@ import {
   writeInputs
 } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { skipWithout } from '../support/sandbox-needs.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -366,25 +367,29 @@ describe('commit settings (through the action)', () => {
     expect(expectUntouched(repo, BRANCH, base)).toEqual([])
   })
 
-  it('git-hooks: true never waits past command-timeout: git in the jail on a fifo at .git/COMMIT_EDITMSG is stopped, nothing committed or left', async () => {
-    const repo = track(typoRepo())
-    const base = repo.git('rev-parse', 'HEAD')
-    // git commit writes the message there before the hooks run: in the jail (another PID
-    // namespace, where the fifo watch does not look) it waited for a reader forever.
-    rmSync(join(repo.dir, '.git', 'COMMIT_EDITMSG'), { force: true })
-    execFileSync('mkfifo', [join(repo.dir, '.git', 'COMMIT_EDITMSG')])
-    const server = await typoModel()
-    const inputs = { push: 'false', 'git-hooks': 'true', 'command-timeout': '10' }
-    const run = await typoRun(repo, server, inputs)
-    expect(run.exitCode).toBe(1)
-    expect(run.result.error).toMatchObject({
-      code: 'VALIDATION_FAILED',
-      details: { rule: 'commit-hook', timed_out: true }
-    })
-    expect(run.result.error!.message).toContain('command-timeout')
-    expect(expectUntouched(repo, BRANCH, base)).toEqual([])
-    expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
-  })
+  it.each(['bubblewrap', 'unshare'] as const)(
+    'git-hooks: true never waits past command-timeout (%s): git in the jail on a fifo at .git/COMMIT_EDITMSG is stopped, nothing committed or left',
+    async (backend) => {
+      if (skipWithout(backend)) return
+      const repo = track(typoRepo())
+      const base = repo.git('rev-parse', 'HEAD')
+      // git commit writes the message there before the hooks run: in the jail (another PID
+      // namespace, where the fifo watch does not look) it waited for a reader forever.
+      rmSync(join(repo.dir, '.git', 'COMMIT_EDITMSG'), { force: true })
+      execFileSync('mkfifo', [join(repo.dir, '.git', 'COMMIT_EDITMSG')])
+      const server = await typoModel()
+      const inputs = { push: 'false', 'git-hooks': 'true', 'command-timeout': '10' }
+      const run = await typoRun(repo, server, inputs, { PATCHSMITH_SANDBOX_BACKENDS: backend })
+      expect(run.exitCode).toBe(1)
+      expect(run.result.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: { rule: 'commit-hook', timed_out: true }
+      })
+      expect(run.result.error!.message).toContain('command-timeout')
+      expect(expectUntouched(repo, BRANCH, base)).toEqual([])
+      expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
+    }
+  )
 
   it('a plan of more than ten steps that names each step’s files commits once per step', async () => {
     const files = { 'src/a.txt': 'alpha\n', 'src/b.txt': 'beta\n' }
