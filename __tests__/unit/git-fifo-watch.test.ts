@@ -4,15 +4,18 @@
  * ENVIRONMENT_ERROR naming the fifo, on both ways a git command runs (quick, and under the
  * supervisor); before the watch, each waited forever (plain `git status` here does).
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   closeSync,
   constants,
+  existsSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { join } from 'node:path'
@@ -133,6 +136,68 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     } finally {
       closeSync(holder)
     }
+  })
+
+  it('stops a read that never waits: the fifo is fed without end', async () => {
+    // Comment lines: git reads each and keeps nothing, so only the watch can end it.
+    const writer = spawn('sh', ['-c', 'exec 3<>"$0"; exec yes "#" >&3', fifo], {
+      stdio: 'ignore',
+      detached: true
+    })
+    try {
+      const error = await refusal(async () => (await Git.open(repo.dir)).status())
+      expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+      expect(gitChildrenOnFifo()).toEqual([])
+    } finally {
+      process.kill(-writer.pid!, 'SIGKILL')
+    }
+  })
+
+  it('takes away the lock file of the git it stops (a fifo at a loose object)', async () => {
+    rmSync(fifo)
+    writeFileSync(join(repo.dir, 'lib', 'a.txt'), 'a\n')
+    const blob = repo.git('rev-parse', 'HEAD:lib/a.txt')
+    fifo = join(repo.dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2))
+    rmSync(fifo)
+    execFileSync('mkfifo', [fifo])
+    const patch = [
+      'diff --git a/lib/a.txt b/lib/a.txt',
+      '--- a/lib/a.txt',
+      '+++ b/lib/a.txt',
+      '@@ -1 +1 @@',
+      '-a',
+      '+c',
+      ''
+    ].join('\n')
+    const git = await Git.open(repo.dir)
+    const error = await refusal(() => git.applyCached(patch))
+    expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+    expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
+  })
+
+  it.each([
+    ['an include of /proc/self/pagemap', '[include]\n\tpath = /proc/self/pagemap\n', ''],
+    ['core.attributesFile = /dev/zero', '[core]\n\tattributesFile = /dev/zero\n', ''],
+    ['.git/info/attributes linked to /dev/zero', '', 'info/attributes']
+  ])('refuses before git reads it: %s', async (_name, config, link) => {
+    rmSync(fifo)
+    if (config) writeFileSync(join(repo.dir, '.git', 'config'), config, { flag: 'a' })
+    if (link) {
+      mkdirSync(join(repo.dir, '.git', 'info'), { recursive: true })
+      rmSync(join(repo.dir, '.git', link), { force: true })
+      symlinkSync('/dev/zero', join(repo.dir, '.git', link))
+    }
+    const error = await refusal(async () => (await Git.open(repo.dir)).status())
+    expect(error.code).toBe('ENVIRONMENT_ERROR')
+    expect(error.details).toMatchObject({ rule: 'git-special-file' })
+  })
+
+  it('leaves /dev/null as an ignore or attributes file alone', async () => {
+    rmSync(fifo)
+    const config = '[core]\n\texcludesFile = /dev/null\n\tattributesFile = /dev/null\n'
+    writeFileSync(join(repo.dir, '.git', 'config'), config, { flag: 'a' })
+    const status = await (await Git.open(repo.dir)).status()
+    expect(status.changed.map((entry) => entry.path)).toEqual(['lib/a.txt'])
   })
 
   it('leaves a command that does not open the fifo alone', async () => {

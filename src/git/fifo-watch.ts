@@ -5,6 +5,7 @@ import {
   readFileSync,
   readlinkSync,
   readSync,
+  rmSync,
   statSync
 } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
@@ -92,11 +93,15 @@ function look(): void {
     now.add(key)
     if (!waiting.has(key)) continue
     const path = blocked() ?? ''
+    const locks = lockFilesHeld(pid)
     try {
       process.kill(pid, 'SIGKILL')
     } catch {
       continue
     }
+    // Its lock files (index.lock, a ref's) would stop every later git command of the run and
+    // the user's: they are this git's, held open by it, and it is gone.
+    for (const lock of locks) rmSync(lock, { force: true })
     for (const ticket of open) ticket.blocked.push(path)
   }
   waiting = now
@@ -148,6 +153,52 @@ function blockedOnFifo(pid: number): (() => string | undefined) | undefined {
     if (!WAITING_TO_READ.has(wchan)) continue
     const path = fifoBeingRead(pid, task)
     if (path !== undefined) return () => path
+  }
+  const held = heldSpecialFile(pid)
+  return held === undefined ? undefined : () => held
+}
+
+/** The lock files (`*.lock`) `pid` holds open: git writes a lock file through its descriptor. */
+function lockFilesHeld(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`)
+      .map((descriptor) => readlinkOrEmpty(`/proc/${pid}/fd/${descriptor}`))
+      .filter((target) => target.startsWith('/') && target.endsWith('.lock'))
+  } catch {
+    return []
+  }
+}
+
+function readlinkOrEmpty(link: string): string {
+  try {
+    return readlinkSync(link)
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * A named fifo or a device (but /dev/null) that `pid` has open: git reads no such file of its
+ * own, and one fed without end (`yes > fifo`) keeps git reading, never blocked, its memory
+ * growing. Its pipes to this process are anonymous (`pipe:[…]`), so they never count.
+ */
+function heldSpecialFile(pid: number): string | undefined {
+  let descriptors: string[]
+  try {
+    descriptors = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return undefined
+  }
+  for (const descriptor of descriptors) {
+    const link = `/proc/${pid}/fd/${descriptor}`
+    try {
+      const target = readlinkSync(link)
+      if (!target.startsWith('/') || target === '/dev/null') continue
+      const stat = statSync(link)
+      if (stat.isFIFO() || stat.isCharacterDevice() || stat.isBlockDevice()) return target
+    } catch {
+      // closed meanwhile
+    }
   }
   return undefined
 }

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path'
 import { findInPath } from '@actions/io'
+import { assertNoEndlessSources, attributeAndIgnoreSources } from './endless-sources.js'
 import { gitEnv } from './git-env.js'
 import { gitProcess } from './git-process.js'
 import { identityFallbackConfig } from './identity.js'
@@ -63,6 +64,10 @@ export class ConfigSeal {
 
   get(): Promise<Seal> {
     const hashes = fileHashes(configFiles(this.dir, this.lastEntries))
+    // Before git reads them: one that never ends would hold `git config --list` forever.
+    assertNoEndlessSources(
+      [...hashes].flatMap(([file, hash]) => (hash === 'special' ? [file] : []))
+    )
     const digest = digestOf(hashes)
     if (this.sealed?.digest === digest) return this.sealed.seal
     const sealed: { digest: string; seal?: Promise<Seal> } = { digest }
@@ -117,6 +122,7 @@ export class ConfigSeal {
     fileHashes(unseen).forEach((hash, file) => hashes.set(file, hash))
     const stale = unseen.some((file) => mine.has(file))
     sealed.digest = stale ? 'stale' : digestOf(hashes)
+    assertNoEndlessSources(attributeAndIgnoreSources(this.dir, entries))
     return { entries, pairs: [...STATIC_SEAL, ...driverSeal(entries)] }
   }
 }

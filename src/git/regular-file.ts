@@ -1,10 +1,18 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+
+/**
+ * How far past its length a regular file may be read: one written meanwhile grows a little,
+ * while a file of procfs or sysfs says 0 or a page and may never end (/proc/self/pagemap).
+ */
+const MOST_PAST_LENGTH = 64 * 1024
+const CHUNK = 64 * 1024
 
 /**
  * A file's bytes, read only when it is a regular file (links followed, as git follows them):
  * opened without waiting (O_NONBLOCK), so a fifo at a config, include or index path never holds
  * the run up (a blocking open in node stops it whole, and the fifo watch with it). `special` for
- * anything else; undefined where it cannot be opened.
+ * anything else, and for a file that goes on past its length (MOST_PAST_LENGTH): an include of
+ * /proc/self/pagemap filled memory before; undefined where it cannot be opened.
  */
 export function readRegularFile(path: string): Buffer | 'special' | undefined {
   let fd: number
@@ -14,8 +22,17 @@ export function readRegularFile(path: string): Buffer | 'special' | undefined {
     return undefined
   }
   try {
-    if (!fstatSync(fd).isFile()) return 'special'
-    return readFileSync(fd)
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) return 'special'
+    // In whole chunks: some files of procfs take reads of whole records only (pagemap: 8 bytes).
+    const chunks: Buffer[] = []
+    let length = 0
+    for (let read = -1; read !== 0 && length <= stat.size + MOST_PAST_LENGTH; length += read) {
+      const chunk = Buffer.allocUnsafe(CHUNK)
+      read = readSync(fd, chunk, 0, CHUNK, null)
+      chunks.push(chunk.subarray(0, read))
+    }
+    return length <= stat.size + MOST_PAST_LENGTH ? Buffer.concat(chunks, length) : 'special'
   } catch {
     return undefined
   } finally {
