@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
@@ -390,6 +390,50 @@ describe('commit settings (through the action)', () => {
       expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
     }
   )
+
+  describe('what the hooks leave in the work tree is removed, before git looks at it again', () => {
+    const LEFT = ['left.txt', 'left.fifo', '.gitattributes', 'sub/.gitignore', 'node_modules/x.js']
+    const LEAVE = [
+      'echo x > left.txt; mkfifo left.fifo .gitattributes; mkdir -p sub node_modules',
+      'mkfifo sub/.gitignore; echo y > node_modules/x.js',
+      // A folder chain past PATH_MAX.
+      'd=deep; for i in $(seq 25); do d=$d/$(printf "%0200d" $i); done; mkdir -p "$d"; touch "$d/f"'
+    ].join('\n')
+
+    /** What of LEFT (and the deep chain) is still there; the fifos are taken away either way. */
+    function leftBehind(repo: TestRepo): string[] {
+      const there = [...LEFT, 'deep'].filter((path) =>
+        lstatSync(join(repo.dir, path), { throwIfNoEntry: false })
+      )
+      // Before any git of the test's own: one would wait on a fifo left there forever.
+      // rm(1) walks a chain past PATH_MAX; node's rmSync does not.
+      for (const path of there) execFileSync('rm', ['-rf', '--', join(repo.dir, path)])
+      return there
+    }
+
+    it.each([
+      ['a pre-commit hook that refuses', 'pre-commit', 'exit 1', 1],
+      ['a post-commit hook, the commit made', 'post-commit', 'exit 0', 0]
+    ])('%s', async (_name, hook, end, exitCode) => {
+      const repo = track(typoRepo())
+      const base = repo.git('rev-parse', 'HEAD')
+      // node_modules/ is ignored there: what a hook writes in it git never lists.
+      expect(repo.read('.gitignore')).toContain('node_modules/')
+      const file = join(repo.dir, '.git', 'hooks', hook)
+      writeFileSync(file, `#!/bin/sh\n${LEAVE}\n${end}\n`)
+      chmodSync(file, 0o755)
+      const run = await typoRun(repo, await typoModel(), { push: 'false', 'git-hooks': 'true' })
+      expect(leftBehind(repo)).toEqual([])
+      expect(run.exitCode, run.stdout).toBe(exitCode)
+      if (exitCode === 0) {
+        expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+        expect(run.stdout).toContain('The commit hooks left')
+      } else {
+        expect(run.result.error).toMatchObject({ details: { rule: 'commit-hook' } })
+        expect(expectUntouched(repo, BRANCH, base)).toEqual([])
+      }
+    })
+  })
 
   it('a plan of more than ten steps that names each step’s files commits once per step', async () => {
     const files = { 'src/a.txt': 'alpha\n', 'src/b.txt': 'beta\n' }

@@ -27,6 +27,7 @@ import {
   type PhaseClock,
   type RunListener
 } from '../run/index.js'
+import { guardHooks } from './leftovers.js'
 import { followMovedBase, type Revalidation } from './moved-base.js'
 
 export interface FinishContext {
@@ -118,8 +119,14 @@ export async function commitChange(ctx: FinishContext, green: GreenChange): Prom
         message: finalMessage(ctx, request.message)
       })
     )
+    const approved = green.edits.map((edit) => edit.path)
+    const guard = () => guardHooks(branch.git.dir, branch.git, approved, config.logDir, logger)
     const made = await clock.time('commit', () =>
-      branch.commit(requests, { signoff: config.signoff, hooks: config.gitHooks })
+      branch.commit(requests, {
+        signoff: config.signoff,
+        hooks: config.gitHooks,
+        guardHooks: config.gitHooks ? guard : undefined
+      })
     )
     // What git committed must be the approved change: exactly, or with hooks (formatters may
     // rewrite what they commit) the approved paths and operations.

@@ -150,6 +150,30 @@ export async function guardTree(settings: GuardSettings, approved: readonly stri
   }
 }
 
+/**
+ * Before the commit with the repository's hooks (repository code too, on the tree itself): a
+ * snapshot of the tree. The function it returns, called once git has ended, puts back what the
+ * hooks left (files, fifos, folders past PATH_MAX, ignored ones too) but for the approved
+ * paths, before git looks at the tree again, and says what it removed.
+ */
+export async function guardHooks(
+  repoDir: string,
+  git: GitRunner,
+  approved: readonly string[],
+  logDir: string | undefined,
+  logger: Logger
+): Promise<() => Promise<void>> {
+  const own = repoFolder(repoDir, logDir)
+  const snapshot = await TreeSnapshot.take(repoDir, ['.git', ...(own ? [own] : [])])
+  return async () => {
+    const removed = await snapshot.putBack(git, approved, () => false)
+    if (removed.length > 0)
+      logger.warn(
+        `The commit hooks left ${removed.length} path(s) in the work tree, removed: ${removed.slice(0, 10).join(', ')}`
+      )
+  }
+}
+
 /** The untracked, not ignored files of the user's (the preflight's list, or git's now). */
 async function usersFiles(branch: GuardSettings['branch']): Promise<readonly string[]> {
   return (await branch.untrackedAtStart()) ?? untrackedPaths(branch.git)

@@ -24,7 +24,7 @@ import {
 export async function commitWithHooks(
   git: Git,
   message: string,
-  options: { signoff: boolean }
+  options: { signoff: boolean; guardHooks?: () => Promise<() => Promise<void>> }
 ): Promise<void> {
   const [tree, head, ref] = await Promise.all([
     git.writeTree(),
@@ -37,9 +37,12 @@ export async function commitWithHooks(
   const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
   const untracked = new Set(await untrackedPaths(git))
   const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
-  const out = await git.commit(message, { ...options, hooks: true })
+  const putBack = await options.guardHooks?.()
+  const out = await git.commit(message, { signoff: options.signoff, hooks: true })
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
+  // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again.
+  await putBack?.()
   // A commit stopped at its limit may have moved the branch (a post-commit hook that hung): that
   // alone is put back below; anything else it changed is tampering, as for any failed commit.
   const failed = out.exitCode !== 0 && !out.timedOut

@@ -31,6 +31,11 @@ export interface GitExecOptions {
 export interface CommitOptions {
   signoff: boolean
   hooks?: boolean
+  /**
+   * With hooks: called before the commit; the function it returns is called once git has
+   * ended, however it ended, to put back what the hooks left in the work tree.
+   */
+  guardHooks?: () => Promise<() => Promise<void>>
 }
 
 export interface BranchCommit {

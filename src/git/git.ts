@@ -118,7 +118,9 @@ export class Git extends GitRemote {
     // No repository maintenance (gc, maintenance --auto) in the middle of a run.
     const args = ['-c', 'core.abbrev=no', '-c', 'maintenance.auto=false', '-c', 'gc.auto=0']
     args.push('commit', '--cleanup=whitespace', '-F', '-')
-    if (!options.hooks) args.push('--no-verify')
+    // With hooks: no summary, whose diffstat reads the attributes a post-commit hook may have
+    // just made a fifo (in the jail, where the fifo watch does not look).
+    args.push(options.hooks ? '--quiet' : '--no-verify')
     if (options.signoff) args.push('--signoff')
     const out = await this.exec(args, {
       input: withPatchsmithTrailer(printableMessage(message)),
