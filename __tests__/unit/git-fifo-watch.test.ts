@@ -18,7 +18,7 @@ import {
   symlinkSync,
   writeFileSync
 } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PatchsmithError } from '../../src/contract/index.js'
 import { Git } from '../../src/git/index.js'
@@ -173,6 +173,20 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     const error = await refusal(() => git.applyCached(patch))
     expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
     expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
+  })
+
+  it("stops the run's object reader too (a fifo as the alternates file)", async () => {
+    rmSync(fifo)
+    fifo = join(repo.dir, '.git', 'objects', 'info', 'alternates')
+    mkdirSync(dirname(fifo), { recursive: true })
+    execFileSync('mkfifo', [fifo])
+    const git = await Git.open(repo.dir)
+    try {
+      const error = await refusal(() => git.objects.read('HEAD', 'lib/a.txt'))
+      expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+    } finally {
+      git.objects.close()
+    }
   })
 
   it.each([

@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { watchedForFifos } from './fifo-watch.js'
 
 type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
 
@@ -39,7 +40,12 @@ export class Batch {
     this.idle(true)
   }
 
-  async ask(spec: string, maxBytes: number): Promise<GitObject | undefined> {
+  /** Under the fifo watch: a ref or object file that is a fifo fails it as `git-fifo`. */
+  ask(spec: string, maxBytes: number): Promise<GitObject | undefined> {
+    return watchedForFifos(() => this.answer(spec, maxBytes))
+  }
+
+  private async answer(spec: string, maxBytes: number): Promise<GitObject | undefined> {
     if (this.ended) throw this.ended
     this.idle(false)
     try {
