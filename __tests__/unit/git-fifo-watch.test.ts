@@ -175,6 +175,25 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
   })
 
+  it('takes away only the lock files it held open to write in a git folder, never a file of the tree', async () => {
+    // A stand-in git (the shell, by that name) holding files open as git may, then waiting on
+    // the fifo: the work tree's Gemfile.lock read (git hashing it), a lock in .git read, one
+    // written.
+    const bin = join(repo.root, 'bin')
+    mkdirSync(bin)
+    symlinkSync('/bin/sh', join(bin, 'git'))
+    writeFileSync(join(repo.dir, 'Gemfile.lock'), 'GEM\n')
+    writeFileSync(join(repo.dir, '.git', 'read.lock'), 'r\n')
+    const script =
+      'exec 3<Gemfile.lock 4<.git/read.lock 5>.git/index.lock; read x < lib/.gitattributes'
+    const options = { cwd: repo.dir, env: { PATH: process.env.PATH } }
+    const error = await refusal(() => gitProcess(join(bin, 'git'), ['-c', script], options))
+    expect(error.details).toMatchObject({ rule: 'git-fifo', path: fifo })
+    expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
+    expect(existsSync(join(repo.dir, 'Gemfile.lock'))).toBe(true)
+    expect(existsSync(join(repo.dir, '.git', 'read.lock'))).toBe(true)
+  })
+
   it("stops the run's object reader too (a fifo as the alternates file)", async () => {
     rmSync(fifo)
     fifo = join(repo.dir, '.git', 'objects', 'info', 'alternates')

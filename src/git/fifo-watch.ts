@@ -1,5 +1,6 @@
 import {
   closeSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -8,7 +9,7 @@ import {
   rmSync,
   statSync
 } from 'node:fs'
-import { isAbsolute, join } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import { PatchsmithError } from '../contract/index.js'
 import { processStartTime } from '../sandbox/index.js'
 
@@ -158,23 +159,43 @@ function blockedOnFifo(pid: number): (() => string | undefined) | undefined {
   return held === undefined ? undefined : () => held
 }
 
-/** The lock files (`*.lock`) `pid` holds open: git writes a lock file through its descriptor. */
+/**
+ * The lock files `pid` holds open for writing in a git folder (git writes a lock through its
+ * descriptor): index.lock, a ref's, config.lock. Not a file of the work tree that git reads or
+ * checks out (a tracked `Gemfile.lock`): only a `*.lock` in a folder under one holding HEAD.
+ */
 function lockFilesHeld(pid: number): string[] {
+  return openFiles(pid).flatMap(({ descriptor, target }) => {
+    if (!target.startsWith('/') || !target.endsWith('.lock') || !inGitFolder(target)) return []
+    // fdinfo's flags, in octal: the access mode is the lowest digit (1 write, 2 read-write).
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readText(`/proc/${pid}/fdinfo/${descriptor}`) ?? '')
+    return flags && [1, 2].includes(Number.parseInt(flags[1]!, 8) & 3) ? [target] : []
+  })
+}
+
+function inGitFolder(path: string): boolean {
+  for (let folder = dirname(path), depth = 0; depth < 8 && folder !== '/'; depth++) {
+    if (isFile(join(folder, 'HEAD')) && isFolder(join(folder, 'objects'))) return true
+    folder = dirname(folder)
+  }
+  return false
+}
+
+/** What `pid` has open, by descriptor: a path, or `pipe:[…]`, `socket:[…]` and the like. */
+function openFiles(pid: number): Array<{ descriptor: string; target: string }> {
+  let descriptors: string[]
   try {
-    return readdirSync(`/proc/${pid}/fd`)
-      .map((descriptor) => readlinkOrEmpty(`/proc/${pid}/fd/${descriptor}`))
-      .filter((target) => target.startsWith('/') && target.endsWith('.lock'))
+    descriptors = readdirSync(`/proc/${pid}/fd`)
   } catch {
     return []
   }
-}
-
-function readlinkOrEmpty(link: string): string {
-  try {
-    return readlinkSync(link)
-  } catch {
-    return ''
-  }
+  return descriptors.flatMap((descriptor) => {
+    try {
+      return [{ descriptor, target: readlinkSync(`/proc/${pid}/fd/${descriptor}`) }]
+    } catch {
+      return []
+    }
+  })
 }
 
 /**
@@ -183,18 +204,10 @@ function readlinkOrEmpty(link: string): string {
  * growing. Its pipes to this process are anonymous (`pipe:[…]`), so they never count.
  */
 function heldSpecialFile(pid: number): string | undefined {
-  let descriptors: string[]
-  try {
-    descriptors = readdirSync(`/proc/${pid}/fd`)
-  } catch {
-    return undefined
-  }
-  for (const descriptor of descriptors) {
-    const link = `/proc/${pid}/fd/${descriptor}`
+  for (const { descriptor, target } of openFiles(pid)) {
+    if (!target.startsWith('/') || target === '/dev/null') continue
     try {
-      const target = readlinkSync(link)
-      if (!target.startsWith('/') || target === '/dev/null') continue
-      const stat = statSync(link)
+      const stat = statSync(`/proc/${pid}/fd/${descriptor}`)
       if (stat.isFIFO() || stat.isCharacterDevice() || stat.isBlockDevice()) return target
     } catch {
       // closed meanwhile
@@ -270,4 +283,12 @@ function readText(path: string): string | undefined {
   } catch {
     return undefined
   }
+}
+
+function isFile(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isFile() ?? false
+}
+
+function isFolder(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false
 }

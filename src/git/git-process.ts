@@ -1,5 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { diesWithRun, runSupervised, type CollectedOutput } from '../sandbox/index.js'
+import {
+  collectedOutput,
+  diesWithRun,
+  runSupervised,
+  type CollectedOutput
+} from '../sandbox/index.js'
 import { watchedForFifos } from './fifo-watch.js'
 
 interface GitProcessOptions {
@@ -42,47 +47,14 @@ export async function gitProcess(
       )
     )
   const program = diesWithRun({ file, args: [...args] })
+  // By hand, not @actions/exec: that wrote the input with no error handler, so a git that
+  // exited before reading it (a config it cannot parse) crashed the run with EPIPE.
   return watchedForFifos(() =>
-    runCollected(program, { cwd: options.cwd, env, input: options.input })
-  )
-}
-
-/**
- * A quick command run to its end, its output collected. By hand, not @actions/exec: that writes
- * the input with no error handler, so a git that exited before reading it (a config it cannot
- * parse) crashed the whole run with EPIPE, and no result was written. Rejects only when the
- * program cannot be started.
- */
-function runCollected(
-  program: { file: string; args: string[] },
-  options: { cwd: string; env: Record<string, string>; input?: Buffer }
-): Promise<CollectedOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program.file, program.args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: 'pipe'
-    })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-    // EPIPE where git did not read it all: what it printed and its exit code tell why.
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(options.input ?? '')
-    let exitCode = 1
-    child.on('exit', (code, signal) => {
-      exitCode = code ?? (signal ? 128 + 9 : 1)
-    })
-    child.on('error', reject)
-    child.on('close', () =>
-      resolve({
-        exitCode,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8')
-      })
+    collectedOutput(
+      spawn(program.file, program.args, { cwd: options.cwd, env, stdio: 'pipe' }),
+      options.input
     )
-  })
+  )
 }
 
 /** Linux's limits on one argument and on a command line with its environment (execve(2)). */

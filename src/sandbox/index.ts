@@ -14,6 +14,7 @@ export {
   processStartTime,
   runProcesses,
   runSupervised,
+  collectedOutput,
   supervised,
   type CollectedOutput
 } from './lifetime.js'

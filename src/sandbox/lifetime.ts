@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { accessSync, constants, readFileSync } from 'node:fs'
 
 /**
@@ -130,48 +130,61 @@ export function runSupervised(
   }
 ): Promise<CollectedOutput> {
   const spec = supervised(program, true)
-  return new Promise((resolve, reject) => {
-    const child = spawn(spec.file, spec.args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true
+  const child = spawn(spec.file, spec.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true
+  })
+  if (options.track) runProcesses.track(child.pid)
+  let timedOut = false
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            // the group is already gone
+          }
+        }, options.timeoutMs)
+  return collectedOutput(child, options.input)
+    .finally(() => {
+      clearTimeout(timer)
+      runProcesses.untrack(child.pid)
     })
-    if (options.track) runProcesses.track(child.pid)
+    .then((output) => {
+      if (!timedOut) return output
+      const killed = `\nKilled after ${options.timeoutMs} ms (command-timeout).`
+      return { ...output, exitCode: 124, stderr: output.stderr + killed, timedOut }
+    })
+}
+
+/**
+ * A started child's output and exit code once it has ended and its output is closed, its input
+ * written first (where it ended before reading it all, the EPIPE is no error: its exit code and
+ * what it printed tell why). Rejects only when it could not be started.
+ */
+export function collectedOutput(
+  child: ChildProcessWithoutNullStreams,
+  input: string | Buffer | undefined
+): Promise<CollectedOutput> {
+  return new Promise((resolve, reject) => {
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
     child.stdin.on('error', () => undefined)
-    child.stdin.end(options.input ?? '')
+    child.stdin.end(input ?? '')
     let exitCode = 1
-    let timedOut = false
-    const timer =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true
-            try {
-              if (child.pid) process.kill(-child.pid, 'SIGKILL')
-            } catch {
-              // the group is already gone
-            }
-          }, options.timeoutMs)
     child.on('exit', (code, signal) => {
       exitCode = code ?? (signal ? 128 + 9 : 1)
     })
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      runProcesses.untrack(child.pid)
-      reject(error)
-    })
+    child.on('error', reject)
     child.on('close', () => {
-      clearTimeout(timer)
-      runProcesses.untrack(child.pid)
       const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
-      if (!timedOut) return resolve({ exitCode, stdout: text(out), stderr: text(err) })
-      const killed = `\nKilled after ${options.timeoutMs} ms (command-timeout).`
-      resolve({ exitCode: 124, stdout: text(out), stderr: text(err) + killed, timedOut })
+      resolve({ exitCode, stdout: text(out), stderr: text(err) })
     })
   })
 }
