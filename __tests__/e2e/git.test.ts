@@ -435,6 +435,27 @@ describe('commit settings (through the action)', () => {
     })
   })
 
+  it.each([
+    ['pre-commit', 'exit 1', 1],
+    ['post-commit', 'exit 0', 0]
+  ])(
+    'a %s hook that touches, appends to or links the user’s own files never has them removed',
+    async (hook, end, exitCode) => {
+      const repo = track(typoRepo())
+      writeFileSync(join(repo.dir, 'notes.txt'), 'mine\n')
+      repo.write('node_modules/user.js', 'mine\n')
+      const file = join(repo.dir, '.git', 'hooks', hook)
+      const body = 'touch node_modules/user.js; echo more >> notes.txt; ln notes.txt n2'
+      writeFileSync(file, `#!/bin/sh\n${body}\n${end}\n`)
+      chmodSync(file, 0o755)
+      const run = await typoRun(repo, await typoModel(), { push: 'false', 'git-hooks': 'true' })
+      expect(run.exitCode, run.stdout).toBe(exitCode)
+      expect(repo.read('notes.txt')).toContain('mine')
+      expect(repo.read('node_modules/user.js')).toBe('mine\n')
+      expect(existsSync(join(repo.dir, 'n2'))).toBe(false)
+    }
+  )
+
   it('a plan of more than ten steps that names each step’s files commits once per step', async () => {
     const files = { 'src/a.txt': 'alpha\n', 'src/b.txt': 'beta\n' }
     const repo = track(createRepo({ files, prefix: 'steps' }))

@@ -16,6 +16,7 @@ import {
   readlinkSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   writeFileSync
 } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -223,6 +224,29 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     const error = await refusal(async () => (await Git.open(repo.dir)).status())
     expect(error.code).toBe('ENVIRONMENT_ERROR')
     expect(error.details).toMatchObject({ rule: 'git-special-file' })
+  })
+
+  it('refuses before reading it: an include of 400 MB (sparse), and git/attributes of XDG_CONFIG_HOME linked to /dev/zero', async () => {
+    rmSync(fifo)
+    const big = join(repo.root, 'big.cfg')
+    closeSync(openSync(big, 'w'))
+    truncateSync(big, 400 * 1024 * 1024)
+    writeFileSync(join(repo.dir, '.git', 'config'), `[include]\n\tpath = ${big}\n`, { flag: 'a' })
+    const sparse = await refusal(async () => (await Git.open(repo.dir)).status())
+    expect(sparse.details).toMatchObject({ rule: 'git-special-file', path: big })
+    rmSync(big)
+    const xdg = join(repo.root, 'xdg')
+    mkdirSync(join(xdg, 'git'), { recursive: true })
+    symlinkSync('/dev/zero', join(xdg, 'git', 'attributes'))
+    const saved = process.env.XDG_CONFIG_HOME
+    process.env.XDG_CONFIG_HOME = xdg
+    try {
+      const error = await refusal(async () => (await Git.open(repo.dir)).status())
+      expect(error.details).toMatchObject({ rule: 'git-special-file' })
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = saved
+    }
   })
 
   it('leaves /dev/null as an ignore or attributes file alone', async () => {

@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { Minimatch } from 'minimatch'
-import { repoFolder, TreeSnapshot, type GitRunner } from '../policy/index.js'
+import { regularFiles, repoFolder, TreeSnapshot, type GitRunner } from '../policy/index.js'
 import { untrackedPaths } from '../git/index.js'
 import type { CarryRule, TreeOverlay } from '../sandbox/index.js'
 import type { CommandRunner } from './commands.js'
@@ -154,7 +154,8 @@ export async function guardTree(settings: GuardSettings, approved: readonly stri
  * Before the commit with the repository's hooks (repository code too, on the tree itself): a
  * snapshot of the tree. The function it returns, called once git has ended, puts back what the
  * hooks left (files, fifos, folders past PATH_MAX, ignored ones too) but for the approved
- * paths, before git looks at the tree again, and says what it removed.
+ * paths and the files there before, before git looks at the tree again, and says what it
+ * removed.
  */
 export async function guardHooks(
   repoDir: string,
@@ -164,9 +165,13 @@ export async function guardHooks(
   logger: Logger
 ): Promise<() => Promise<void>> {
   const own = repoFolder(repoDir, logDir)
-  const snapshot = await TreeSnapshot.take(repoDir, ['.git', ...(own ? [own] : [])])
+  const skip = ['.git', ...(own ? [own] : [])]
+  const snapshot = await TreeSnapshot.take(repoDir, skip)
+  // A file there before (the user's untracked or ignored one) is never removed, whatever a hook
+  // did to it; a tracked one is checked out again after the commit (settleWorkTree, rollback).
+  const there = await regularFiles(repoDir, skip)
   return async () => {
-    const removed = await snapshot.putBack(git, approved, () => false)
+    const removed = await snapshot.putBack(git, approved, (path) => there.has(path))
     if (removed.length > 0)
       logger.warn(
         `The commit hooks left ${removed.length} path(s) in the work tree, removed: ${removed.slice(0, 10).join(', ')}`

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { gitDirs } from './git-dirs.js'
-import { readRegularFile } from './regular-file.js'
+import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
 const MAX_DEPTH = 10
 const MAX_FILES = 100
@@ -50,7 +50,7 @@ export function gitIncludedPaths(repoDir: string): string[] {
 
 /** The `path` values of the include sections of one config file, resolved as git does. */
 function includeTargets(file: string): string[] {
-  const bytes = readRegularFile(file)
+  const bytes = readRegularFile(file, MOST_CONFIG_BYTES)
   if (!Buffer.isBuffer(bytes)) return []
   const text = bytes.toString('utf8')
   const targets: string[] = []

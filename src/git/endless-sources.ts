@@ -3,7 +3,7 @@ import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { PatchsmithError } from '../contract/index.js'
 import { gitDirs } from './git-dirs.js'
-import { readRegularFile } from './regular-file.js'
+import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 import type { ConfigEntry } from './repo-config.js'
 
 /** /dev/null (1:3), which `core.excludesFile = /dev/null` and the like name on purpose. */
@@ -23,7 +23,7 @@ export function assertNoEndlessSources(paths: Iterable<string>): void {
     if (!kind) continue
     throw new PatchsmithError(
       'ENVIRONMENT_ERROR',
-      `git would read ${path}, which is ${kind} that never ends: it would read it until it runs out of memory, so nothing is run. Take it out of the repository's config or .git/info (a config file, an include, core.attributesFile, core.excludesFile) and run again.`,
+      `git would read ${path}, which is ${kind} that never ends or is over 16 MiB: it would read it until it runs out of memory, so nothing is run. Take it out of the repository's config or .git/info (a config file, an include, core.attributesFile, core.excludesFile) and run again.`,
       { rule: 'git-special-file', path }
     )
   }
@@ -38,7 +38,8 @@ function endlessKind(path: string): string | undefined {
   }
   if (stat.isFIFO() || stat.isDirectory()) return undefined
   if (stat.isCharacterDevice()) return stat.rdev === DEV_NULL ? undefined : 'a device'
-  if (stat.isFile()) return readRegularFile(path) === 'special' ? 'a file' : undefined
+  if (stat.isFile())
+    return readRegularFile(path, MOST_CONFIG_BYTES) === 'special' ? 'a file' : undefined
   return stat.isBlockDevice() ? 'a device' : stat.isSocket() ? 'a socket' : 'a special file'
 }
 
@@ -49,11 +50,14 @@ export function attributeAndIgnoreSources(
 ): string[] {
   const common = gitDirs(repoDir).at(-1)!
   const files = [join(common, 'info', 'attributes'), join(common, 'info', 'exclude')]
-  for (const key of ['core.attributesfile', 'core.excludesfile']) {
+  const home = process.env.HOME || homedir()
+  const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
+  const defaults = { 'core.attributesfile': 'attributes', 'core.excludesfile': 'ignore' }
+  for (const [key, name] of Object.entries(defaults)) {
     const value = entries.filter((entry) => entry.key === key).at(-1)?.value
-    if (!value) continue
-    const home = process.env.HOME || homedir()
-    if (value === '~' || value.startsWith('~/')) files.push(join(home, value.slice(1)))
+    // Unset, git reads $XDG_CONFIG_HOME/git/<name> (~/.config/git/<name>).
+    if (!value) files.push(join(xdg, 'git', name))
+    else if (value === '~' || value.startsWith('~/')) files.push(join(home, value.slice(1)))
     else files.push(isAbsolute(value) ? value : resolve(repoDir, value))
   }
   return files

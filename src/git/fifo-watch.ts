@@ -102,7 +102,12 @@ function look(): void {
     }
     // Its lock files (index.lock, a ref's) would stop every later git command of the run and
     // the user's: they are this git's, held open by it, and it is gone.
-    for (const lock of locks) rmSync(lock, { force: true })
+    for (const lock of locks)
+      try {
+        rmSync(lock, { force: true })
+      } catch {
+        // gone, or not a file: the fifo is still named
+      }
     for (const ticket of open) ticket.blocked.push(path)
   }
   waiting = now

@@ -6,6 +6,8 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
  */
 const MOST_PAST_LENGTH = 64 * 1024
 const CHUNK = 64 * 1024
+/** Past this a config file or include is refused, not read: a sparse file of GBs costs no disk. */
+export const MOST_CONFIG_BYTES = 16 * 1024 * 1024
 
 /**
  * A file's bytes, read only when it is a regular file (links followed, as git follows them):
@@ -14,7 +16,11 @@ const CHUNK = 64 * 1024
  * anything else, and for a file that goes on past its length (MOST_PAST_LENGTH): an include of
  * /proc/self/pagemap filled memory before; undefined where it cannot be opened.
  */
-export function readRegularFile(path: string): Buffer | 'special' | undefined {
+export function readRegularFile(
+  path: string,
+  /** A file longer than this is `special` too, not read (a config: no need of hundreds of MB). */
+  most = Infinity
+): Buffer | 'special' | undefined {
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
@@ -23,7 +29,7 @@ export function readRegularFile(path: string): Buffer | 'special' | undefined {
   }
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile()) return 'special'
+    if (!stat.isFile() || stat.size > most) return 'special'
     // In whole chunks: some files of procfs take reads of whole records only (pagemap: 8 bytes).
     const chunks: Buffer[] = []
     let length = 0

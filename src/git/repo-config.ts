@@ -3,7 +3,7 @@ import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { gitDirs } from './git-dirs.js'
 import { configIncludes } from './config-includes.js'
-import { readRegularFile } from './regular-file.js'
+import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
 /** One entry of `git config --list --includes --show-scope --show-origin -z`. */
 export interface ConfigEntry {
@@ -142,7 +142,7 @@ export function configFiles(repoDir: string, entries: readonly ConfigEntry[]): s
 export function fileHashes(files: readonly string[]): Map<string, string> {
   const hashes = new Map<string, string>()
   for (const file of files) {
-    const bytes = readRegularFile(file)
+    const bytes = readRegularFile(file, MOST_CONFIG_BYTES)
     if (bytes === undefined || bytes === 'special') hashes.set(file, bytes ?? 'absent')
     else hashes.set(file, createHash('sha256').update(bytes).digest('hex'))
   }

@@ -16,7 +16,7 @@ import { SecurityViolationError } from '../contract/index.js'
 import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
-import { readRegularFile } from './regular-file.js'
+import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
 const MAX_ENTRIES = 2_000
 
@@ -149,8 +149,9 @@ function submoduleGitDirs(repoDir: string): string[] {
 
 function hashBytes(repoDir: string): number {
   try {
-    const config = String(readRegularFile(join(gitDirs(repoDir).at(-1)!, 'config')) ?? '')
-    return /^\s*objectformat\s*=\s*"?sha256"?\s*$/im.test(config) ? 32 : 20
+    const config = readRegularFile(join(gitDirs(repoDir).at(-1)!, 'config'), MOST_CONFIG_BYTES)
+    const text = Buffer.isBuffer(config) ? config.toString('utf8') : ''
+    return /^\s*objectformat\s*=\s*"?sha256"?\s*$/im.test(text) ? 32 : 20
   } catch {
     return 20
   }

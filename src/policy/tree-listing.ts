@@ -286,6 +286,21 @@ async function inodeOf(root: string, path: string): Promise<string | undefined> 
     ?.split(' ')[2]
 }
 
+/**
+ * The regular files of the tree now (UTF-8 names; another is left out), `skip` not entered: the
+ * user's files a put-back after repository code must keep whatever it did to them (guardHooks).
+ */
+export async function regularFiles(root: string, skip: readonly string[]): Promise<Set<string>> {
+  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'f', '-printf', '%P\\0']
+  const out = await run('find', args, root, true)
+  const files = new Set<string>()
+  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
+    const name = utf8(out.subarray(start, end))
+    if (name !== undefined) files.add(name)
+  }
+  return files
+}
+
 export function run(
   program: string,
   args: string[],
