@@ -143,3 +143,21 @@ describe('ObjectReader requests', () => {
     expect(odd).toEqual([{ mode: '100644', type: 'blob', sha: '01'.repeat(20), name: 'a' }])
   })
 })
+
+describe('ObjectReader when git cannot start reading', () => {
+  it("fails as git's command failure with git's words, never a bare EPIPE (a config it cannot parse)", async () => {
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'objects-bad' })
+    cleanups.push(() => repo.cleanup())
+    const git = await Git.open(repo.dir)
+    writeFileSync(join(repo.dir, '.git', 'config'), '[core\n', { flag: 'a' })
+    for (let i = 0; i < 3; i++) {
+      const error = await git.objects.read('HEAD', 'a.txt').then(
+        () => undefined,
+        (caught: unknown) => caught as { code?: string; details?: { stderr?: string } }
+      )
+      expect(error?.code).toBe('GIT_CONFLICT')
+      expect(error?.details?.stderr).toContain('bad config')
+    }
+    git.objects.close()
+  })
+})

@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { watchedForFifos } from './fifo-watch.js'
+import { GitCommandError } from './git-output.js'
 
 type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
 
@@ -31,10 +32,25 @@ export class Batch {
       this.buffered += chunk.length
       this.wake?.()
     })
-    child.stdout.on('close', () => fail(new Error('git cat-file --batch ended')))
+    // What git said as it ended (a config it cannot parse): the failure is git's, with its words,
+    // once they are all read; not a bare EPIPE of the request it never read.
+    let said = ''
+    child.stderr.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2_000)))
+    const ended = () => {
+      const error = () =>
+        said.trim()
+          ? new GitCommandError(['cat-file', '--batch'], {
+              exitCode: child.exitCode ?? 128,
+              stdout: '',
+              stderr: said
+            })
+          : new Error('git cat-file --batch ended')
+      if (child.stderr.readableEnded) fail(error())
+      else child.stderr.once('end', () => fail(error()))
+    }
+    child.stdout.on('close', ended)
     child.on('error', fail)
-    child.stdin.on('error', fail)
-    child.stderr.resume()
+    child.stdin.on('error', ended)
     // Idle, it keeps nothing alive: it is ended with the run, and dies with this process.
     child.unref()
     this.idle(true)
