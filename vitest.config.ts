@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import KnownDurationsSequencer from './__tests__/support/known-durations-sequencer.js'
 import { TEST_TIMEOUT_MS } from './__tests__/support/timeouts.js'
 
 /**
@@ -33,6 +34,8 @@ export default defineConfig({
     testTimeout: TEST_TIMEOUT_MS,
     hookTimeout: TEST_TIMEOUT_MS,
     pool: 'forks',
+    // The longest files first, also in a clean clone without vitest's cache.
+    sequence: { sequencer: KnownDurationsSequencer },
     globalSetup: ['./__tests__/support/scratch-disk.ts'],
     // Most of a test's time is spent waiting on git, the sandbox and loopback servers, not on a
     // core: three files at a time on a 2-core machine (vitest's default there is one); measured
