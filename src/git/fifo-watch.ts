@@ -28,6 +28,8 @@ const LOOK_EVERY_MS = 1000
 const WAITING_TO_OPEN = 'wait_for_partner'
 /** A read waiting on a pipe or fifo: the name differs between kernels (6.x: anon_pipe_read). */
 const WAITING_TO_READ = new Set(['pipe_read', 'anon_pipe_read', 'fifo_pipe_read'])
+/** Devices a git program may hold open for itself (a TLS library's randomness, a push's). */
+const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/urandom', '/dev/random'])
 /** read(2), readv(2), pread64(2) by architecture: the descriptor is the first argument. */
 const READ_CALLS: Partial<Record<string, readonly string[]>> = {
   x64: ['0', '19', '17'],
@@ -204,13 +206,12 @@ function openFiles(pid: number): Array<{ descriptor: string; target: string }> {
 }
 
 /**
- * A named fifo or a device (but /dev/null) that `pid` has open: git reads no such file of its
- * own, and one fed without end (`yes > fifo`) keeps git reading, never blocked, its memory
- * growing. Its pipes to this process are anonymous (`pipe:[…]`), so they never count.
+ * A named fifo or a device (but HARMLESS_DEVICES) that `pid` has open: one fed without end keeps
+ * git reading, never blocked. Its pipes to this process (`pipe:[…]`) never count.
  */
 function heldSpecialFile(pid: number): string | undefined {
   for (const { descriptor, target } of openFiles(pid)) {
-    if (!target.startsWith('/') || target === '/dev/null') continue
+    if (!target.startsWith('/') || HARMLESS_DEVICES.has(target)) continue
     try {
       const stat = statSync(`/proc/${pid}/fd/${descriptor}`)
       if (stat.isFIFO() || stat.isCharacterDevice() || stat.isBlockDevice()) return target
