@@ -41,15 +41,24 @@ describe('a run killed while validation sleeps', () => {
     // A marker unique to this case: the sleeping command is found by it in /proc. The sleep
     // outlasts any signal a loaded machine is slow to send.
     const marker = sleepMarker()
+    let dir = ''
     const hostile = await tracked({
-      setup: userWork,
+      setup: (repo) => {
+        dir = repo.dir
+        userWork(repo)
+      },
       inputs: {
         ...inputs,
         'validation-commands': `mkdir -p dist; touch dist/started.flag; sleep ${marker}; touch dist/late.flag`
       },
       env: () => env,
       signals: {
-        when: () => validationSleeping(marker),
+        // Once the journal holds the command's group too: that write follows the spawn, and
+        // without a jail to set up the sleep can be seen before it lands.
+        when: async () => {
+          await validationSleeping(marker)
+          await until(() => journalProcesses(dir) > 0, 'the journal to record the command')
+        },
         send: ['SIGKILL']
       }
     })
@@ -58,13 +67,22 @@ describe('a run killed while validation sleeps', () => {
     // The parent-death signal is delivered as Node dies; the group goes within moments: the
     // sleep, the shell that would write the late marker after it, and any wrapper naming it.
     await until(() => processesRunning(marker).length === 0, 'the command to end')
-    const journal = JSON.parse(readFileSync(join(repo.dir, '.git/patchsmith/journal.json'), 'utf8'))
-    const record = JSON.parse(journal.record as string) as { processes?: unknown[] }
-    expect(record.processes?.length).toBeGreaterThan(0)
+    expect(journalProcesses(repo.dir)).toBeGreaterThan(0)
     // With all of them gone, nothing can still write it.
     expect(existsSync(join(repo.dir, 'dist/late.flag'))).toBe(false)
   })
 })
+
+/** How many process groups the run's journal records (0 while it has none, or no journal). */
+function journalProcesses(dir: string): number {
+  try {
+    const journal = JSON.parse(readFileSync(join(dir, '.git/patchsmith/journal.json'), 'utf8'))
+    const record = JSON.parse(journal.record as string) as { processes?: unknown[] }
+    return record.processes?.length ?? 0
+  } catch {
+    return 0
+  }
+}
 
 describe('resume after a SIGKILL', () => {
   it('validates the attempt the killed run kept before any draft call', async () => {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { jailPlan } from '../../src/sandbox/index.js'
+import { unixSocketEntries } from '../../src/sandbox/host-sockets.js'
 import { PROJECT_ROOT } from '../support/action-runner.js'
 import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 
@@ -101,3 +102,47 @@ it.skipIf(process.getuid?.() !== 0)(
     expect(covered(workTree!)).toContain(join(opt!, 'a\nb.sock'))
   }
 )
+
+it.skipIf(process.getuid?.() !== 0)(
+  'covers a socket a mount hid once that mount is taken away, while a disk mounted elsewhere changes nothing',
+  async () => {
+    const [hiding, elsewhere, workTree] = [
+      '/opt/patchsmith-hidden-',
+      '/var/tmp/patchsmith-disk-',
+      '/var/tmp/patchsmith-tree-'
+    ].map((prefix) => mkdtempSync(prefix))
+    cleanups.push(() => {
+      for (const folder of [hiding!, elsewhere!, workTree!])
+        rmSync(folder, { recursive: true, force: true })
+    })
+    // Bound by a relative path: no list names it, so /opt is searched whole.
+    await listen(hiding!, 'hidden.sock')
+    execFileSync('mount', ['-t', 'tmpfs', 'patchsmith-test', hiding!])
+    let mounted = true
+    cleanups.push(() => mounted && execFileSync('umount', ['-l', hiding!]))
+    expect(covered(workTree!)).not.toContain(join(hiding!, 'hidden.sock'))
+    execFileSync('mount', ['-t', 'tmpfs', 'patchsmith-test', elsewhere!])
+    cleanups.push(() => execFileSync('umount', ['-l', elsewhere!]))
+    expect(covered(workTree!)).not.toContain(join(hiding!, 'hidden.sock'))
+    execFileSync('umount', [hiding!])
+    mounted = false
+    expect(covered(workTree!)).toContain(join(hiding!, 'hidden.sock'))
+  }
+)
+
+it("reads /proc/net/unix's last entry without the newline that ends it (taken into its path, every jail searched the shown trees whole)", () => {
+  const head = 'Num       RefCount Protocol Flags    Type St Inode Path\n'
+  const entry = (inode: number, path: string) =>
+    `0000000027f9a889: 00000003 00000000 00000000 0001 03 ${inode} ${path}\n`
+  expect(unixSocketEntries(head + entry(1, '/run/a.sock') + entry(2, '/run/b.sock'))).toEqual([
+    entry(1, '/run/a.sock').trimEnd(),
+    entry(2, '/run/b.sock').trimEnd()
+  ])
+  // A path with a newline in it, last or not, keeps it; an entry with no path is one too.
+  const odd = entry(3, '/run/c\nd.sock') + entry(4, '').replace(' \n', '\n') + entry(5, '/run/e\n')
+  expect(unixSocketEntries(head + odd)).toEqual([
+    entry(3, '/run/c\nd.sock').slice(0, -1),
+    entry(4, '').replace(' \n', ''),
+    entry(5, '/run/e\n').slice(0, -1)
+  ])
+})

@@ -4,6 +4,8 @@ import { contains } from './layout.js'
 export interface MountTable {
   /** Every mount point of this mount namespace (octal escapes undone), `/` among them. */
   points: string[]
+  /** Each mount as its id and point (`id point`): a mount made at a point where one was taken away differs. */
+  mounts: string[]
   /** procfs hides other users' processes here (hidepid): their sockets are in no list read. */
   processesHidden: boolean
 }
@@ -14,9 +16,10 @@ export function mountTable(): MountTable {
   try {
     text = readFileSync('/proc/self/mountinfo', 'utf8')
   } catch {
-    return { points: [], processesHidden: true }
+    return { points: [], mounts: [], processesHidden: true }
   }
   const points: string[] = []
+  const mounts: string[] = []
   let processesHidden = false
   for (const line of text.split('\n')) {
     const fields = line.split(' ')
@@ -26,12 +29,13 @@ export function mountTable(): MountTable {
       String.fromCharCode(parseInt(octal, 8))
     )
     points.push(decoded)
+    mounts.push(`${fields[0]} ${decoded}`)
     // After the separator: the file system's type, its source, its own options.
     const rest = fields.slice(fields.indexOf('-') + 1)
     if (decoded === '/proc' && rest[0] === 'proc')
       processesHidden ||= /(^|,)hidepid=(?!0(,|$)|off(,|$))/.test(rest[2] ?? '')
   }
-  return { points, processesHidden }
+  return { points, mounts, processesHidden }
 }
 
 /**

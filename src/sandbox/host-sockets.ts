@@ -43,13 +43,15 @@ export function hostSockets(
     listed.filter((socket) => !socket.named || replaceable(socket)).map((socket) => socket.inode)
   )
   const mounts = mountTable()
-  // A mount made or taken away since brings what no earlier search saw.
-  const mounted = mounts.points.join('\0')
-  if ([...unnamed].some((inode) => !searchedWith.has(inode)) || mounted !== searchedMounts) {
-    found.clear()
-    searchedWith = unnamed
-    searchedMounts = mounted
-  }
+  if ([...unnamed].some((inode) => !searchedWith.has(inode))) found.clear()
+  // Every search kept was made with each of these there (none is new): a later socket like them is.
+  searchedWith = unnamed
+  // A mount made or taken away since brings what no earlier search saw, in the trees it lies in
+  // or over; elsewhere (a disk mounted for another job in /tmp) a search still holds.
+  const moved = changedPoints(searchedMounts, mounts.mounts)
+  searchedMounts = new Set(mounts.mounts)
+  for (const tree of found.keys())
+    if (moved.some((point) => contains(tree, point) || contains(point, tree))) found.delete(tree)
   const paths = new Set(listed.flatMap((socket) => socket.where))
   for (const point of mounts.points) if (statOf(point)?.isSocket()) paths.add(point)
   // Every socket the lists hold named where it is, and every process's list read: only what
@@ -84,7 +86,17 @@ const LONGEST_COVERED = PATH_MAX - '/newroot'.length - 1
  */
 const found = new Map<string, Map<string, string | undefined>>()
 let searchedWith = new Set<string>()
-let searchedMounts = ''
+let searchedMounts = new Set<string>()
+
+/** The points of the mounts (`id point`) in one table and not the other. */
+function changedPoints(before: ReadonlySet<string>, now: readonly string[]): string[] {
+  const after = new Set(now)
+  const point = (mount: string) => mount.slice(mount.indexOf(' ') + 1)
+  return [
+    ...[...before].filter((mount) => !after.has(mount)),
+    ...now.filter((mount) => !before.has(mount))
+  ].map(point)
+}
 
 interface ListedSocket {
   /** The socket's own inode (not its file's), as /proc/net/unix gives it. */
@@ -99,7 +111,7 @@ interface ListedSocket {
 function listedSockets(): ListedSocket[] {
   const sockets: ListedSocket[] = []
   for (const text of unixSocketLists())
-    for (const entry of entries(text)) {
+    for (const entry of unixSocketEntries(text)) {
       const fields = entry.trim().split(/\s+/)
       // The path is all after the seventh field, spaces and newlines in it kept.
       const head = /^\s*(?:\S+[ \t]+){7}/.exec(entry)
@@ -116,11 +128,13 @@ function listedSockets(): ListedSocket[] {
 
 /**
  * The list's entries, one a line but for a path with a newline in it: the kernel prints it as
- * it is, so a line that does not start with an entry's number goes on the entry before.
+ * it is, so a line that does not start with an entry's number goes on the entry before. Every
+ * entry ends with a newline of its own, the last one too: that one is no part of its path (taken
+ * for one, the last socket was never where it said, and every jail searched the shown trees).
  */
-function entries(text: string): string[] {
+export function unixSocketEntries(text: string): string[] {
   const found: string[] = []
-  for (const line of text.split('\n').slice(1)) {
+  for (const line of text.replace(/\n$/, '').split('\n').slice(1)) {
     if (/^\s*[0-9a-f]+: /i.test(line) || found.length === 0) found.push(line)
     else found[found.length - 1] += `\n${line}`
   }
