@@ -412,9 +412,16 @@ describe('commit settings (through the action)', () => {
     }
 
     it.each([
-      ['a pre-commit hook that refuses', 'pre-commit', 'exit 1', 1],
-      ['a post-commit hook, the commit made', 'post-commit', 'exit 0', 0]
-    ])('%s', async (_name, hook, end, exitCode) => {
+      ['a pre-commit hook that refuses', 'pre-commit', 'exit 1', 1, 'true'],
+      ['a post-commit hook, the commit made', 'post-commit', 'exit 0', 0, 'true'],
+      [
+        'a post-commit hook, on the tree itself (validation-overlay: false)',
+        'post-commit',
+        'exit 0',
+        0,
+        'false'
+      ]
+    ])('%s', async (_name, hook, end, exitCode, overlay) => {
       const repo = track(typoRepo())
       const base = repo.git('rev-parse', 'HEAD')
       // node_modules/ is ignored there: what a hook writes in it git never lists.
@@ -422,12 +429,14 @@ describe('commit settings (through the action)', () => {
       const file = join(repo.dir, '.git', 'hooks', hook)
       writeFileSync(file, `#!/bin/sh\n${LEAVE}\n${end}\n`)
       chmodSync(file, 0o755)
-      const run = await typoRun(repo, await typoModel(), { push: 'false', 'git-hooks': 'true' })
+      const inputs = { push: 'false', 'git-hooks': 'true', 'validation-overlay': overlay }
+      const run = await typoRun(repo, await typoModel(), inputs)
       expect(leftBehind(repo)).toEqual([])
       expect(run.exitCode, run.stdout).toBe(exitCode)
       if (exitCode === 0) {
         expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
-        expect(run.stdout).toContain('The commit hooks left')
+        // On an overlay nothing the hooks wrote reached the tree; on the tree itself it is removed.
+        if (overlay === 'false') expect(run.stdout).toContain('The commit hooks left')
       } else {
         expect(run.result.error).toMatchObject({ details: { rule: 'commit-hook' } })
         expect(expectUntouched(repo, BRANCH, base)).toEqual([])
@@ -453,6 +462,41 @@ describe('commit settings (through the action)', () => {
       expect(repo.read('notes.txt')).toContain('mine')
       expect(repo.read('node_modules/user.js')).toBe('mine\n')
       expect(existsSync(join(repo.dir, 'n2'))).toBe(false)
+    }
+  )
+
+  it.each(['bubblewrap', 'unshare'] as const)(
+    'a hook that replaces the user’s own files with a link or a fifo never costs them (%s, on an overlay of the tree)',
+    async (backend) => {
+      if (skipWithout(backend)) return
+      for (const [hook, end, exitCode] of [
+        ['pre-commit', 'exit 1', 1],
+        ['post-commit', 'exit 0', 0]
+      ] as const) {
+        const repo = track(typoRepo())
+        writeFileSync(join(repo.dir, 'notes.txt'), 'mine\n')
+        repo.write('node_modules/user.js', 'mine\n')
+        const file = join(repo.dir, '.git', 'hooks', hook)
+        const body = [
+          'rm notes.txt; ln -s /etc/passwd notes.txt',
+          'rm node_modules/user.js; mkfifo node_modules/user.js',
+          'echo planted > node_modules/other.js'
+        ].join('\n')
+        writeFileSync(file, `#!/bin/sh\n${body}\n${end}\n`)
+        chmodSync(file, 0o755)
+        const inputs = { push: 'false', 'git-hooks': 'true' }
+        const run = await typoRun(repo, await typoModel(), inputs, {
+          PATCHSMITH_SANDBOX_BACKENDS: backend
+        })
+        const kinds = ['notes.txt', 'node_modules/user.js', 'node_modules/other.js'].map((path) =>
+          lstatSync(join(repo.dir, path), { throwIfNoEntry: false })?.isFile()
+        )
+        expect(kinds, hook).toEqual([true, true, undefined])
+        expect(run.exitCode, run.stdout).toBe(exitCode)
+        expect(repo.read('notes.txt')).toBe('mine\n')
+        expect(repo.read('node_modules/user.js')).toBe('mine\n')
+        if (exitCode === 0) expect(repo.git('log', '-1', '--format=%s')).toMatch(/^docs/)
+      }
     }
   )
 

@@ -105,6 +105,23 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     expect(existsSync(join(repo.root, 'pwned'))).toBe(false)
   })
 
+  it('where putting back what the hooks left fails, .git is put back before the run says why', async () => {
+    const repo = repoWith()
+    const config = readFileSync(join(repo.dir, '.git/config'), 'utf8')
+    hooked(repo, '#!/bin/sh\ngit config filter.evil.smudge "touch ../pwned; cat"\n')
+    const { branch } = await prepare(repo, { push: false })
+    await branch.create()
+    await branch.apply(GREETING, ['src/greet.txt'])
+    const request = { message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }
+    const stuck = new Error('EPERM: a folder a hook closed')
+    const guardHooks = () => Promise.resolve(() => Promise.reject(stuck))
+    const error = await branch
+      .commit([request], { signoff: true, hooks: true, guardHooks })
+      .catch((caught: unknown) => caught)
+    expect(error).toBe(stuck)
+    expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(config)
+  })
+
   it('a hook that runs past its limit is killed, its lock taken away: VALIDATION_FAILED, nothing committed', async () => {
     const repo = repoWith()
     const pidFile = join(repo.root, 'hook.pid')

@@ -211,6 +211,7 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
 
   it.each([
     ['an include of /proc/self/pagemap', '[include]\n\tpath = /proc/self/pagemap\n', ''],
+    ['an include of /proc/self/mem (no read succeeds)', '[include]\n\tpath = /proc/self/mem\n', ''],
     ['core.attributesFile = /dev/zero', '[core]\n\tattributesFile = /dev/zero\n', ''],
     ['.git/info/attributes linked to /dev/zero', '', 'info/attributes']
   ])('refuses before git reads it: %s', async (_name, config, link) => {
@@ -224,6 +225,19 @@ describe.skipIf(process.platform !== 'linux')('git waiting on a fifo', () => {
     const error = await refusal(async () => (await Git.open(repo.dir)).status())
     expect(error.code).toBe('ENVIRONMENT_ERROR')
     expect(error.details).toMatchObject({ rule: 'git-special-file' })
+  })
+
+  it("a config git cannot parse (one it includes too) is the machine's, named: ENVIRONMENT_ERROR git-config-unreadable", async () => {
+    rmSync(fifo)
+    const included = join(repo.root, 'bad.cfg')
+    writeFileSync(included, '[core\n')
+    writeFileSync(join(repo.dir, '.git', 'config'), `[include]\n\tpath = ${included}\n`, {
+      flag: 'a'
+    })
+    const error = await refusal(async () => (await Git.open(repo.dir)).status())
+    expect(error.code).toBe('ENVIRONMENT_ERROR')
+    expect(error.details).toMatchObject({ rule: 'git-config-unreadable' })
+    expect(error.message).toContain(included)
   })
 
   it('refuses before reading it: an include of 400 MB (sparse), and git/attributes of XDG_CONFIG_HOME linked to /dev/zero', async () => {

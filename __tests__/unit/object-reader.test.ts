@@ -153,9 +153,11 @@ describe('ObjectReader when git cannot start reading', () => {
     for (let i = 0; i < 3; i++) {
       const error = await git.objects.read('HEAD', 'a.txt').then(
         () => undefined,
-        (caught: unknown) => caught as { code?: string; details?: { stderr?: string } }
+        (caught: unknown) =>
+          caught as { code?: string; details?: { stderr?: string; rule?: string } }
       )
-      expect(error?.code).toBe('GIT_CONFLICT')
+      expect(error?.code).toBe('ENVIRONMENT_ERROR')
+      expect(error?.details?.rule).toBe('git-config-unreadable')
       expect(error?.details?.stderr).toContain('bad config')
     }
     git.objects.close()

@@ -3,6 +3,7 @@ import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
 import {
   type Git,
+  type GitOutput,
   gitDirs,
   RepoIntegrity,
   restoreWorkTree,
@@ -38,11 +39,23 @@ export async function commitWithHooks(
   const untracked = new Set(await untrackedPaths(git))
   const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
   const putBack = await options.guardHooks?.()
-  const out = await git.commit(message, { signoff: options.signoff, hooks: true })
+  let out: GitOutput
+  try {
+    out = await git.commit(message, { signoff: options.signoff, hooks: true })
+  } catch (error) {
+    // The jail could not start, or the like: what the hooks may have done goes all the same.
+    await putBack?.().catch(() => undefined)
+    guard.restore()
+    throw error
+  }
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
-  // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again.
-  await putBack?.()
+  // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again; where
+  // that fails (a folder a hook closed), .git is put back before the run says why.
+  await putBack?.().catch((error: unknown) => {
+    guard.restore()
+    throw error
+  })
   // A commit stopped at its limit may have moved the branch (a post-commit hook that hung): that
   // alone is put back below; anything else it changed is tampering, as for any failed commit.
   const failed = out.exitCode !== 0 && !out.timedOut

@@ -59,10 +59,11 @@ export const REFUSAL_RULES = {
   'unexpected-remote': "origin is not the workflow's repository",
   'not-a-repository': 'the `repo` folder is not a git repository',
   'git-command-failed': 'a git command failed',
+  'git-config-unreadable': 'git cannot parse a config file (a bad line or value)',
   'git-lock-held': 'another git process holds a lock file',
   'git-fifo': 'git waited on a named pipe (fifo) in the repository that nothing writes to',
   'git-special-file':
-    'a file git reads whole (config, include, attributes or ignore file) is a device, or a file that never ends or is over 16 MiB',
+    'a file git reads whole (config, include, attributes or ignore file) is a device, or a file that never ends, cannot be read or is over 16 MiB',
   'run-in-progress': 'another Patchsmith run holds the repository lock',
   'journal-unverified': "an earlier run's journal does not verify and there are signs of its work",
   'recovery-failed': 'an earlier run that died could not be fully rolled back',

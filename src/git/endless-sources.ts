@@ -23,7 +23,7 @@ export function assertNoEndlessSources(paths: Iterable<string>): void {
     if (!kind) continue
     throw new PatchsmithError(
       'ENVIRONMENT_ERROR',
-      `git would read ${path}, which is ${kind} that never ends or is over 16 MiB: it would read it until it runs out of memory, so nothing is run. Take it out of the repository's config or .git/info (a config file, an include, core.attributesFile, core.excludesFile) and run again.`,
+      `git would read ${path}, which is ${kind} that never ends, cannot be read or is over 16 MiB: git would read it until it runs out of memory, or fail on it, so nothing is run. Take it out of the repository's config or .git/info (a config file, an include, core.attributesFile, core.excludesFile) and run again.`,
       { rule: 'git-special-file', path }
     )
   }

@@ -48,8 +48,8 @@ export interface BranchCommit {
 /**
  * A git command that failed where no failure was expected. It carries a contract code so a run
  * that ends on it says so: the machine's fault git names (a full disk, a read-only file system,
- * a lock another process holds) as worldFailure names it, INVALID_INPUT outside a repository,
- * GIT_CONFLICT otherwise.
+ * a lock another process holds) as worldFailure names it, a config file git cannot parse as
+ * ENVIRONMENT_ERROR, INVALID_INPUT outside a repository, GIT_CONFLICT otherwise.
  */
 export class GitCommandError extends PatchsmithError {
   constructor(
@@ -61,12 +61,23 @@ export class GitCommandError extends PatchsmithError {
   }
 }
 
+/** What git says of a config file it cannot parse (config.c's messages). */
+const CONFIG_UNREADABLE =
+  /\bbad (?:numeric |boolean )?config (?:line|value|variable)\b|\bexceeded maximum include depth\b|\binvalid config format\b/i
+
 function gitFailure(args: readonly string[], output: GitOutput): AgentError {
   const text = output.stderr.trim() || output.stdout.trim()
   const failed = `git ${args.join(' ')} failed (exit ${output.exitCode}): ${text}`
   const details = { command: `git ${args[0] ?? ''}`, stderr: text.slice(-2_000) }
   const world = worldFailure(new Error(failed))
   if (world) return { ...world, details: { ...world.details, ...details } }
+  if (CONFIG_UNREADABLE.test(text))
+    return {
+      code: 'ENVIRONMENT_ERROR',
+      message: `git cannot read a config file (the repository's, the user's or one they include), so nothing is run: ${text} Fix or remove the line git names, then run again.`,
+      details: { rule: 'git-config-unreadable', ...details },
+      recoverable: false
+    }
   return {
     code: /not a git repository/i.test(text) ? 'INVALID_INPUT' : 'GIT_CONFLICT',
     message: failed,

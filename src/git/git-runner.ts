@@ -112,19 +112,28 @@ export class GitRunner {
     const command = [await gitProgram(), ...args].map(shellQuote).join(' ')
     // Made again where the jail failed before git started (a covered socket went).
     const output = await startedInJail(async () => {
-      const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true })
-      const result = await gitProcess(spec.file, spec.args, {
-        cwd: this.dir,
-        long: true,
-        timeoutMs: this.hookLimitMs?.(),
-        silent: true,
-        ignoreReturnCode: true,
-        input: options.input === undefined ? undefined : Buffer.from(options.input),
-        env: spec.env
-      })
-      const raced =
-        !result.timedOut && startRaced(spec, result.exitCode, result.stdout, result.stderr)
-      return { result, raced }
+      // Where the sandbox has one, on an overlay of the work tree with .git written through:
+      // whatever the hooks do to the tree (a user's untracked file replaced by a link) is
+      // dropped with it.
+      const overlay = jail.sandbox.hookOverlay()
+      try {
+        const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true, overlay })
+        const result = await gitProcess(spec.file, spec.args, {
+          cwd: this.dir,
+          long: true,
+          timeoutMs: this.hookLimitMs?.(),
+          silent: true,
+          ignoreReturnCode: true,
+          input: options.input === undefined ? undefined : Buffer.from(options.input),
+          env: spec.env
+        })
+        const raced =
+          !result.timedOut && startRaced(spec, result.exitCode, result.stdout, result.stderr)
+        return { result, raced }
+      } finally {
+        overlay?.settle(true)
+        overlay?.dispose()
+      }
     })
     if (output.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, output)
     return output

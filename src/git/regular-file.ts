@@ -14,7 +14,8 @@ export const MOST_CONFIG_BYTES = 16 * 1024 * 1024
  * opened without waiting (O_NONBLOCK), so a fifo at a config, include or index path never holds
  * the run up (a blocking open in node stops it whole, and the fifo watch with it). `special` for
  * anything else, and for a file that goes on past its length (MOST_PAST_LENGTH): an include of
- * /proc/self/pagemap filled memory before; undefined where it cannot be opened.
+ * /proc/self/pagemap filled memory before) or that cannot be read; undefined where it cannot be
+ * opened.
  */
 export function readRegularFile(
   path: string,
@@ -40,7 +41,8 @@ export function readRegularFile(
     }
     return length <= stat.size + MOST_PAST_LENGTH ? Buffer.concat(chunks, length) : 'special'
   } catch {
-    return undefined
+    // Opened, yet no read succeeds (/proc/self/mem: EIO): a file git cannot read through either.
+    return 'special'
   } finally {
     closeSync(fd)
   }

@@ -96,7 +96,9 @@ export function jailPlan(
   const own = layout.gitDirs.filter((path) => !enclosing.includes(path))
   for (const path of own)
     if (!options.gitWritable) bind(path, path, false)
-    else if (enclosing.some((dir) => contains(dir, path) && seen(dir))) bind(path, path, true)
+    // In the work tree, bound again: on an overlay of it, git's own writes go through (hookOverlay).
+    else if (inside(path) || enclosing.some((dir) => contains(dir, path) && seen(dir)))
+      bind(path, path, true)
   const visible = (path: string) =>
     layout.gitDirs.some((dir) => contains(dir, path)) || !contains(layout.workTree, path)
   for (const cover of gitFiles) {

@@ -27,9 +27,13 @@ import {
  */
 const WRAPPER = [
   'set -e',
-  'W=$1 U=$2 K=$3 L=$4 MOUNT=$5 FIND=$6',
-  'shift 6',
+  'W=$1 U=$2 K=$3 L=$4 MOUNT=$5 FIND=$6 G=$7',
+  'shift 7',
+  // git's own folder (the hooked commit), opened before the overlay hides it and bound back over
+  // the overlay's view of it: what git writes reaches the repository, the rest stays above.
+  '[ -z "$G" ] || exec 4< "$G"',
   '"$MOUNT" -t overlay overlay -o "lowerdir=$W,upperdir=$U,workdir=$K,index=off,redirect_dir=off,metacopy=off" "$W" || { echo "patchsmith: the overlay of the work tree could not be mounted (validation-overlay: false runs commands on the tree itself)" >&2; exit 125; }',
+  '[ -z "$G" ] || { "$MOUNT" --no-canonicalize --bind /proc/self/fd/4 "$G" && exec 4<&-; } || { echo "patchsmith: git\'s folder could not be bound through the overlay of the work tree" >&2; exit 125; }',
   // The folder this shell started in is the tree's own, under the mount now: enter the overlay.
   'cd "$(pwd -P)"',
   'set +e',
@@ -77,7 +81,9 @@ export class TreeOverlay {
     private readonly programs: Required<Pick<Programs, 'unshare' | 'mount' | 'find'>>,
     /** Repository paths the merge never deletes in the work tree (Patchsmith's own folders). */
     keep: readonly string[],
-    carry: CarryRule | undefined
+    carry: CarryRule | undefined,
+    /** The repository's `.git` folder, written through the overlay (the hooked commit). */
+    private readonly gitThrough = ''
   ) {
     this.record = new OverlayRecord(['.git', ...keep], carry)
   }
@@ -92,7 +98,8 @@ export class TreeOverlay {
     workTree: string,
     programs: Programs,
     keep: readonly string[] = [],
-    carry?: CarryRule
+    carry?: CarryRule,
+    gitThrough?: string
   ): TreeOverlay | undefined {
     const { unshare, mount, find } = programs
     if (process.getuid?.() !== 0 || !unshare || !mount || !find) return undefined
@@ -100,7 +107,7 @@ export class TreeOverlay {
     const device = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.dev
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     if (device(folder) === undefined || device(folder) !== device(workTree)) return undefined
-    return new TreeOverlay(folder, workTree, { unshare, mount, find }, keep, carry)
+    return new TreeOverlay(folder, workTree, { unshare, mount, find }, keep, carry, gitThrough)
   }
 
   /** `spec` (the jail) started inside a fresh overlay of the work tree. */
@@ -123,6 +130,7 @@ export class TreeOverlay {
         dirs.listing,
         this.programs.mount,
         this.programs.find,
+        this.gitThrough,
         spec.file,
         ...spec.args
       ],

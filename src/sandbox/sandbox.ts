@@ -1,5 +1,13 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { findInPath } from '@actions/io'
@@ -16,7 +24,7 @@ import {
 } from './jail-command.js'
 import { gitFileCovers, type GitFileCover } from './git-config.js'
 import { jailPlan, tasksOf } from './jail-plan.js'
-import type { SandboxLayout } from './layout.js'
+import { contains, type SandboxLayout } from './layout.js'
 import { TreeOverlay } from './overlay.js'
 import type { CarryRule } from './overlay-merge.js'
 
@@ -128,6 +136,25 @@ export class Sandbox {
     if (!this.layout || !this.privateDir || !this.overlaysProved) return undefined
     const folder = join(this.privateDir, `overlay-${++this.overlayCount}`)
     return TreeOverlay.create(folder, this.layout.workTree, this.programs, keep, carry)
+  }
+
+  /**
+   * For git with the repository's hooks: an overlay of the work tree with `.git` written
+   * through, where the probe proved one and `.git` is a folder of the work tree (git's folders
+   * lie nowhere else in it). What the hooks write in the tree is dropped with the overlay.
+   */
+  hookOverlay(): TreeOverlay | undefined {
+    const layout = this.layout
+    if (!layout || !this.privateDir || !this.overlaysProved) return undefined
+    const git = join(layout.workTree, '.git')
+    const inTree = layout.gitDirs.filter((dir) => contains(layout.workTree, dir))
+    if (
+      inTree.some((dir) => dir !== git) ||
+      !lstatSync(git, { throwIfNoEntry: false })?.isDirectory()
+    )
+      return undefined
+    const folder = join(this.privateDir, `overlay-${++this.overlayCount}`)
+    return TreeOverlay.create(folder, layout.workTree, this.programs, [], undefined, git)
   }
 
   /** Validation commands here run on an overlay of the work tree (the probe proved one). */
