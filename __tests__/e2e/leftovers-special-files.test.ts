@@ -160,3 +160,24 @@ describe.each(THERE_BEFORE)('a fifo there before the run: %s', (_, way, fifo, pr
     }
   )
 })
+
+describe.each([WAYS[0], HOSTED])("the user's own fifo, %s", (...way) => {
+  it.runIf(way[3])(
+    'is kept when validation links it (its ctime changes); the link validation made goes',
+    async () => {
+      const { repo, done } = await run(
+        way,
+        'ln node_modules/user.fifo node_modules/link.fifo && node check.js',
+        [swap('apple', 'kiwi')],
+        (dir) => {
+          mkdirSync(join(dir, 'node_modules'))
+          execFileSync('mkfifo', [join(dir, 'node_modules/user.fifo')])
+        }
+      )
+      expect(done.exitCode, done.stdout).toBe(0)
+      expect(lstatSync(join(repo.dir, 'node_modules/user.fifo')).isFIFO()).toBe(true)
+      expectGone(repo.dir, ['node_modules/link.fifo'])
+      expect(repo.read('fruit.txt')).toBe('kiwi\n')
+    }
+  )
+})

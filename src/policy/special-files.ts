@@ -6,6 +6,7 @@ import {
   printableBytes,
   pruned,
   run,
+  SPECIAL_TYPES,
   stampsOf,
   text,
   type Folder,
@@ -23,7 +24,7 @@ import { SecurityViolationError } from '../contract/index.js'
  */
 
 /** find's tests for a fifo, a socket, a block and a character device. */
-const TYPES = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'b', '-o', '-type', 'c', ')']
+const TYPES = SPECIAL_TYPES
 const SPECIAL = new Set(['p', 's', 'b', 'c'])
 
 /** Whether a listing's stamp is a fifo's, a socket's or a device's. */

@@ -41,6 +41,16 @@ export function inode(stamp: string): string {
   return stamp.split(' ')[2] ?? ''
 }
 
+/** Which file an entry is: its device and inode (`dev:inode`, as listFolders' specials). */
+export function fileId(stamp: string): string {
+  const [, device, number] = stamp.split(' ')
+  return `${device}:${number}`
+}
+
+/** find's test for a fifo, a socket or a device. */
+// prettier-ignore
+export const SPECIAL_TYPES = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'b', '-o', '-type', 'c', ')']
+
 export function userRwx(mode: string): boolean {
   return (Number.parseInt(mode, 8) & 0o700) === 0o700
 }
@@ -62,11 +72,20 @@ export async function listFolders(
   root: string,
   skip: readonly string[],
   /** Filled with every file named `.gitignore` (by its name and entry type: no stat of it). */
-  ignoreFiles?: Set<string>
+  ignoreFiles?: Set<string>,
+  /** Filled with every fifo, socket and device there is, and which file it is (`dev:inode`). */
+  specials?: Map<string, string>
 ): Promise<Map<string, Folder>> {
   const folder = ['(', '-type', 'd', '-printf', '%m %i %s %p\\0', ')']
   const ignore = ['-name', '.gitignore', '-type', 'f', '-printf', 'G %p\\0']
-  const tail = [...pruned(skip), ...folder, '-o', ...ignore]
+  const special = [...SPECIAL_TYPES, '-printf', 'S %D:%i %p\\0']
+  const tail = [
+    ...pruned(skip),
+    ...folder,
+    '-o',
+    ...ignore,
+    ...(specials ? ['-o', ...special] : [])
+  ]
   const split = splitStarts(root, skip, new Map(), true)
   const finds = split
     ? [
@@ -83,6 +102,11 @@ export async function listFolders(
       const field = out.subarray(start, end).toString('latin1')
       if (field.startsWith('G ./')) ignoreFiles?.add(field.slice(4))
       if (field.startsWith('G ')) continue
+      if (field.startsWith('S ')) {
+        const at = field.indexOf(' ', 2)
+        specials?.set(field.slice(at + 3), field.slice(2, at))
+        continue
+      }
       const [mode, number, size] = field.split(' ', 3)
       const cut = field.indexOf(' ', field.indexOf(' ', field.indexOf(' ') + 1) + 1)
       // Each path from its start point: `./folder/…`.

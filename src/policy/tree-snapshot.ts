@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { GitRunner } from './repo-paths.js'
 import {
+  fileId,
   inode,
   latin1,
   listChanged,
@@ -70,14 +71,17 @@ export class TreeSnapshot {
     /** A file outside the tree whose mtime is the mark: what changed after it is validation's. */
     private readonly mark: string,
     /** Every `.gitignore` there was (latin1): one gone or no longer a file changes the rules. */
-    private readonly ignoreFiles: ReadonlySet<string>
+    private readonly ignoreFiles: ReadonlySet<string>,
+    /** The fifos, sockets and devices there were (latin1), each `dev:inode`: the user's, kept. */
+    private readonly specials: ReadonlyMap<string, string>
   ) {}
 
   /** `skip`: repository paths never listed nor touched (`.git`, the run's own folder). */
   static async take(root: string, skip: readonly string[]): Promise<TreeSnapshot> {
     const ignoreFiles = new Set<string>()
-    const folders = await listFolders(root, skip, ignoreFiles)
-    return new TreeSnapshot(root, skip, folders, await timeMark(root), ignoreFiles)
+    const specials = new Map<string, string>()
+    const folders = await listFolders(root, skip, ignoreFiles, specials)
+    return new TreeSnapshot(root, skip, folders, await timeMark(root), ignoreFiles, specials)
   }
 
   /** What changed since the mark, listed once (the first call), once validation has ended. */
@@ -117,6 +121,8 @@ export class TreeSnapshot {
    */
   private async removeSpecial(changed: Stamps): Promise<void> {
     const specials = await specialsLeft(this.root, this.skip, changed, this.folders)
+    // One there before, still the same file (a hard link made to it changed its ctime): the user's.
+    for (const [path, stamp] of specials) if (this.wasThere(path, stamp)) specials.delete(path)
     await removeSpecials(this.root, specials)
     for (const path of specials.keys()) this.specialRemoved.add(path)
     // Ignore rules changed (an ignore file made, rewritten, deleted, moved or replaced) can open
@@ -137,6 +143,11 @@ export class TreeSnapshot {
         return true
       }
     })
+  }
+
+  /** A fifo, socket or device at `path` that was there before the run, the same file. */
+  private wasThere(path: string, stamp: string): boolean {
+    return isSpecial(stamp) && this.specials.get(path) === fileId(stamp)
   }
 
   /**
@@ -198,7 +209,7 @@ export class TreeSnapshot {
           modes.push([path, was.mode])
         continue
       }
-      if (spared.has(path)) continue
+      if (spared.has(path) || this.wasThere(path, stamp)) continue
       if (isFolder && [...spared].some((s) => s.startsWith(`${path}/`))) continue
       tops.push(path)
       if (isFolder) removing = `${path}/`
