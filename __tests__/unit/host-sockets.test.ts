@@ -5,7 +5,7 @@
  * existed).
  */
 import { execFile, execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { jailPlan } from '../../src/sandbox/index.js'
@@ -146,3 +146,41 @@ it("reads /proc/net/unix's last entry without the newline that ends it (taken in
     entry(5, '/run/e\n').slice(0, -1)
   ])
 })
+
+it.skipIf(process.getuid?.() !== 0)(
+  'covers a socket renamed away from a path where a second socket was bound since: the list names that path twice',
+  async () => {
+    const [opt, workTree] = ['/opt/patchsmith-twice-', '/var/tmp/patchsmith-tree-'].map((prefix) =>
+      mkdtempSync(prefix)
+    )
+    cleanups.push(() => {
+      for (const folder of [opt!, workTree!]) rmSync(folder, { recursive: true, force: true })
+    })
+    await listen(opt!, join(opt!, 'a.sock'))
+    renameSync(join(opt!, 'a.sock'), join(opt!, 'hidden.sock'))
+    await listen(opt!, join(opt!, 'a.sock'))
+    expect(covered(workTree!)).toEqual(
+      expect.arrayContaining([join(opt!, 'hidden.sock'), join(opt!, 'a.sock')])
+    )
+  }
+)
+
+it.skipIf(process.getuid?.() !== 0)(
+  'covers a socket bound where no jail shows it once it is renamed into a shown tree searched before',
+  async () => {
+    const [hidden, opt, workTree] = [
+      '/root/patchsmith-unshown-',
+      '/opt/patchsmith-into-',
+      '/var/tmp/patchsmith-tree-'
+    ].map((prefix) => mkdtempSync(prefix))
+    cleanups.push(() => {
+      for (const folder of [hidden!, opt!, workTree!])
+        rmSync(folder, { recursive: true, force: true })
+    })
+    // Bound by a relative path: no list names it; /opt is searched and holds nothing yet.
+    await listen(hidden!, 'moving.sock')
+    expect(covered(workTree!)).not.toContain(join(opt!, 'moving.sock'))
+    renameSync(join(hidden!, 'moving.sock'), join(opt!, 'moving.sock'))
+    expect(covered(workTree!)).toContain(join(opt!, 'moving.sock'))
+  }
+)

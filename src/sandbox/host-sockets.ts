@@ -16,19 +16,19 @@ import { contains } from './layout.js'
  * a read-only mount still connects, so each is covered by an empty file.
  *
  * /proc/net/unix names a socket by the path given to bind(2) only. One bound by a relative
- * path, renamed into place or given a second (hard) link connects by a name no list holds, so
- * while any socket is like that, the shown trees themselves are searched for sockets (`find
- * -type s`, names from directory entries, no stat of each file); the search is kept per tree and
- * done again whenever another such socket appears: a relative path, a path that is no socket
- * (renamed or in another mount namespace), a path through a link, more than one link, a path in
- * a tree commands can write (another socket may have been left there); and when a socket it
- * found is no longer where it was, or no longer the same file. While
- * every listed socket is named where it is, only what a process no list covers (another mount
- * namespace's) can bind in is searched: trees on a mount other than the root one, folders
- * mounted inside them; and everything where procfs hides other users' processes. A socket
- * bound by its absolute path after the search is named by the lists, read for every jail, and
- * covered where it really is; a socket mounted onto a file (a container's `-v daemon.sock:…`)
- * is found among the mount points, also for every jail.
+ * path, renamed or linked away (a second socket bound at its old path then), or given a second
+ * (hard) link connects by a name no list holds, so while any socket is like that the shown trees
+ * themselves are searched for sockets (`find -type s`, names from directory entries, no stat of
+ * each file), anew for every jail: such a socket may move between two jails from a folder no
+ * search covers into one searched before. So is a socket in a tree commands can write (another
+ * socket may have been left at its path). While every listed socket is named where it is, only
+ * what a process no list covers (another mount namespace's) can bind in is searched: trees on a
+ * mount other than the root one, folders mounted inside them; and everything where procfs hides
+ * other users' processes. Those searches are kept until a mount is made or taken away in or over
+ * the tree, or a socket found is no longer where it was. A socket bound by its absolute path
+ * after the search is named by the lists, read for every jail, and covered where it really is; a
+ * socket mounted onto a file (a container's `-v daemon.sock:…`) is found among the mount points,
+ * also for every jail.
  */
 export function hostSockets(
   shownTrees: readonly string[] = [],
@@ -43,9 +43,9 @@ export function hostSockets(
     listed.filter((socket) => !socket.named || replaceable(socket)).map((socket) => socket.inode)
   )
   const mounts = mountTable()
-  if ([...unnamed].some((inode) => !searchedWith.has(inode))) found.clear()
-  // Every search kept was made with each of these there (none is new): a later socket like them is.
-  searchedWith = unnamed
+  // A socket not named where it is may be anywhere, and move between two jails from a folder no
+  // search covers into one searched before: while there is one, every tree is searched anew.
+  if (unnamed.size > 0) found.clear()
   // A mount made or taken away since brings what no earlier search saw, in the trees it lies in
   // or over; elsewhere (a disk mounted for another job in /tmp) a search still holds.
   const moved = changedPoints(searchedMounts, mounts.mounts)
@@ -56,13 +56,15 @@ export function hostSockets(
   for (const point of mounts.points) if (statOf(point)?.isSocket()) paths.add(point)
   // Every socket the lists hold named where it is, and every process's list read: only what
   // another mount namespace can bind in is searched.
-  const complete = searchedWith.size === 0 && !mounts.processesHidden
+  const complete = unnamed.size === 0 && !mounts.processesHidden
+  // A socket found that is gone from its place, or another file in its place, was moved (a
+  // folder renamed by a command in the work tree, a dead socket left at its old path): it may be
+  // in any tree now.
+  if ([...found.values()].some((files) => [...files].some(([file, id]) => socketId(file) !== id)))
+    found.clear()
   for (const tree of complete ? sharedParts(shownTrees, mounts.points) : shownTrees) {
     let files = found.get(tree)
-    // A socket found there that is gone from its place, or another file in its place, was moved
-    // (a folder renamed by a command in the work tree, a dead socket left at its old path): it is
-    // somewhere the search has not seen.
-    if (!files || [...files].some(([file, id]) => socketId(file) !== id))
+    if (!files)
       found.set(
         tree,
         (files = new Map(socketFilesIn(tree, writable).map((file) => [file, socketId(file)])))
@@ -85,7 +87,6 @@ const LONGEST_COVERED = PATH_MAX - '/newroot'.length - 1
  * sockets there were when searched.
  */
 const found = new Map<string, Map<string, string | undefined>>()
-let searchedWith = new Set<string>()
 let searchedMounts = new Set<string>()
 
 /** The points of the mounts (`id point`) in one table and not the other. */
@@ -105,6 +106,10 @@ interface ListedSocket {
   where: string[]
   /** Reachable by `where` alone: absolute, a socket file there, no link on the way, one link. */
   named: boolean
+  /** The path the list gives. */
+  path: string
+  /** An accepted connection (state 03): the list prints its listener's path. */
+  connected: boolean
 }
 
 /** Sockets with a file name (bound, not abstract) in the lists of every network namespace. */
@@ -121,8 +126,15 @@ function listedSockets(): ListedSocket[] {
       const real = stat?.isSocket() ? realPath(path) : undefined
       const where = real ? [...new Set([path, real])] : []
       const named = real === path && stat!.nlink === 1 && !path.includes('\n')
-      sockets.push({ inode: fields[6] ?? '', where, named })
+      sockets.push({ inode: fields[6] ?? '', where, named, path, connected: fields[5] === '03' })
     }
+  // Two sockets bound at one path (the first one's file renamed or linked away, a second bound
+  // there): the file is the second's, the first is elsewhere. An accepted connection, printed with
+  // its listener's path, is reached by no path.
+  const bound = new Map<string, Set<string>>()
+  for (const socket of sockets.filter((socket) => !socket.connected))
+    bound.set(socket.path, (bound.get(socket.path) ?? new Set()).add(socket.inode))
+  for (const socket of sockets) if ((bound.get(socket.path)?.size ?? 0) > 1) socket.named = false
   return sockets
 }
 
