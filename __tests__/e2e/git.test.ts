@@ -415,11 +415,11 @@ describe('commit settings (through the action)', () => {
       ['a pre-commit hook that refuses', 'pre-commit', 'exit 1', 1, 'true'],
       ['a post-commit hook, the commit made', 'post-commit', 'exit 0', 0, 'true'],
       [
-        'a post-commit hook, on the tree itself (validation-overlay: false)',
+        'a post-commit hook, with no sandbox (the hooks run bare)',
         'post-commit',
         'exit 0',
         0,
-        'false'
+        'off'
       ]
     ])('%s', async (_name, hook, end, exitCode, overlay) => {
       const repo = track(typoRepo())
@@ -429,14 +429,16 @@ describe('commit settings (through the action)', () => {
       const file = join(repo.dir, '.git', 'hooks', hook)
       writeFileSync(file, `#!/bin/sh\n${LEAVE}\n${end}\n`)
       chmodSync(file, 0o755)
-      const inputs = { push: 'false', 'git-hooks': 'true', 'validation-overlay': overlay }
+      const way: Record<string, string> =
+        overlay === 'off' ? { sandbox: 'off' } : { 'validation-overlay': overlay }
+      const inputs = { push: 'false', 'git-hooks': 'true', ...way }
       const run = await typoRun(repo, await typoModel(), inputs)
       expect(leftBehind(repo)).toEqual([])
       expect(run.exitCode, run.stdout).toBe(exitCode)
       if (exitCode === 0) {
         expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
-        // On an overlay nothing the hooks wrote reached the tree; on the tree itself it is removed.
-        if (overlay === 'false') expect(run.stdout).toContain('The commit hooks left')
+        // On an overlay nothing the hooks wrote reached the tree; run bare, it is removed.
+        if (overlay === 'off') expect(run.stdout).toContain('The commit hooks left')
       } else {
         expect(run.result.error).toMatchObject({ details: { rule: 'commit-hook' } })
         expect(expectUntouched(repo, BRANCH, base)).toEqual([])

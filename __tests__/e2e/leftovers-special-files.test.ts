@@ -9,7 +9,7 @@
  * user (bubblewrap, not root: the tree itself is the default there).
  */
 import { execFileSync } from 'node:child_process'
-import { lstatSync, mkdirSync, utimesSync } from 'node:fs'
+import { lstatSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -31,7 +31,13 @@ const WAYS = [
 
 type Way = readonly [string, string, string | undefined, boolean]
 
-async function run(way: Way, validation: string, diffs: string[], plant = (_dir: string) => {}) {
+async function run(
+  way: Way,
+  validation: string,
+  diffs: string[],
+  plant = (_dir: string) => {},
+  inputs: Record<string, string> = {}
+) {
   const [, backend, user] = way
   const repo = fruitRepo({ '.gitignore': 'node_modules/\n' })
   cleanups.push(() => repo.cleanup())
@@ -44,7 +50,8 @@ async function run(way: Way, validation: string, diffs: string[], plant = (_dir:
     {
       'validation-commands': validation,
       sandbox: 'required',
-      settings: 'validation-overlay: false'
+      settings: 'validation-overlay: false',
+      ...inputs
     },
     { PATCHSMITH_SANDBOX_BACKENDS: backend },
     { dist: true, user }
@@ -177,6 +184,40 @@ describe.each([WAYS[0], HOSTED])("the user's own fifo, %s", (...way) => {
       expect(done.exitCode, done.stdout).toBe(0)
       expect(lstatSync(join(repo.dir, 'node_modules/user.fifo')).isFIFO()).toBe(true)
       expectGone(repo.dir, ['node_modules/link.fifo'])
+      expect(repo.read('fruit.txt')).toBe('kiwi\n')
+    }
+  )
+})
+
+describe.each([
+  ['as root, on the tree itself (validation-overlay: false)', WAYS[0]],
+  ['on the hosted runner’s path', HOSTED]
+] as const)('commit hooks with no overlay to take their writes, %s', (_name, way) => {
+  it.runIf(way[3])(
+    'find the work tree read-only: the user’s files are never replaced by a link or a fifo, nor written',
+    async () => {
+      const hook = [
+        'rm -f notes.txt; ln -s /etc/passwd notes.txt',
+        'rm -f node_modules/user.js; mkfifo node_modules/user.js',
+        'echo evil >> fruit.txt',
+        'exit 0'
+      ].join('\n')
+      const plant = (dir: string) => {
+        writeFileSync(join(dir, 'notes.txt'), 'mine\n')
+        mkdirSync(join(dir, 'node_modules'))
+        writeFileSync(join(dir, 'node_modules/user.js'), 'mine\n')
+        writeFileSync(join(dir, '.git/hooks/post-commit'), `#!/bin/sh\n${hook}\n`, { mode: 0o755 })
+      }
+      const { repo, done } = await run(way, 'node check.js', [swap('apple', 'kiwi')], plant, {
+        'git-hooks': 'true'
+      })
+      const kinds = ['notes.txt', 'node_modules/user.js'].map((path) =>
+        lstatSync(join(repo.dir, path)).isFile()
+      )
+      expect(kinds).toEqual([true, true])
+      expect(done.exitCode, done.stdout).toBe(0)
+      expect(repo.read('notes.txt')).toBe('mine\n')
+      expect(repo.read('node_modules/user.js')).toBe('mine\n')
       expect(repo.read('fruit.txt')).toBe('kiwi\n')
     }
   )

@@ -223,8 +223,8 @@ describe('opt-in git hooks in the sandbox', () => {
   it('run with the commit, see no secret, and cannot slip an unplanned file into it', async () => {
     const hostile = await run({
       setup: hook(
-        "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done > .git/leak.txt 2>/dev/null\n" +
-          'env >> .git/leak.txt\ncp .git/leak.txt leak.txt\ngit add leak.txt\nexit 0'
+        "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done > .git/logs/leak.txt 2>/dev/null\n" +
+          'env >> .git/logs/leak.txt\ncp .git/logs/leak.txt leak.txt\ngit add leak.txt\nexit 0'
       ),
       inputs: { 'git-hooks': 'true' }
     })
@@ -237,8 +237,9 @@ describe('opt-in git hooks in the sandbox', () => {
       'the committed tree is not the approved content'
     )
     expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
-    // What the hook saw, kept in .git: what hooks leave in the work tree is removed after them.
-    const leak = readFileSync(join(hostile.repo.dir, '.git/leak.txt'), 'utf8')
+    // What the hook saw, kept in .git/logs (a folder git's commit writes; what hooks add at the
+    // top of .git, or leave in the work tree, is removed after them).
+    const leak = readFileSync(join(hostile.repo.dir, '.git/logs/leak.txt'), 'utf8')
     expect(leak).toContain('PATH=')
     for (const canary of Object.values(CANARY)) expect(leak).not.toContain(canary)
     expect(leakedCanaries(hostile)).toEqual([])

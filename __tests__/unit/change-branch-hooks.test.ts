@@ -122,6 +122,62 @@ describe('ChangeBranch: commit hooks (opt-in)', () => {
     expect(readFileSync(join(repo.dir, '.git/config'), 'utf8')).toBe(config)
   })
 
+  it('a post-commit hook that stages what no one reviewed (over a tracked file, a new script) changes nothing: the index is put back before anything is checked out from it', async () => {
+    const repo = repoWith()
+    const dir = join(repo.dir, '.git', 'hooks')
+    mkdirSync(dir, { recursive: true })
+    const stage = (path: string, mode: string) =>
+      `git update-index --add --cacheinfo ${mode},$(echo evil | git hash-object -w --stdin),${path}`
+    writeFileSync(
+      join(dir, 'post-commit'),
+      `#!/bin/sh
+${stage('src/greet.txt', '100644')}
+${stage('evil.sh', '100755')}
+`
+    )
+    chmodSync(join(dir, 'post-commit'), 0o755)
+    const { commit } = await commitGreeting(repo)
+    await commit
+    expect(repo.git('log', '--format=%s', '-1')).toBe(MESSAGE.split('\n')[0])
+    expect(repo.git('diff', '--cached', 'HEAD', '--name-only')).toBe('')
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    expect(existsSync(join(repo.dir, 'evil.sh'))).toBe(false)
+    expect(readFileSync(join(repo.dir, 'src/greet.txt'), 'utf8')).not.toContain('evil')
+  })
+
+  it.each([
+    [
+      'a MERGE_HEAD naming a commit no one reviewed',
+      'git rev-parse HEAD > .git/MERGE_HEAD',
+      'MERGE_HEAD'
+    ],
+    ['a link from .git to the work tree', 'ln -s .. .git/escape', 'escape'],
+    ['a shallow file', 'git rev-parse HEAD > .git/shallow', 'shallow']
+  ])(
+    'a post-commit hook that leaves %s in .git is SECURITY_VIOLATION; it is taken away',
+    async (_name, body, left) => {
+      const repo = repoWith()
+      const dir = join(repo.dir, '.git', 'hooks')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(
+        join(dir, 'post-commit'),
+        `#!/bin/sh
+${body}
+`
+      )
+      chmodSync(join(dir, 'post-commit'), 0o755)
+      const { branch, commit } = await commitGreeting(repo)
+      const error = await failure(commit)
+      expect(error).toMatchObject({
+        code: 'SECURITY_VIOLATION',
+        details: { rule: 'hook-tampered' }
+      })
+      expect(existsSync(join(repo.dir, '.git', left))).toBe(false)
+      await branch.rollback()
+      expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
+    }
+  )
+
   it('a hook that runs past its limit is killed, its lock taken away: VALIDATION_FAILED, nothing committed', async () => {
     const repo = repoWith()
     const pidFile = join(repo.root, 'hook.pid')

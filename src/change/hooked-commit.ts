@@ -1,10 +1,11 @@
-import { rmSync } from 'node:fs'
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
 import {
   type Git,
   type GitOutput,
   gitDirs,
+  readRegularFile,
   RepoIntegrity,
   restoreWorkTree,
   unstagedPaths,
@@ -38,18 +39,25 @@ export async function commitWithHooks(
   const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
   const untracked = new Set(await untrackedPaths(git))
   const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
+  // The index holds exactly the approved change (and so does the commit, checked below): put
+  // back as it was, whatever a hook staged in it, before anything is checked out from it.
+  const index = IndexCopy.take(gitDirs(git.dir)[0]!)
+  const planted = new TopLevel(gitDirs(git.dir))
   const putBack = await options.guardHooks?.()
   let out: GitOutput
   try {
     out = await git.commit(message, { signoff: options.signoff, hooks: true })
   } catch (error) {
     // The jail could not start, or the like: what the hooks may have done goes all the same.
+    index?.restore()
+    planted.remove()
     await putBack?.().catch(() => undefined)
     guard.restore()
     throw error
   }
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
+  index?.restore()
   // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again; where
   // that fails (a folder a hook closed), .git is put back before the run says why.
   await putBack?.().catch((error: unknown) => {
@@ -70,6 +78,7 @@ export async function commitWithHooks(
       problems.push(`the commit's parents are ${parents.join(', ') || 'none'}, not ${head}`)
     if (madeTree !== tree) problems.push('the committed tree is not the approved content')
   }
+  problems.push(...planted.remove().map((path) => `${path} added`))
   if (problems.length > 0) {
     guard.restore()
     throw new SecurityViolationError(
@@ -109,6 +118,68 @@ function holds(path: string, refFile: string, common: string): boolean {
  * changes as they are, so anything left there would reach the pull request unreviewed.
  */
 async function settleWorkTree(git: Git, untrackedBefore: ReadonlySet<string>): Promise<void> {
+  // Never a path in a `.git` folder, whatever an index says.
+  const outside = (path: string) => !path.split('/').some((name) => name.toLowerCase() === '.git')
   const created = (await untrackedPaths(git)).filter((path) => !untrackedBefore.has(path))
-  await restoreWorkTree(git, await unstagedPaths(git), created)
+  await restoreWorkTree(git, (await unstagedPaths(git)).filter(outside), created.filter(outside))
+}
+
+/** The index file's bytes before the commit, put back after it (in place, by a rename). */
+class IndexCopy {
+  private constructor(
+    private readonly path: string,
+    private readonly bytes: Buffer
+  ) {}
+
+  static take(gitDir: string): IndexCopy | undefined {
+    const path = join(gitDir, 'index')
+    const bytes = readRegularFile(path)
+    return Buffer.isBuffer(bytes) ? new IndexCopy(path, bytes) : undefined
+  }
+
+  restore(): void {
+    const temporary = `${this.path}.patchsmith-${process.pid}`
+    // A link a hook left at that name goes (never written through).
+    rmSync(temporary, { force: true })
+    writeFileSync(temporary, this.bytes, { flag: 'wx', mode: 0o644 })
+    renameSync(temporary, this.path)
+  }
+}
+
+/**
+ * What a git folder holds at its top, to tell what a hook added there (a link to the work tree
+ * or /etc, a MERGE_HEAD, a worktree's folder): all but what a commit itself writes is removed.
+ */
+class TopLevel {
+  private readonly before: ReadonlyMap<string, ReadonlySet<string>>
+
+  constructor(private readonly dirs: readonly string[]) {
+    this.before = new Map(dirs.map((dir) => [dir, new Set(namesIn(dir))]))
+  }
+
+  /** Removes what was added since (never through a link); returns its paths. */
+  remove(): string[] {
+    const added: string[] = []
+    for (const dir of this.dirs)
+      for (const name of namesIn(dir))
+        if (!this.before.get(dir)?.has(name) && !COMMIT_WRITES.has(name)) {
+          rmSync(join(dir, name), { recursive: true, force: true })
+          added.push(join(dir, name))
+        }
+    return added
+  }
+}
+
+/** What `git commit` (and the `gc --auto` after it) may create at a git folder's top. */
+const COMMIT_WRITES = new Set([
+  ...['COMMIT_EDITMSG', 'ORIG_HEAD', 'logs', 'index', 'objects', 'refs'],
+  ...['packed-refs', 'gc.pid', 'gc.log']
+])
+
+function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
 }

@@ -114,10 +114,15 @@ export class GitRunner {
     const output = await startedInJail(async () => {
       // Where the sandbox has one, on an overlay of the work tree with .git written through:
       // whatever the hooks do to the tree (a user's untracked file replaced by a link) is
-      // dropped with it.
+      // dropped with it. Elsewhere the tree is read-only to them: nothing could put back a
+      // user's file they rewrote.
       const overlay = jail.sandbox.hookOverlay()
       try {
-        const spec = jail.sandbox.spawnSpec(command, this.dir, env, { gitWritable: true, overlay })
+        const spec = jail.sandbox.spawnSpec(command, this.dir, env, {
+          gitWritable: true,
+          overlay,
+          treeReadOnly: !overlay
+        })
         const result = await gitProcess(spec.file, spec.args, {
           cwd: this.dir,
           long: true,

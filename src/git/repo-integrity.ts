@@ -18,6 +18,22 @@ import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
 import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
+/** What a later git command reads as an operation in progress, or as the history's edge. */
+const OPERATION_STATE = [
+  'MERGE_HEAD',
+  'MERGE_MSG',
+  'MERGE_MODE',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'BISECT_START',
+  'BISECT_LOG',
+  'sequencer',
+  'rebase-merge',
+  'rebase-apply',
+  'shallow',
+  'worktrees'
+]
+
 const MAX_ENTRIES = 2_000
 
 /** One watched entry as it was, enough to put it back. */
@@ -117,7 +133,9 @@ function watchedPaths(repoDir: string, refs = false): string[] {
     'commondir',
     'objects/info/alternates',
     'objects/info/http-alternates',
-    ...(refs ? ['HEAD', 'refs', 'packed-refs', 'reftable'] : []),
+    // Around hooks, which may write them: refs, and the state a later git command takes up (a
+    // MERGE_HEAD makes the next commit a merge with a parent no one reviewed).
+    ...(refs ? ['HEAD', 'refs', 'packed-refs', 'reftable', ...OPERATION_STATE] : []),
     // Submodules' git folders: config, hooks and info of repositories git may enter.
     'modules'
   ]

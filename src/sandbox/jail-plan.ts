@@ -38,6 +38,8 @@ export interface JailPlan {
 
 interface PlanOptions {
   gitWritable?: boolean
+  /** The work tree read-only (git's folders in it still as gitWritable says). */
+  treeReadOnly?: boolean
   network?: 'closed' | 'open'
   maxTasks?: number
 }
@@ -87,7 +89,7 @@ export function jailPlan(
     if (stat) mounts.push({ type: 'bind', source, path, writable, file: !stat.isDirectory() })
   }
   for (const path of layout.revealed ?? []) bind(path, path, false)
-  bind(layout.workTree, layout.workTree, true)
+  bind(layout.workTree, layout.workTree, !options.treeReadOnly)
   for (const path of hidden.filter(inside)) mounts.push(emptied(path))
   // Around the work tree, another repository's .git is shown read-only only where it is seen.
   const enclosing = layout.enclosingGitDirs ?? []
@@ -96,7 +98,8 @@ export function jailPlan(
   const own = layout.gitDirs.filter((path) => !enclosing.includes(path))
   for (const path of own)
     if (!options.gitWritable) bind(path, path, false)
-    // In the work tree, bound again: on an overlay of it, git's own writes go through (hookOverlay).
+    // In the work tree, bound again: on an overlay of it, or with the tree read-only, git's own
+    // writes still go through (the hooked commit).
     else if (inside(path) || enclosing.some((dir) => contains(dir, path) && seen(dir)))
       bind(path, path, true)
   const visible = (path: string) =>

@@ -48,6 +48,8 @@ interface SpawnOptions {
   network?: NetworkMode
   /** The work tree as this overlay (validation): the command writes into its upper folder. */
   overlay?: TreeOverlay
+  /** The work tree read-only (the hooked commit where no overlay can take its writes). */
+  treeReadOnly?: boolean
 }
 
 // Proves the jail, not just the program: the work tree writable, .git not, a fresh PID space,
@@ -198,6 +200,7 @@ export class Sandbox {
     const layout = this.layout!
     const plan = jailPlan(layout, this.gitFiles, {
       gitWritable: options.gitWritable,
+      treeReadOnly: options.treeReadOnly,
       network: options.network ?? this.network,
       maxTasks: this.options.maxTasks
     })
