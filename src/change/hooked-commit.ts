@@ -1,6 +1,7 @@
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
+import { ChangeObjects } from './change-objects.js'
 import {
   type Git,
   type GitOutput,
@@ -42,6 +43,7 @@ export async function commitWithHooks(
   // The index holds exactly the approved change (and so does the commit, checked below): put
   // back as it was, whatever a hook staged in it, before anything is checked out from it.
   const index = IndexCopy.take(gitDirs(git.dir)[0]!)
+  const objects = await ChangeObjects.take(git)
   const planted = new TopLevel(gitDirs(git.dir))
   const putBack = await options.guardHooks?.()
   let out: GitOutput
@@ -50,6 +52,7 @@ export async function commitWithHooks(
   } catch (error) {
     // The jail could not start, or the like: what the hooks may have done goes all the same.
     index?.restore()
+    objects.putBack()
     planted.remove()
     await putBack?.().catch(() => undefined)
     guard.restore()
@@ -58,6 +61,7 @@ export async function commitWithHooks(
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
   index?.restore()
+  objects.putBack()
   // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again; where
   // that fails (a folder a hook closed), .git is put back before the run says why.
   await putBack?.().catch((error: unknown) => {
@@ -78,6 +82,13 @@ export async function commitWithHooks(
       problems.push(`the commit's parents are ${parents.join(', ') || 'none'}, not ${head}`)
     if (madeTree !== tree) problems.push('the committed tree is not the approved content')
   }
+  // The commit and the trees it made too, where one was made: pushed and checked out later.
+  const made =
+    out.exitCode === 0 && problems.length === 0
+      ? (await git.exec(['rev-list', '--objects', '--no-object-names', `${head}..HEAD`])).stdout
+      : ''
+  const forged = await objects.forged(git, made.split('\n').filter(Boolean))
+  problems.push(...forged.map((sha) => `object ${sha} does not hold what its name says`))
   problems.push(...planted.remove().map((path) => `${path} added`))
   if (problems.length > 0) {
     guard.restore()
