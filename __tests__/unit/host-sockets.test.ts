@@ -48,6 +48,15 @@ it.skipIf(skipWithout('sudo-unshare'))(
   }
 )
 
+/** A fresh folder for each prefix, removed after the test. */
+function folders(...prefixes: string[]): string[] {
+  const made = prefixes.map((prefix) => mkdtempSync(prefix))
+  cleanups.push(() => {
+    for (const folder of made) rmSync(folder, { recursive: true, force: true })
+  })
+  return made
+}
+
 /** A host process listening at each of `paths` (relative ones from `cwd`). */
 async function listen(cwd: string, ...paths: string[]): Promise<void> {
   const script = `const net = require('net'); let left = ${paths.length}
@@ -68,15 +77,11 @@ const covered = (workTree: string) =>
 it.skipIf(process.getuid?.() !== 0)(
   'covers a socket in a folder mounted into /opt, which the list names only where it was bound, also after a search of /opt',
   async () => {
-    const [host, opt, workTree] = [
+    const [host, opt, workTree] = folders(
       '/var/tmp/patchsmith-run-',
       '/opt/patchsmith-run-',
       '/var/tmp/patchsmith-tree-'
-    ].map((prefix) => mkdtempSync(prefix))
-    cleanups.push(() => {
-      for (const folder of [host!, opt!, workTree!])
-        rmSync(folder, { recursive: true, force: true })
-    })
+    )
     await listen(host!, join(host!, 'agent.sock'))
     // Before the mount: /opt searched whole (a socket bound by a relative path makes it so).
     await listen(host!, 'relative.sock')
@@ -91,12 +96,7 @@ it.skipIf(process.getuid?.() !== 0)(
 it.skipIf(process.getuid?.() !== 0)(
   'covers a socket whose name holds a newline, which the list prints over two lines',
   async () => {
-    const [opt, workTree] = ['/opt/patchsmith-newline-', '/var/tmp/patchsmith-tree-'].map(
-      (prefix) => mkdtempSync(prefix)
-    )
-    cleanups.push(() => {
-      for (const folder of [opt!, workTree!]) rmSync(folder, { recursive: true, force: true })
-    })
+    const [opt, workTree] = folders('/opt/patchsmith-newline-', '/var/tmp/patchsmith-tree-')
     // The second reads, line by line, as the first: a named socket, nothing to search.
     await listen(opt!, join(opt!, 'a'), join(opt!, 'a\nb.sock'))
     expect(covered(workTree!)).toContain(join(opt!, 'a\nb.sock'))
@@ -106,15 +106,11 @@ it.skipIf(process.getuid?.() !== 0)(
 it.skipIf(process.getuid?.() !== 0)(
   'covers a socket a mount hid once that mount is taken away, while a disk mounted elsewhere changes nothing',
   async () => {
-    const [hiding, elsewhere, workTree] = [
+    const [hiding, elsewhere, workTree] = folders(
       '/opt/patchsmith-hidden-',
       '/var/tmp/patchsmith-disk-',
       '/var/tmp/patchsmith-tree-'
-    ].map((prefix) => mkdtempSync(prefix))
-    cleanups.push(() => {
-      for (const folder of [hiding!, elsewhere!, workTree!])
-        rmSync(folder, { recursive: true, force: true })
-    })
+    )
     // Bound by a relative path: no list names it, so /opt is searched whole.
     await listen(hiding!, 'hidden.sock')
     execFileSync('mount', ['-t', 'tmpfs', 'patchsmith-test', hiding!])
@@ -150,12 +146,7 @@ it("reads /proc/net/unix's last entry without the newline that ends it (taken in
 it.skipIf(process.getuid?.() !== 0)(
   'covers a socket renamed away from a path where a second socket was bound since: the list names that path twice',
   async () => {
-    const [opt, workTree] = ['/opt/patchsmith-twice-', '/var/tmp/patchsmith-tree-'].map((prefix) =>
-      mkdtempSync(prefix)
-    )
-    cleanups.push(() => {
-      for (const folder of [opt!, workTree!]) rmSync(folder, { recursive: true, force: true })
-    })
+    const [opt, workTree] = folders('/opt/patchsmith-twice-', '/var/tmp/patchsmith-tree-')
     await listen(opt!, join(opt!, 'a.sock'))
     renameSync(join(opt!, 'a.sock'), join(opt!, 'hidden.sock'))
     await listen(opt!, join(opt!, 'a.sock'))
@@ -168,15 +159,11 @@ it.skipIf(process.getuid?.() !== 0)(
 it.skipIf(process.getuid?.() !== 0)(
   'covers a socket bound where no jail shows it once it is renamed into a shown tree searched before',
   async () => {
-    const [hidden, opt, workTree] = [
+    const [hidden, opt, workTree] = folders(
       '/root/patchsmith-unshown-',
       '/opt/patchsmith-into-',
       '/var/tmp/patchsmith-tree-'
-    ].map((prefix) => mkdtempSync(prefix))
-    cleanups.push(() => {
-      for (const folder of [hidden!, opt!, workTree!])
-        rmSync(folder, { recursive: true, force: true })
-    })
+    )
     // Bound by a relative path: no list names it; /opt is searched and holds nothing yet.
     await listen(hidden!, 'moving.sock')
     expect(covered(workTree!)).not.toContain(join(opt!, 'moving.sock'))
