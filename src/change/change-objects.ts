@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitDirs, readRegularFile, type Git } from '../git/index.js'
 
@@ -15,7 +15,9 @@ import { gitDirs, readRegularFile, type Git } from '../git/index.js'
 export class ChangeObjects {
   private constructor(
     private readonly folder: string,
-    private readonly loose: ReadonlyMap<string, Buffer | undefined>
+    private readonly loose: ReadonlyMap<string, Buffer | undefined>,
+    /** The pack folder's files: the commit makes none (no gc in it), so a new one is a hook's. */
+    private readonly packs: ReadonlySet<string>
   ) {}
 
   /** Before the commit: the blobs the index changes against HEAD, and their loose files. */
@@ -31,11 +33,19 @@ export class ChangeObjects {
       const bytes = readRegularFile(looseFile(folder, sha))
       loose.set(sha, Buffer.isBuffer(bytes) ? bytes : undefined)
     }
-    return new ChangeObjects(folder, loose)
+    return new ChangeObjects(folder, loose, new Set(namesIn(join(folder, 'pack'))))
   }
 
-  /** After the commit, however it ended: the loose files as they were (never through a link). */
-  putBack(): void {
+  /**
+   * After the commit, however it ended: the loose files as they were (never through a link),
+   * and a pack a hook added removed (git reads packs first: one holding a forged copy of an
+   * object shadows its loose file). Returns the packs removed.
+   */
+  putBack(): string[] {
+    const planted = namesIn(join(this.folder, 'pack'))
+      .filter((name) => !this.packs.has(name))
+      .map((name) => join(this.folder, 'pack', name))
+    for (const file of planted) rmSync(file, { recursive: true, force: true })
     for (const [sha, bytes] of this.loose) {
       const file = looseFile(this.folder, sha)
       if (!bytes) {
@@ -48,10 +58,13 @@ export class ChangeObjects {
       writeFileSync(temporary, bytes, { flag: 'wx', mode: 0o444 })
       renameSync(temporary, file)
     }
+    return planted
   }
 
   /** The objects (these, and `more`) whose bytes do not hash to their names. */
   async forged(git: Git, more: readonly string[] = []): Promise<string[]> {
+    // A reader started before the hooks ran may not see what they added: a fresh one.
+    git.objects.close()
     const forged: string[] = []
     for (const sha of new Set([...this.loose.keys(), ...more])) {
       const object = await git.objects.read(sha)
@@ -73,5 +86,13 @@ function equal(file: string, bytes: Buffer): boolean {
     return readFileSync(file).equals(bytes)
   } catch {
     return false
+  }
+}
+
+function namesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+  } catch {
+    return []
   }
 }

@@ -61,7 +61,7 @@ export async function commitWithHooks(
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
   index?.restore()
-  objects.putBack()
+  const packs = objects.putBack()
   // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again; where
   // that fails (a folder a hook closed), .git is put back before the run says why.
   await putBack?.().catch((error: unknown) => {
@@ -89,7 +89,7 @@ export async function commitWithHooks(
       : ''
   const forged = await objects.forged(git, made.split('\n').filter(Boolean))
   problems.push(...forged.map((sha) => `object ${sha} does not hold what its name says`))
-  problems.push(...planted.remove().map((path) => `${path} added`))
+  problems.push(...[...packs, ...planted.remove()].map((path) => `${path} added`))
   if (problems.length > 0) {
     guard.restore()
     throw new SecurityViolationError(
