@@ -52,11 +52,7 @@ export class ChangeObjects {
         rmSync(file, { force: true })
         continue
       }
-      if (equal(file, bytes)) continue
-      const temporary = `${file}.patchsmith-${process.pid}`
-      rmSync(temporary, { force: true })
-      writeFileSync(temporary, bytes, { flag: 'wx', mode: 0o444 })
-      renameSync(temporary, file)
+      if (!equal(file, bytes)) replaceFile(file, bytes, 0o444)
     }
     return planted
   }
@@ -89,7 +85,15 @@ function equal(file: string, bytes: Buffer): boolean {
   }
 }
 
-function namesIn(folder: string): string[] {
+/** `file` made `bytes` by a rename (never written through a link left at either name). */
+export function replaceFile(file: string, bytes: Buffer, mode: number): void {
+  const temporary = `${file}.patchsmith-${process.pid}`
+  rmSync(temporary, { force: true })
+  writeFileSync(temporary, bytes, { flag: 'wx', mode })
+  renameSync(temporary, file)
+}
+
+export function namesIn(folder: string): string[] {
   try {
     return readdirSync(folder)
   } catch {

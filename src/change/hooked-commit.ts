@@ -1,7 +1,7 @@
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
-import { ChangeObjects } from './change-objects.js'
+import { ChangeObjects, namesIn, replaceFile } from './change-objects.js'
 import {
   type Git,
   type GitOutput,
@@ -149,11 +149,7 @@ class IndexCopy {
   }
 
   restore(): void {
-    const temporary = `${this.path}.patchsmith-${process.pid}`
-    // A link a hook left at that name goes (never written through).
-    rmSync(temporary, { force: true })
-    writeFileSync(temporary, this.bytes, { flag: 'wx', mode: 0o644 })
-    renameSync(temporary, this.path)
+    replaceFile(this.path, this.bytes, 0o644)
   }
 }
 
@@ -186,11 +182,3 @@ const COMMIT_WRITES = new Set([
   ...['COMMIT_EDITMSG', 'ORIG_HEAD', 'logs', 'index', 'objects', 'refs'],
   ...['packed-refs', 'gc.pid', 'gc.log']
 ])
-
-function namesIn(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-  } catch {
-    return []
-  }
-}
