@@ -9,6 +9,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ObjectQuarantine } from '../../src/change/change-objects.js'
 import { Git, gitDirs } from '../../src/git/index.js'
 import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
 import { SecretMasker } from '../../src/secrets/index.js'
@@ -117,8 +118,15 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
       const specs = goneAfterFirstSpec(sandbox, folder)
       writeFileSync(join(repo.dir, 'a.txt'), 'b\n')
       await git.exec(['add', 'a.txt'])
-      const out = await git.exec(['commit', '-q', '-m', 'b'], { hooks: true })
+      // Its objects go to a quarantine: the store is read-only in the jail.
+      const quarantine = ObjectQuarantine.create(
+        join(repo.dir, '.git'),
+        join(repo.dir, '.git/objects')
+      )
+      undo.push(() => quarantine.dispose())
+      const out = await git.exec(['commit', '-q', '-m', 'b'], { hooks: true, env: quarantine.env })
       expect(out.stderr).toContain('hooked')
+      expect(await quarantine.adopt(git, [repo.git('rev-parse', 'HEAD')])).toEqual([])
       expect(repo.git('log', '-1', '--format=%s')).toBe('b')
       expect(specs).toHaveLength(2)
     })

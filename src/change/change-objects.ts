@@ -1,87 +1,78 @@
-import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { gitDirs, readRegularFile, type Git } from '../git/index.js'
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { deflateSync } from 'node:zlib'
+import { objectId, type Git } from '../git/index.js'
 
 /**
- * The objects a hooked commit's change stands on: the blobs of the changed paths before and
- * after, which the settle and a rollback check out. A hook may write the object store (git
- * must), so it can rewrite such an object's loose file in place, or plant a loose file that
- * shadows a packed one: git does not check an object's bytes against its name when it reads
- * it, and would write the hook's bytes into the tree. Their loose files are kept before the
- * commit and put back after it, one planted is removed, and each is then checked against its
- * name (with the commit and the trees it made): a packed one a hook rewrote is named.
+ * Where a hooked commit writes its objects: a quarantine folder in the git folder, with the
+ * repository's own store as its alternate, as git's receive-pack does for a push. The jail
+ * shows the store itself read-only (JailPlan), so nothing a hook does can rewrite, shadow or
+ * pack over an object of the repository, or move the store aside: git does not check an
+ * object's bytes against its name when it reads it, and would check a forged blob out into
+ * the tree. After an accepted commit, the commit and the trees it made are read from the
+ * quarantine, checked against their names and written to the store; the rest goes with it.
  */
-export class ChangeObjects {
+/** A commit or tree the commit made is far smaller; a hook's object past it is not read. */
+const MADE_OBJECT_BYTES = 64 * 1024 * 1024
+
+export class ObjectQuarantine {
   private constructor(
     private readonly folder: string,
-    private readonly loose: ReadonlyMap<string, Buffer | undefined>,
-    /** The pack folder's files: the commit makes none (no gc in it), so a new one is a hook's. */
-    private readonly packs: ReadonlySet<string>
+    private readonly store: string
   ) {}
 
-  /** Before the commit: the blobs the index changes against HEAD, and their loose files. */
-  static async take(git: Git): Promise<ChangeObjects> {
-    const out = await git.exec(['diff-index', '--cached', '--raw', '-z', '--no-renames', 'HEAD'])
-    const shas = new Set<string>()
-    for (const field of out.stdout.split('\0'))
-      if (field.startsWith(':'))
-        for (const sha of field.split(' ').slice(2, 4)) if (!/^0+$/.test(sha)) shas.add(sha)
-    const folder = join(gitDirs(git.dir).at(-1)!, 'objects')
-    const loose = new Map<string, Buffer | undefined>()
-    for (const sha of shas) {
-      const bytes = readRegularFile(looseFile(folder, sha))
-      loose.set(sha, Buffer.isBuffer(bytes) ? bytes : undefined)
-    }
-    return new ChangeObjects(folder, loose, new Set(namesIn(join(folder, 'pack'))))
+  /** An empty quarantine in `gitDir` for the store at `store`. */
+  static create(gitDir: string, store: string): ObjectQuarantine {
+    const folder = join(gitDir, `patchsmith-objects-${process.pid}`)
+    rmSync(folder, { recursive: true, force: true })
+    mkdirSync(folder)
+    return new ObjectQuarantine(folder, store)
+  }
+
+  /** What git needs to write here and read both (hooks inherit it; the store is read-only). */
+  get env(): Record<string, string> {
+    return { GIT_OBJECT_DIRECTORY: this.folder, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.store }
+  }
+
+  /** The folder's name in the git folder (made before the commit: not a hook's). */
+  get name(): string {
+    return this.folder.slice(dirname(this.folder).length + 1)
   }
 
   /**
-   * After the commit, however it ended: the loose files as they were (never through a link),
-   * and a pack a hook added removed (git reads packs first: one holding a forged copy of an
-   * object shadows its loose file). Returns the packs removed.
+   * Writes those of `shas` the store lacks to it from here, each only once its bytes hash to
+   * its name. Returns those that do not (or are not here), and writes nothing then.
    */
-  putBack(): string[] {
-    const planted = namesIn(join(this.folder, 'pack'))
-      .filter((name) => !this.packs.has(name))
-      .map((name) => join(this.folder, 'pack', name))
-    for (const file of planted) rmSync(file, { recursive: true, force: true })
-    for (const [sha, bytes] of this.loose) {
-      const file = looseFile(this.folder, sha)
-      if (!bytes) {
-        rmSync(file, { force: true })
-        continue
+  async adopt(git: Git, shas: readonly string[]): Promise<string[]> {
+    const reader = git.objectReader(this.env)
+    try {
+      const objects = []
+      const forged: string[] = []
+      for (const sha of shas) {
+        // In the store already (the approved blobs): no hook could have changed it there.
+        if (await git.objects.read(sha, undefined, { maxBytes: 0 })) continue
+        const object = await reader.read(sha, undefined, { maxBytes: MADE_OBJECT_BYTES })
+        if (!object || objectId(object.type, object.content, sha.length) !== sha) forged.push(sha)
+        else objects.push(object)
       }
-      if (!equal(file, bytes)) replaceFile(file, bytes, 0o444)
+      if (forged.length > 0) return forged
+      for (const { sha, type, content } of objects) {
+        const file = join(this.store, sha.slice(0, 2), sha.slice(2))
+        mkdirSync(dirname(file), { recursive: true })
+        const loose = deflateSync(
+          Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])
+        )
+        replaceFile(file, loose, 0o444)
+      }
+      return []
+    } finally {
+      reader.close()
     }
-    return planted
   }
 
-  /** The objects (these, and `more`) whose bytes do not hash to their names. */
-  async forged(git: Git, more: readonly string[] = []): Promise<string[]> {
-    // A reader started before the hooks ran may not see what they added: a fresh one.
-    git.objects.close()
-    const forged: string[] = []
-    for (const sha of new Set([...this.loose.keys(), ...more])) {
-      const object = await git.objects.read(sha)
-      if (!object) continue
-      const hash = createHash(sha.length === 64 ? 'sha256' : 'sha1')
-      hash.update(`${object.type} ${object.size}\0`).update(object.content)
-      if (hash.digest('hex') !== sha) forged.push(sha)
-    }
-    return forged
-  }
-}
-
-function looseFile(folder: string, sha: string): string {
-  return join(folder, sha.slice(0, 2), sha.slice(2))
-}
-
-function equal(file: string, bytes: Buffer): boolean {
-  try {
-    return readFileSync(file).equals(bytes)
-  } catch {
-    return false
+  /** Removes the quarantine (a link a hook left in its place, not what it points at). */
+  dispose(): void {
+    rmSync(this.folder, { recursive: true, force: true })
   }
 }
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
-import { ChangeObjects, namesIn, replaceFile } from './change-objects.js'
+import { namesIn, ObjectQuarantine, replaceFile } from './change-objects.js'
 import {
   type Git,
   type GitOutput,
@@ -35,24 +35,47 @@ export async function commitWithHooks(
     git.exec(['symbolic-ref', '--quiet', 'HEAD'], { allowFailure: true })
   ])
   const common = gitDirs(git.dir).at(-1)!
+  const quarantine = ObjectQuarantine.create(gitDirs(git.dir)[0]!, join(common, 'objects'))
+  // A commit not adopted is gone with the quarantine: no reflog may name it.
   const branchRef = ref.stdout.trim()
+  const reflogs = FileCopies.take([
+    join(gitDirs(git.dir)[0]!, 'logs', 'HEAD'),
+    ...(branchRef ? [join(common, 'logs', branchRef)] : [])
+  ])
+  try {
+    await commitQuarantined(git, message, options, { tree, head, ref: branchRef, quarantine })
+  } catch (error) {
+    reflogs.restore()
+    throw error
+  } finally {
+    quarantine.dispose()
+  }
+}
+
+async function commitQuarantined(
+  git: Git,
+  message: string,
+  options: { signoff: boolean; guardHooks?: () => Promise<() => Promise<void>> },
+  before: { tree: string; head: string; ref: string; quarantine: ObjectQuarantine }
+): Promise<void> {
+  const { tree, head, quarantine } = before
+  const common = gitDirs(git.dir).at(-1)!
+  const branchRef = before.ref
   const refFile = join(common, branchRef)
   const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
   const untracked = new Set(await untrackedPaths(git))
   const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
   // The index holds exactly the approved change (and so does the commit, checked below): put
   // back as it was, whatever a hook staged in it, before anything is checked out from it.
-  const index = IndexCopy.take(gitDirs(git.dir)[0]!)
-  const objects = await ChangeObjects.take(git)
+  const index = FileCopies.take([join(gitDirs(git.dir)[0]!, 'index')])
   const planted = new TopLevel(gitDirs(git.dir))
   const putBack = await options.guardHooks?.()
   let out: GitOutput
   try {
-    out = await git.commit(message, { signoff: options.signoff, hooks: true })
+    out = await git.commit(message, { signoff: options.signoff, hooks: true, env: quarantine.env })
   } catch (error) {
     // The jail could not start, or the like: what the hooks may have done goes all the same.
-    index?.restore()
-    objects.putBack()
+    index.restore()
     planted.remove()
     await putBack?.().catch(() => undefined)
     guard.restore()
@@ -60,8 +83,7 @@ export async function commitWithHooks(
   }
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
-  index?.restore()
-  const packs = objects.putBack()
+  index.restore()
   // What the hooks left (a fifo named .gitignore) goes before git looks at the tree again; where
   // that fails (a folder a hook closed), .git is put back before the run says why.
   await putBack?.().catch((error: unknown) => {
@@ -75,21 +97,9 @@ export async function commitWithHooks(
     .changes()
     .filter((path) => failed || !branchRef || !holds(path, refFile, common))
     .map((path) => `${path} changed`)
-  if (out.exitCode === 0 && problems.length === 0) {
-    const made = await git.exec(['log', '-1', '--format=%T %P', 'HEAD', '--'])
-    const [madeTree, ...parents] = made.stdout.trim().split(' ')
-    if (parents.length !== 1 || parents[0] !== head)
-      problems.push(`the commit's parents are ${parents.join(', ') || 'none'}, not ${head}`)
-    if (madeTree !== tree) problems.push('the committed tree is not the approved content')
-  }
-  // The commit and the trees it made too, where one was made: pushed and checked out later.
-  const made =
-    out.exitCode === 0 && problems.length === 0
-      ? (await git.exec(['rev-list', '--objects', '--no-object-names', `${head}..HEAD`])).stdout
-      : ''
-  const forged = await objects.forged(git, made.split('\n').filter(Boolean))
-  problems.push(...forged.map((sha) => `object ${sha} does not hold what its name says`))
-  problems.push(...[...packs, ...planted.remove()].map((path) => `${path} added`))
+  problems.push(...planted.remove().map((path) => `${path} added`))
+  if (out.exitCode === 0 && problems.length === 0)
+    problems.push(...(await adoptCommit(git, quarantine, head, tree)))
   if (problems.length > 0) {
     guard.restore()
     throw new SecurityViolationError(
@@ -115,6 +125,33 @@ export async function commitWithHooks(
   })
 }
 
+/**
+ * The commit git made, read from the quarantine: one parent, the old tip, and the approved
+ * tree. It and the objects it brought, each hashing to its name, go to the repository's store
+ * (pushed and checked out later). Returns what is wrong instead.
+ */
+async function adoptCommit(
+  git: Git,
+  quarantine: ObjectQuarantine,
+  head: string,
+  tree: string
+): Promise<string[]> {
+  const env = quarantine.env
+  const read = async (args: string[]) => {
+    const out = await git.exec(args, { env, allowFailure: true })
+    return out.exitCode === 0 ? out.stdout : undefined
+  }
+  const made = await read(['log', '-1', '--format=%T %P', 'HEAD', '--'])
+  const objects = await read(['rev-list', '--objects', '--no-object-names', `${head}..HEAD`])
+  if (made === undefined || objects === undefined) return ['the commit git made cannot be read']
+  const [madeTree, ...parents] = made.trim().split(' ')
+  if (parents.length !== 1 || parents[0] !== head)
+    return [`the commit's parents are ${parents.join(', ') || 'none'}, not ${head}`]
+  if (madeTree !== tree) return ['the committed tree is not the approved content']
+  const forged = await quarantine.adopt(git, objects.split('\n').filter(Boolean))
+  return forged.map((sha) => `object ${sha} does not hold what its name says`)
+}
+
 /** The branch's own ref file, or a folder under refs/ on its way that the commit created. */
 function holds(path: string, refFile: string, common: string): boolean {
   return (
@@ -135,21 +172,24 @@ async function settleWorkTree(git: Git, untrackedBefore: ReadonlySet<string>): P
   await restoreWorkTree(git, (await unstagedPaths(git)).filter(outside), created.filter(outside))
 }
 
-/** The index file's bytes before the commit, put back after it (in place, by a rename). */
-class IndexCopy {
-  private constructor(
-    private readonly path: string,
-    private readonly bytes: Buffer
-  ) {}
+/** Files' bytes before the commit, put back after it (by a rename); one absent then, removed. */
+class FileCopies {
+  private constructor(private readonly files: ReadonlyMap<string, Buffer | undefined>) {}
 
-  static take(gitDir: string): IndexCopy | undefined {
-    const path = join(gitDir, 'index')
-    const bytes = readRegularFile(path)
-    return Buffer.isBuffer(bytes) ? new IndexCopy(path, bytes) : undefined
+  /** `paths` as they are (one that is not a regular file is left alone). */
+  static take(paths: readonly string[]): FileCopies {
+    const files = new Map<string, Buffer | undefined>()
+    for (const path of paths) {
+      const bytes = readRegularFile(path)
+      if (bytes !== 'special') files.set(path, bytes)
+    }
+    return new FileCopies(files)
   }
 
   restore(): void {
-    replaceFile(this.path, this.bytes, 0o644)
+    for (const [path, bytes] of this.files)
+      if (bytes) replaceFile(path, bytes, 0o644)
+      else rmSync(path, { force: true })
   }
 }
 

@@ -36,6 +36,8 @@ export interface CommitOptions {
    * ended, however it ended, to put back what the hooks left in the work tree.
    */
   guardHooks?: () => Promise<() => Promise<void>>
+  /** With hooks: variables on top of git's own (where the commit writes its objects). */
+  env?: Record<string, string>
 }
 
 export interface BranchCommit {

@@ -27,8 +27,9 @@ export class GitRunner {
 
   /**
    * Where the repository's hooks run, when they are on (`git-hooks: true`): git itself runs in
-   * the run's sandbox with its folder writable, and the hooks see only the allowlisted
-   * environment. Unset when there is no sandbox.
+   * the run's sandbox with its folder writable but its object store read-only (a command
+   * that writes objects is given a quarantine for them in `env`: GIT_OBJECT_DIRECTORY), and
+   * the hooks see only the allowlisted environment. Unset when there is no sandbox.
    */
   hookJail?: { sandbox: Sandbox; env: Record<string, string> }
   /**
@@ -61,10 +62,15 @@ export class GitRunner {
   }
 
   /** The run's one `cat-file --batch`, started on first read; `objects.close()` ends it. */
-  readonly objects = new ObjectReader(async () => {
-    const { full, env } = await this.sealed(['cat-file', '--batch'], {})
-    return gitBatchProcess(await gitProgram(), full, { cwd: this.dir, env })
-  })
+  readonly objects = this.objectReader({})
+
+  /** A `cat-file --batch` of its own with `env` on top (another object store); the caller closes it. */
+  objectReader(extra: Record<string, string>): ObjectReader {
+    return new ObjectReader(async () => {
+      const { full, env } = await this.sealed(['cat-file', '--batch'], { env: extra })
+      return gitBatchProcess(await gitProgram(), full, { cwd: this.dir, env })
+    })
+  }
 
   /** A command's arguments and environment under the seal; the process is counted. */
   private async sealed(args: readonly string[], options: GitExecOptions) {

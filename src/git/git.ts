@@ -125,7 +125,8 @@ export class Git extends GitRemote {
     const out = await this.exec(args, {
       input: withPatchsmithTrailer(printableMessage(message)),
       allowFailure: true,
-      hooks: options.hooks
+      hooks: options.hooks,
+      env: options.env
     })
     // A hook's own output could imitate the summary line, so it is read only without hooks.
     const sha = options.hooks ? undefined : COMMIT_SUMMARY.exec(out.stdout)?.[1]

@@ -5,7 +5,13 @@
  */
 export { Git, GitCommandError } from './git.js'
 export type { GitOutput, BranchCommit, CommitOptions } from './git.js'
-export { isObjectRevision, blobId, type ObjectReader, type TreeEntry } from './object-reader.js'
+export {
+  isObjectRevision,
+  blobId,
+  objectId,
+  type ObjectReader,
+  type TreeEntry
+} from './object-reader.js'
 export type { BranchPublisher, PublishRequest } from './branch-publisher.js'
 export { pushAuth } from './push-auth.js'
 export type { PushAuth } from './push-auth.js'

@@ -131,8 +131,13 @@ function batchSpec(rev: string, path?: string): string {
 
 /** A blob's id as git computes it (`blob <size>\0<bytes>`), SHA-1 or SHA-256 by hex length. */
 export function blobId(content: Buffer, hexLength: number): string {
+  return objectId('blob', content, hexLength)
+}
+
+/** An object's id as git computes it (`<type> <size>\0<bytes>`), SHA-1 or SHA-256 by length. */
+export function objectId(type: string, content: Buffer, hexLength: number): string {
   return createHash(hexLength === 64 ? 'sha256' : 'sha1')
-    .update(`blob ${content.length}\0`)
+    .update(`${type} ${content.length}\0`)
     .update(content)
     .digest('hex')
 }

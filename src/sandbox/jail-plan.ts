@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { release } from 'node:os'
+import { join } from 'node:path'
 import type { GitFileCover } from './git-config.js'
 import { systemFolders } from './host-view.js'
 import { hostSockets } from './host-sockets.js'
@@ -100,8 +101,14 @@ export function jailPlan(
     if (!options.gitWritable) bind(path, path, false)
     // In the work tree, bound again: on an overlay of it, or with the tree read-only, git's own
     // writes still go through (the hooked commit).
-    else if (inside(path) || enclosing.some((dir) => contains(dir, path) && seen(dir)))
+    else if (inside(path) || enclosing.some((dir) => contains(dir, path) && seen(dir))) {
       bind(path, path, true)
+      // Its object store stays read-only: git writes the commit to a quarantine (see
+      // ObjectQuarantine), so no hook can rewrite, shadow or pack over an object of the
+      // repository, nor move the store aside (a mount point cannot be renamed).
+      if (lstatSync(join(path, 'objects'), { throwIfNoEntry: false })?.isDirectory())
+        bind(join(path, 'objects'), join(path, 'objects'), false)
+    }
   const visible = (path: string) =>
     layout.gitDirs.some((dir) => contains(dir, path)) || !contains(layout.workTree, path)
   for (const cover of gitFiles) {

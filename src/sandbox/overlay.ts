@@ -31,9 +31,10 @@ const WRAPPER = [
   'shift 7',
   // git's own folder (the hooked commit), opened before the overlay hides it and bound back over
   // the overlay's view of it: what git writes reaches the repository, the rest stays above.
+  // Recursively: the mounts over it (its read-only object store, config covers) come along.
   '[ -z "$G" ] || exec 4< "$G"',
   '"$MOUNT" -t overlay overlay -o "lowerdir=$W,upperdir=$U,workdir=$K,index=off,redirect_dir=off,metacopy=off" "$W" || { echo "patchsmith: the overlay of the work tree could not be mounted (validation-overlay: false runs commands on the tree itself)" >&2; exit 125; }',
-  '[ -z "$G" ] || { "$MOUNT" --no-canonicalize --bind /proc/self/fd/4 "$G" && exec 4<&-; } || { echo "patchsmith: git\'s folder could not be bound through the overlay of the work tree" >&2; exit 125; }',
+  '[ -z "$G" ] || { "$MOUNT" --no-canonicalize --rbind /proc/self/fd/4 "$G" && exec 4<&-; } || { echo "patchsmith: git\'s folder could not be bound through the overlay of the work tree" >&2; exit 125; }',
   // The folder this shell started in is the tree's own, under the mount now: enter the overlay.
   'cd "$(pwd -P)"',
   'set +e',

@@ -1,0 +1,71 @@
+/**
+ * Commit hooks cannot forge what the repository's object store holds (attack round 7): a
+ * pre-commit hook that overwrote the existing pack in place with a forged copy of the base blob
+ * and refused had the rollback check the forged bytes out into the tree and HEAD read them. The
+ * store is read-only to hooks and the commit's objects go to a quarantine. Through dist/, as root
+ * on the overlay (bubblewrap, unshare) and as a hosted runner's user (bubblewrap, no overlay).
+ */
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { overwritePack } from '../support/object-forgeries.js'
+import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+
+const cleanups = cleanupAfterEach()
+
+const WAYS = [
+  ['as root, bubblewrap', 'bubblewrap', undefined, !skipWithout('bubblewrap')],
+  ['as root, unshare', 'unshare', undefined, !skipWithout('unshare')],
+  [
+    "as a hosted runner's user (bubblewrap)",
+    'bubblewrap',
+    SUDO_USER,
+    !skipWithout('bubblewrap') && !skipWithout('sudo-unshare')
+  ]
+] as const
+
+/** The pack folder's files and a hash of each. */
+function packs(dir: string): Record<string, string> {
+  const folder = join(dir, '.git/objects/pack')
+  return Object.fromEntries(
+    readdirSync(folder).map((name) => [
+      name,
+      createHash('sha1')
+        .update(readFileSync(join(folder, name)))
+        .digest('hex')
+    ])
+  )
+}
+
+describe.each(WAYS)('a commit hook against the object store, %s', (_name, backend, user, runs) => {
+  it.runIf(runs)(
+    'overwriting the pack in place is refused by the store: the hook fails, no forged byte reaches the tree or HEAD',
+    async () => {
+      const repo = fruitRepo()
+      cleanups.push(() => repo.cleanup())
+      repo.git('repack', '-a', '-d', '-q')
+      const hook = join(repo.dir, '.git/hooks/pre-commit')
+      writeFileSync(hook, `#!/bin/sh\n${overwritePack('fruit.txt')}\nexit 1\n`, { mode: 0o755 })
+      const before = packs(repo.dir)
+      const done = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        { 'validation-commands': 'node check.js', sandbox: 'required', 'git-hooks': 'true' },
+        { PATCHSMITH_SANDBOX_BACKENDS: backend },
+        { dist: true, user }
+      )
+      expect(done.result.error, done.stdout).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: { rule: 'commit-hook' }
+      })
+      expect(packs(repo.dir)).toEqual(before)
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(repo.read('fruit.txt')).toBe('apple\n')
+      expect(repo.git('cat-file', '-p', 'HEAD:fruit.txt')).toBe('apple')
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
+  )
+})

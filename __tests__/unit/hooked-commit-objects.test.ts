@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { gitDirs } from '../../src/git/index.js'
+import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { GREETING, MESSAGE, changeBranchWorld } from '../support/change-branch-world.js'
+import { failure } from '../support/errors.js'
+import type { TestRepo } from '../support/repo.js'
+import { FORGE_BLOB, looseFile, overwritePack } from '../support/object-forgeries.js'
+import { skipWithout } from '../support/sandbox-needs.js'
+
+/**
+ * A hooked commit in the real jail (src/change/hooked-commit.ts, change-objects.ts): the
+ * repository's object store is read-only to the hooks and the commit's objects go to a
+ * quarantine, so no hook can forge an object the change, a rollback or a later checkout reads.
+ * Attack rounds 6 and 7: each of these wrote a forged blob into the tree or HEAD before.
+ */
+
+const cleanups = cleanupAfterEach()
+const { repoWith, prepare } = changeBranchWorld(cleanups)
+
+const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
+  [
+    "rewrites the approved blob's loose file in place",
+    'post-commit',
+    `sha=$(git rev-parse HEAD:src/greet.txt); f=${looseFile('$sha')}; chmod 644 $f; ${FORGE_BLOB} $f`
+  ],
+  [
+    'packs a forged copy of the base blob beside the store and refuses',
+    'pre-commit',
+    `sha=$(git rev-parse HEAD:src/greet.txt); f=${looseFile('$sha')}
+cp $f $f.keep; chmod 644 $f; ${FORGE_BLOB} $f
+echo $sha | env -u GIT_OBJECT_DIRECTORY git pack-objects -q .git/objects/pack/pack >/dev/null
+mv -f $f.keep $f; exit 1`
+  ],
+  [
+    'overwrites the existing pack in place with one holding a forged base blob and refuses',
+    'pre-commit',
+    `${overwritePack('src/greet.txt')}\nexit 1`
+  ],
+  [
+    'moves the object store aside for a copy with a forged base blob and refuses',
+    'pre-commit',
+    `sha=$(git rev-parse HEAD:src/greet.txt)
+mv .git/objects .git/moved && cp -a .git/moved .git/objects
+f=${looseFile('$sha')}; rm -f $f; ${FORGE_BLOB} $f; exit 1`
+  ],
+  [
+    "turns the approved blob's fan-out folder into a link out of the repository",
+    'post-commit',
+    `sha=$(git rev-parse HEAD:src/greet.txt); d=.git/objects/$(echo $sha | cut -c1-2)
+mv $d $d.moved; ln -s "$OUTSIDE" $d`
+  ]
+]
+
+/** Every file of the object store and a hash of its bytes. */
+function store(repo: TestRepo): Map<string, string> {
+  const root = join(repo.dir, '.git', 'objects')
+  const files = new Map<string, string>()
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else
+        files.set(relative(root, path), createHash('sha1').update(readFileSync(path)).digest('hex'))
+    }
+  }
+  walk(root)
+  return files
+}
+
+const BACKENDS: Array<[BackendName, boolean]> = [
+  ['bubblewrap', skipWithout('bubblewrap')],
+  ['unshare', skipWithout('unshare')]
+]
+
+describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
+  it.skipIf(skip).each(ATTACKS)(
+    'a hook that %s changes no object of the repository',
+    async (_name, hookName, body) => {
+      const repo = repoWith()
+      repo.git('repack', '-a', '-d', '-q')
+      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
+      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+      mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true })
+      const hook = join(repo.dir, '.git', 'hooks', hookName)
+      writeFileSync(hook, `#!/bin/sh\nOUTSIDE='${outside}'\n${body}\n`)
+      chmodSync(hook, 0o755)
+      const layout = jailLayout(process.env, repo.dir, gitDirs(repo.dir), [])
+      const sandbox = await Sandbox.open(layout, [backend])
+      cleanups.push(() => sandbox.dispose())
+      expect(sandbox.backend).toBe(backend)
+      const { git, branch } = await prepare(repo, { push: false })
+      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
+      await branch.create()
+      await branch.apply(GREETING, ['src/greet.txt'])
+      const before = store(repo)
+      const commit = branch.commit(
+        [{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }],
+        { signoff: true, hooks: true }
+      )
+      if (hookName === 'pre-commit') {
+        expect(await failure(commit)).toMatchObject({ code: 'VALIDATION_FAILED' })
+        await branch.rollback()
+      } else await commit
+      // Every file the store had, as it was; no pack added (what Patchsmith itself wrote,
+      // the approved trees, is loose).
+      const after = store(repo)
+      for (const [path, hash] of before) expect([path, after.get(path)]).toEqual([path, hash])
+      const packs = (files: Map<string, string>) =>
+        [...files.keys()].filter((path) => path.startsWith('pack/'))
+      expect(packs(after)).toEqual(packs(before))
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(readFileSync(join(repo.dir, 'src/greet.txt'), 'utf8')).not.toContain('evil')
+      expect(repo.git('cat-file', '-p', 'HEAD:src/greet.txt')).not.toContain('evil')
+      expect(readdirSync(outside)).toEqual([])
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
+  )
+
+  it.skipIf(skip)(
+    "a hook that forges the commit's object in the quarantine is SECURITY_VIOLATION; nothing is adopted",
+    async () => {
+      const repo = repoWith()
+      const hook = join(repo.dir, '.git', 'hooks', 'post-commit')
+      mkdirSync(join(hook, '..'), { recursive: true })
+      // The commit git just wrote to the quarantine, its file given another commit on the same
+      // tree and parent (another author and message), under the same name.
+      const forge = [
+        'const fs = require("fs"), zlib = require("zlib"), cp = require("child_process")',
+        'const git = (...a) => cp.execFileSync("git", a).toString().trim()',
+        'const c = git("rev-parse", "HEAD"), t = git("rev-parse", "HEAD^{tree}"), p = git("rev-parse", "HEAD^")',
+        'const body = `tree ${t}\\nparent ${p}\\nauthor e <e@e> 0 +0000\\ncommitter e <e@e> 0 +0000\\n\\nevil\\n`',
+        'const f = process.env.GIT_OBJECT_DIRECTORY + "/" + c.slice(0, 2) + "/" + c.slice(2)',
+        'fs.chmodSync(f, 0o644)',
+        'fs.writeFileSync(f, zlib.deflateSync(Buffer.from(`commit ${body.length}\\0${body}`)))'
+      ].join('; ')
+      const forgeTree = `node -e '${forge}'`
+      writeFileSync(hook, `#!/bin/sh\n${forgeTree}\n`)
+      chmodSync(hook, 0o755)
+      const sandbox = await Sandbox.open(jailLayout(process.env, repo.dir, gitDirs(repo.dir), []), [
+        backend
+      ])
+      cleanups.push(() => sandbox.dispose())
+      const { git, branch } = await prepare(repo, { push: false })
+      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
+      await branch.create()
+      await branch.apply(GREETING, ['src/greet.txt'])
+      const error = await failure(
+        branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+          signoff: true,
+          hooks: true
+        })
+      )
+      expect(error).toMatchObject({
+        code: 'SECURITY_VIOLATION',
+        details: { rule: 'hook-tampered' }
+      })
+      expect(error.message).toMatch(/cannot be read|does not hold what its name says/)
+      await branch.rollback()
+      expect(repo.git('log', '--format=%s', '-1')).toBe('initial')
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(
+        readdirSync(join(repo.dir, '.git')).filter((name) => name.startsWith('patchsmith-'))
+      ).toEqual([])
+    }
+  )
+})
