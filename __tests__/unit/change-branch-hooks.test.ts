@@ -183,7 +183,8 @@ ${body}
     const pidFile = join(repo.root, 'hook.pid')
     hooked(repo, `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 600\n`)
     const { branch } = await prepare(repo, { push: false })
-    branch.git.hookLimitMs = () => 1_000
+    // Long enough for git and the hook to start on a loaded machine: the pid is read below.
+    branch.git.hookLimitMs = () => 3_000
     await branch.create()
     await branch.apply(GREETING, ['src/greet.txt'])
     const request = { message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }
@@ -210,7 +211,7 @@ ${body}
     writeFileSync(join(dir, 'post-commit'), '#!/bin/sh\nexec sleep 600\n')
     chmodSync(join(dir, 'post-commit'), 0o755)
     const { branch } = await prepare(repo, { push: false })
-    branch.git.hookLimitMs = () => 1_000
+    branch.git.hookLimitMs = () => 3_000
     await branch.create()
     const tip = repo.git('rev-parse', 'HEAD')
     await branch.apply(GREETING, ['src/greet.txt'])

@@ -57,7 +57,10 @@ interface Entry {
 export class RepoIntegrity {
   private constructor(
     private readonly targets: readonly string[],
-    private readonly entries: ReadonlyMap<string, Entry>
+    private readonly entries: ReadonlyMap<string, Entry>,
+    /** The repository's own git folders: one inside another's folder (a linked worktree's, in
+     * the common `worktrees/`) is watched by its own names, not whole as part of that folder. */
+    private readonly own: ReadonlySet<string>
   ) {}
 
   static async snapshot(
@@ -67,12 +70,13 @@ export class RepoIntegrity {
   ): Promise<RepoIntegrity> {
     const targets = [...watchedPaths(repoDir, options.refs), ...extraFiles]
     const all = [...targets, ...submoduleGitDirs(repoDir)]
-    return new RepoIntegrity(all, readAll(all))
+    const own = new Set(gitDirs(repoDir))
+    return new RepoIntegrity(all, readAll(all, own), own)
   }
 
   /** The watched entries that differ from the snapshot (added, removed or changed). */
   changes(): string[] {
-    const now = readAll(this.targets)
+    const now = readAll(this.targets, this.own)
     const changed = new Set<string>()
     for (const [path, entry] of now)
       if (this.entries.get(path)?.hash !== entry.hash) changed.add(path)
@@ -82,7 +86,7 @@ export class RepoIntegrity {
 
   /** Puts every changed entry back as it was: the rollback's own git calls then run clean. */
   restore(): void {
-    const now = readAll(this.targets)
+    const now = readAll(this.targets, this.own)
     const changed = this.changes()
     // Deepest first, so a folder that validation added goes after its files.
     for (const path of [...changed].reverse()) {
@@ -178,7 +182,7 @@ function hashBytes(repoDir: string): number {
 // `<index> (gitlinks <hash bytes>)`: the index's gitlink list, as one entry.
 const GITLINKS = ' (gitlinks '
 
-function readAll(targets: readonly string[]): Map<string, Entry> {
+function readAll(targets: readonly string[], own: ReadonlySet<string>): Map<string, Entry> {
   const entries = new Map<string, Entry>()
   for (const target of targets) {
     const marker = target.lastIndexOf(GITLINKS)
@@ -187,12 +191,17 @@ function readAll(targets: readonly string[]): Map<string, Entry> {
       const bytes = Number.parseInt(target.slice(marker + GITLINKS.length), 10)
       const links = indexGitlinks(file, bytes) ?? []
       entries.set(target, { hash: `gitlinks ${links.join('\0')}`, mode: 0, fact: true })
-    } else walk(target, entries)
+    } else walk(target, entries, own)
   }
   return entries
 }
 
-function walk(path: string, entries: Map<string, Entry>, inModules = false): void {
+function walk(
+  path: string,
+  entries: Map<string, Entry>,
+  own: ReadonlySet<string>,
+  inModules = false
+): void {
   if (entries.size >= MAX_ENTRIES) {
     entries.set(`${path} (too many entries)`, { hash: 'limit', mode: 0, fact: true })
     return
@@ -214,9 +223,10 @@ function walk(path: string, entries: Map<string, Entry>, inModules = false): voi
     // logs and LFS store are data, its objects/info is watched.
     const modules = inModules || basename(path) === 'modules' || basename(path) === '.git'
     for (const name of readdirSync(path).sort()) {
+      if (own.has(join(path, name))) continue
       if (modules && (name === 'logs' || name === 'lfs')) continue
       if (modules && basename(path) === 'objects' && name !== 'info') continue
-      walk(join(path, name), entries, modules)
+      walk(join(path, name), entries, own, modules)
     }
   } else if (stat.isFile()) {
     const content = readFileSync(path)

@@ -99,9 +99,10 @@ export function jailPlan(
   const own = layout.gitDirs.filter((path) => !enclosing.includes(path))
   for (const path of own)
     if (!options.gitWritable) bind(path, path, false)
-    // In the work tree, bound again: on an overlay of it, or with the tree read-only, git's own
-    // writes still go through (the hooked commit).
-    else if (inside(path) || enclosing.some((dir) => contains(dir, path) && seen(dir))) {
+    // Bound writable wherever it lies (a linked worktree's common folder, a separate git dir):
+    // in the work tree, again, so that on an overlay of it, or with the tree read-only, git's
+    // own writes still go through (the hooked commit).
+    else {
       bind(path, path, true)
       // Its object store stays read-only: git writes the commit to a quarantine (see
       // ObjectQuarantine), so no hook can rewrite, shadow or pack over an object of the

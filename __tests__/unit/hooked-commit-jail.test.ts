@@ -176,4 +176,38 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
       ).toEqual([])
     }
   )
+
+  it.skipIf(skip)(
+    'in a linked worktree, whose git folders lie outside the tree (hidden in the jail), the hooks run and the commit is made',
+    async () => {
+      const repo = repoWith()
+      const tree = join(repo.root, 'linked')
+      repo.git('worktree', 'add', '-q', '-b', 'side', tree)
+      const hook = join(repo.dir, '.git', 'hooks', 'pre-commit')
+      mkdirSync(join(hook, '..'), { recursive: true })
+      writeFileSync(hook, '#!/bin/sh\necho "checked $(git diff --cached --name-only)" >&2\n')
+      chmodSync(hook, 0o755)
+      const sandbox = await Sandbox.open(jailLayout(process.env, tree, gitDirs(tree), []), [
+        backend
+      ])
+      cleanups.push(() => sandbox.dispose())
+      const linked = {
+        ...repo,
+        dir: tree,
+        git: (...args: string[]) => repo.git('-C', tree, ...args)
+      }
+      const { git, branch } = await prepare(linked, { push: false })
+      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
+      await branch.create()
+      await branch.apply(GREETING, ['src/greet.txt'])
+      await branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+        signoff: true,
+        hooks: true
+      })
+      expect(linked.git('log', '--format=%s', '-1')).toBe(MESSAGE.split('\n')[0])
+      expect(linked.git('cat-file', '-p', 'HEAD:src/greet.txt')).toBe('hello, world')
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(linked.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
+  )
 })
