@@ -24,9 +24,23 @@ const OWN_PROCESS = [
   '__tests__/unit/run-journal.test.ts',
   '__tests__/unit/runner-io.test.ts',
   '__tests__/unit/sandbox.test.ts',
-  '__tests__/unit/unshare-remount.test.ts',
   '__tests__/unit/validation.test.ts'
 ]
+
+/**
+ * Files that bind host sockets a list does not name where they are (relative, renamed, linked,
+ * in a work tree): while one exists, every jail of every run searches the shown trees whole
+ * (host-sockets.ts), /usr and the toolchains, about a second of CPU each. They run on their own,
+ * after the rest (131 such searches in one suite before, from the other files' runs).
+ */
+const HOST_SOCKETS = [
+  '__tests__/e2e/host-socket-swap.test.ts',
+  '__tests__/unit/host-sockets.test.ts',
+  '__tests__/unit/jail-start-race.test.ts',
+  '__tests__/unit/sandbox-attacks.test.ts',
+  '__tests__/unit/sandbox-boundaries.test.ts'
+]
+const HOST_SOCKETS_OWN_PROCESS = ['__tests__/unit/unshare-remount.test.ts']
 
 export default defineConfig({
   test: {
@@ -48,7 +62,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['__tests__/**/*.test.ts'],
-          exclude: OWN_PROCESS,
+          exclude: [...OWN_PROCESS, ...HOST_SOCKETS, ...HOST_SOCKETS_OWN_PROCESS],
           // A worker runs file after file with the modules it has loaded: starting Node, vitest
           // and the src graph for each of 150 files cost about 0.5 s of CPU a file (measured: the
           // suite 419 -> 352 CPU-s).
@@ -56,7 +70,25 @@ export default defineConfig({
           isolate: false
         }
       },
-      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } }
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+      {
+        extends: true,
+        test: {
+          name: 'host-sockets',
+          include: HOST_SOCKETS,
+          isolate: false,
+          sequence: { groupOrder: 1 }
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: 'host-sockets-own-process',
+          include: HOST_SOCKETS_OWN_PROCESS,
+          isolate: true,
+          sequence: { groupOrder: 1 }
+        }
+      }
     ]
   }
 })
