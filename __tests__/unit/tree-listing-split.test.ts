@@ -10,13 +10,8 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import {
-  latin1,
-  listChanged,
-  listFolders,
-  removeAll,
-  splitStarts
-} from '../../src/policy/tree-listing.js'
+import { latin1, removeAll } from '../../src/policy/tree-find.js'
+import { listChanged, listFolders, splitStarts } from '../../src/policy/tree-listing.js'
 
 const cleanups = cleanupAfterEach()
 

@@ -16,7 +16,7 @@ export {
 } from './change-set.js'
 export { repoFolder, ValidationWatch } from './validation-watch.js'
 export { TreeSnapshot } from './tree-snapshot.js'
-export { regularFiles } from './tree-listing.js'
+export { regularFiles } from './tree-find.js'
 export { unicodeTextMatcher } from './unicode-text.js'
 export { SECURITY_REASONS } from './reasons.js'
 export { assertActorAllowed, PERMISSION_LEVELS } from './actor-policy.js'

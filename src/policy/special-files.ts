@@ -2,16 +2,15 @@ import {
   FORMAT,
   FORMAT_FROM_TOP,
   inode,
-  opening,
   printableBytes,
   pruned,
   run,
   SPECIAL_TYPES,
   stampsOf,
   text,
-  type Folder,
   type Stamps
-} from './tree-listing.js'
+} from './tree-find.js'
+import { opening, type Folder } from './tree-listing.js'
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'

@@ -1,21 +1,23 @@
-import { spawn } from 'node:child_process'
 import { readdirSync, type Dirent } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import {
+  FORMAT,
+  FORMAT_FROM_TOP,
+  latin1,
+  pruned,
+  run,
+  SPECIAL_TYPES,
+  stampsOf,
+  text,
+  utf8,
+  type Stamps
+} from './tree-find.js'
 
 /**
- * The find listings TreeSnapshot puts the work tree back from: each entry's stamp (find's fields
- * before its path), paths held as latin1 strings of their bytes, never following a link.
+ * Listing the work tree for TreeSnapshot: its folders before a round, and after it what changed,
+ * by finds side by side where there are cores to spare (tree-find.ts runs them and reads them).
  */
-export type Stamps = Map<string, string>
-
-/** find's fields: type, device, inode, size, mtime, ctime, permission bits, then the path. */
-export const FORMAT = '%y %D %i %s %T@ %C@ %m %P\\0'
-/** The same, the path from the start point (`./folder/…`) rather than under it. */
-export const FORMAT_FROM_TOP = '%y %D %i %s %T@ %C@ %m %p\\0'
-const FIELDS = 7
-/** find with no relative folder on its PATH (-execdir refuses one). */
-const FIND_ENV = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', LC_ALL: 'C' }
 
 export interface Folder {
   mode: string
@@ -32,36 +34,6 @@ const MOST_FINDS = 4
  */
 const MOST_SPLIT_ENTRIES = 1000
 const MOST_SPLIT_BYTES = 64 * 1024
-
-export function perm(stamp: string): string {
-  return stamp.split(' ')[6] ?? ''
-}
-
-export function inode(stamp: string): string {
-  return stamp.split(' ')[2] ?? ''
-}
-
-/** Which file an entry is: its device and inode (`dev:inode`, as listFolders' specials). */
-export function fileId(stamp: string): string {
-  const [, device, number] = stamp.split(' ')
-  return `${device}:${number}`
-}
-
-/** find's test for a fifo, a socket or a device. */
-// prettier-ignore
-export const SPECIAL_TYPES = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'b', '-o', '-type', 'c', ')']
-
-export function userRwx(mode: string): boolean {
-  return (Number.parseInt(mode, 8) & 0o700) === 0o700
-}
-
-/** `-path ./skipped -prune -o`: `.git` and the run's own folder are never entered. */
-export function pruned(skip: readonly string[]): string[] {
-  // -path takes a pattern: a log folder named `log[1]` is that name, not `log1`.
-  const literal = (path: string) => path.replace(/[*?[\]\\]/g, '\\$&')
-  const names = skip.flatMap((path, i) => [...(i > 0 ? ['-o'] : []), '-path', `./${literal(path)}`])
-  return names.length > 0 ? ['(', ...names, ')', '-prune', '-o'] : []
-}
 
 /**
  * Every folder of the tree with its permission bits, inode and size (no stat of each file); where
@@ -267,105 +239,4 @@ export function opening(openUp: boolean): string[] {
         ')'
       ]
     : []
-}
-
-export function stampsOf(out: Buffer): Stamps {
-  const stamps: Stamps = new Map()
-  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
-    const field = out.subarray(start, end).toString('latin1')
-    let cut = -1
-    for (let i = 0; i < FIELDS; i++) cut = field.indexOf(' ', cut + 1)
-    if (cut > 0) stamps.set(field.slice(cut + 1), field.slice(0, cut))
-  }
-  return stamps
-}
-
-/**
- * Each path removed with all it holds, by find (it deletes from inside each folder and never
- * follows a link); a name that is not UTF-8 is found by its inode in its folder.
- */
-export async function removeAll(root: string, paths: readonly string[]): Promise<void> {
-  const named: string[] = []
-  for (const path of paths) {
-    const name = text(path)
-    if (name !== undefined) named.push(`./${name}`)
-    else {
-      const slash = path.lastIndexOf('/')
-      const folder = slash < 0 ? '.' : `./${text(path.slice(0, slash)) ?? '.'}`
-      const inode = await inodeOf(root, path)
-      if (!inode) continue
-      const args = [folder, '-mindepth', '1', '-maxdepth', '1', '-inum', inode]
-      await run('find', [...args, '-exec', 'find', '{}', '-delete', ';'], root, true)
-    }
-  }
-  for (let i = 0; i < named.length; i += 2000)
-    await run('find', [...named.slice(i, i + 2000), '-delete'], root, true)
-}
-
-/** The inode of an entry whose name is not UTF-8, found by a listing of its folder. */
-async function inodeOf(root: string, path: string): Promise<string | undefined> {
-  const args = ['.', '-mindepth', '1', '-printf', FORMAT]
-  return stampsOf(await run('find', args, root, true))
-    .get(path)
-    ?.split(' ')[2]
-}
-
-/**
- * The regular files of the tree now (UTF-8 names; another is left out), `skip` not entered: the
- * user's files a put-back after repository code must keep whatever it did to them (guardHooks).
- */
-export async function regularFiles(root: string, skip: readonly string[]): Promise<Set<string>> {
-  const args = ['.', '-mindepth', '1', ...pruned(skip), '-type', 'f', '-printf', '%P\\0']
-  const out = await run('find', args, root, true)
-  const files = new Set<string>()
-  for (let start = 0, end; (end = out.indexOf(0, start)) >= 0; start = end + 1) {
-    const name = utf8(out.subarray(start, end))
-    if (name !== undefined) files.add(name)
-  }
-  return files
-}
-
-export function run(
-  program: string,
-  args: string[],
-  cwd: string,
-  allowFailure = false
-): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd, env: FIND_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-    const chunks: Buffer[] = []
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()).slice(-2000))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code === 0 || allowFailure) resolve(Buffer.concat(chunks))
-      else reject(new Error(`find could not list the work tree: ${stderr.trim().slice(-500)}`))
-    })
-  })
-}
-
-export function latin1(path: string): string {
-  return Buffer.from(path, 'utf8').toString('latin1')
-}
-
-export function text(path: string): string | undefined {
-  return utf8(Buffer.from(path, 'latin1'))
-}
-
-// ignoreBOM: a name that starts with a byte-order mark keeps it (else `\uFEFFlnk` reads `lnk`).
-const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-
-/** The bytes as UTF-8 text, exactly (they come back the same), or undefined. */
-function utf8(bytes: Buffer): string | undefined {
-  try {
-    const name = strict.decode(bytes)
-    return Buffer.from(name, 'utf8').equals(bytes) ? name : undefined
-  } catch {
-    return undefined
-  }
-}
-
-export function printableBytes(path: string): string {
-  return JSON.stringify(Buffer.from(path, 'latin1').toString()).slice(1, -1)
 }

@@ -2,7 +2,8 @@ import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { WORKTREE_SCAN, nulFields } from '../git/index.js'
 import type { GitRunner } from './repo-paths.js'
-import { latin1, text, type Folder, type Stamps } from './tree-listing.js'
+import { latin1, text, type Stamps } from './tree-find.js'
+import { type Folder } from './tree-listing.js'
 
 /**
  * Where validation can have changed anything, from the snapshot's listing of what it changed,

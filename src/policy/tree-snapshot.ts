@@ -14,17 +14,14 @@ import {
   fileId,
   inode,
   latin1,
-  listChanged,
-  listFolders,
   perm,
   printableBytes,
   removeAll,
   text,
   userRwx,
-  withAllUnder,
-  type Folder,
   type Stamps
-} from './tree-listing.js'
+} from './tree-find.js'
+import { listChanged, listFolders, withAllUnder, type Folder } from './tree-listing.js'
 import { changedScope, deletedTracked } from './tree-scope.js'
 import {
   assertNoGitFileSpecials,
