@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 
 /** What of `/` the jail shows as it is (read-only): the system, never a host's data or sockets. */
@@ -92,13 +92,24 @@ export function gitFoldersAt(dir: string): string[] | undefined {
 function resolveGitDir(dir: string, dotGit: string): string | undefined {
   try {
     const stat = statSync(dotGit)
-    if (stat.isDirectory()) return dotGit
+    // A `.git` link to the folder elsewhere: the folder where it is (the jail binds it there; a
+    // bind onto the link's path would follow it, to where the jail may show nothing).
+    if (stat.isDirectory()) return linkTarget(dotGit)
     if (!stat.isFile()) return undefined
     const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim()
     if (!pointer) return undefined
     const target = isAbsolute(pointer) ? pointer : resolve(dir, pointer)
-    return statSync(target, { throwIfNoEntry: false })?.isDirectory() ? target : undefined
+    return statSync(target, { throwIfNoEntry: false })?.isDirectory()
+      ? linkTarget(target)
+      : undefined
   } catch {
     return undefined
   }
+}
+
+/** `path` with the links at its end followed (not those on its way: it stays beside the tree). */
+function linkTarget(path: string): string {
+  for (let hops = 0; hops < 40 && lstatSync(path).isSymbolicLink(); hops++)
+    path = resolve(dirname(path), readlinkSync(path))
+  return path
 }
