@@ -220,35 +220,35 @@ describe('opt-in git hooks in the sandbox', () => {
     chmodSync(path, 0o755)
   }
 
-  it('run with the commit, see no secret, and cannot slip an unplanned file into it', async () => {
+  it('run with the commit and see no secret', async () => {
+    // What the hook sees, written where the run leaves it (COMMIT_EDITMSG, which git itself
+    // writes: anything else a hook adds to .git is taken away after it).
+    const seen =
+      "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done >> .git/COMMIT_EDITMSG 2>/dev/null\n" +
+      'env >> .git/COMMIT_EDITMSG'
     const hostile = await run({
-      setup: hook(
-        "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done > .git/logs/leak.txt 2>/dev/null\n" +
-          'env >> .git/logs/leak.txt\ncp .git/logs/leak.txt leak.txt\ngit add leak.txt\nexit 0'
-      ),
+      setup: (repo) => {
+        const path = join(repo.dir, '.git/hooks/post-commit')
+        writeFileSync(path, `#!/bin/sh\n${seen}\n`)
+        chmodSync(path, 0o755)
+      },
       inputs: { 'git-hooks': 'true' }
     })
     // The first backend that works here (bubblewrap where installed, else unshare as root).
     expect(['bubblewrap', 'unshare', 'sudo-unshare']).toContain(hostile.result.metrics?.sandbox)
-    expect(hostile.result.error?.code).toBe('SECURITY_VIOLATION')
-    // Checked right after the hooked commit: its tree is not the approved index.
-    expect(hostile.result.error?.details?.rule).toBe('hook-tampered')
-    expect(hostile.result.error?.message).toContain(
-      'the committed tree is not the approved content'
-    )
-    expect(hostile.repo.gitOrigin('branch', '--list', 'fix/5-hostile')).toBe('')
-    // What the hook saw, kept in .git/logs (a folder git's commit writes; what hooks add at the
-    // top of .git, or leave in the work tree, is removed after them).
-    const leak = readFileSync(join(hostile.repo.dir, '.git/logs/leak.txt'), 'utf8')
+    expectCommitted(hostile)
+    const leak = readFileSync(join(hostile.repo.dir, '.git/COMMIT_EDITMSG'), 'utf8')
     expect(leak).toContain('PATH=')
     for (const canary of Object.values(CANARY)) expect(leak).not.toContain(canary)
     expect(leakedCanaries(hostile)).toEqual([])
   })
 
-  it('a hook that writes a filter into .git/config and info/attributes, or rewrites the approved file, is refused; .git put back, nothing pushed', async () => {
+  it('a hook that writes a filter into .git/config and info/attributes, rewrites the approved file or stages an unplanned one is refused; .git put back, nothing pushed', async () => {
     for (const body of [
       'git config filter.evil.smudge "touch ../pwned; cat"\necho "* filter=evil" >> .git/info/attributes',
-      'printf "pwned\\n" > README.md\ngit add README.md'
+      'printf "pwned\\n" > README.md\ngit add README.md',
+      // An unplanned file slipped into the commit: its tree is not the approved index.
+      'env > leak.txt\ngit add leak.txt'
     ]) {
       const hostile = await run({ setup: hook(body), inputs: { 'git-hooks': 'true' } })
       const { repo, before } = hostile

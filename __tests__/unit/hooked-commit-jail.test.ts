@@ -210,4 +210,87 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
       expect(linked.git('status', '--porcelain', '--untracked-files=all')).toBe('')
     }
   )
+
+  it.skipIf(skip)(
+    "a hook that plants objects in the quarantine under the approved tree's name adopts none of them",
+    async () => {
+      const repo = repoWith()
+      const hook = join(repo.dir, '.git', 'hooks', 'post-commit')
+      mkdirSync(join(hook, '..'), { recursive: true })
+      // A blob E and a malformed tree B (E twice under one name) that hash to their names, and
+      // under the approved tree's name a tree holding B: what a walk from the quarantine finds.
+      const plant = [
+        'const fs = require("fs"), zlib = require("zlib"), crypto = require("crypto"), cp = require("child_process")',
+        'const q = process.env.GIT_OBJECT_DIRECTORY',
+        'const put = (type, body, name) => { const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\\0`), body]); const sha = name || crypto.createHash("sha1").update(raw).digest("hex"); fs.mkdirSync(q + "/" + sha.slice(0, 2), { recursive: true }); fs.rmSync(q + "/" + sha.slice(0, 2) + "/" + sha.slice(2), { force: true }); fs.writeFileSync(q + "/" + sha.slice(0, 2) + "/" + sha.slice(2), zlib.deflateSync(raw)); return sha }',
+        'const a = cp.execFileSync("git", ["rev-parse", "HEAD^{tree}"]).toString().trim()',
+        'const e = put("blob", Buffer.from("evil\\n"))',
+        'const entry = Buffer.concat([Buffer.from("100644 a\\0"), Buffer.from(e, "hex")])',
+        'const b = put("tree", Buffer.concat([entry, entry]))',
+        'put("tree", Buffer.concat([Buffer.from("40000 x\\0"), Buffer.from(b, "hex")]), a)',
+        // Told where the test reads it: COMMIT_EDITMSG, which git itself writes.
+        'fs.appendFileSync(".git/COMMIT_EDITMSG", `planted ${e} ${b}\\n`)'
+      ].join('; ')
+      writeFileSync(hook, `#!/bin/sh\nnode -e '${plant}'\n`)
+      chmodSync(hook, 0o755)
+      const sandbox = await Sandbox.open(jailLayout(process.env, repo.dir, gitDirs(repo.dir), []), [
+        backend
+      ])
+      cleanups.push(() => sandbox.dispose())
+      const { git, branch } = await prepare(repo, { push: false })
+      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
+      await branch.create()
+      await branch.apply(GREETING, ['src/greet.txt'])
+      await branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+        signoff: true,
+        hooks: true
+      })
+      // The commit stands on the store's tree; what the hook planted stays out of the store.
+      expect(repo.git('cat-file', '-p', 'HEAD:src/greet.txt')).toBe('hello, world')
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      const planted = /planted (\w+) (\w+)/.exec(repo.read('.git/COMMIT_EDITMSG'))!
+      for (const sha of planted.slice(1)) expect(() => repo.git('cat-file', '-e', sha)).toThrow()
+    }
+  )
+
+  it.skipIf(skip)(
+    "in a linked worktree, a hook that moves the worktree's git folder aside for a link out of the repository cannot: nothing outside is touched",
+    async () => {
+      const repo = repoWith()
+      const tree = join(repo.root, 'linked')
+      repo.git('worktree', 'add', '-q', '-b', 'side', tree)
+      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
+      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+      writeFileSync(join(outside, 'victim.txt'), 'mine\n')
+      const hook = join(repo.dir, '.git', 'hooks', 'pre-commit')
+      mkdirSync(join(hook, '..'), { recursive: true })
+      writeFileSync(
+        hook,
+        `#!/bin/sh\nd=$(git rev-parse --absolute-git-dir)\nmv "$d" "$d.moved" && ln -s '${outside}' "$d"\nexit 1\n`
+      )
+      chmodSync(hook, 0o755)
+      const sandbox = await Sandbox.open(jailLayout(process.env, tree, gitDirs(tree), []), [
+        backend
+      ])
+      cleanups.push(() => sandbox.dispose())
+      const linked = {
+        ...repo,
+        dir: tree,
+        git: (...args: string[]) => repo.git('-C', tree, ...args)
+      }
+      const { git, branch } = await prepare(linked, { push: false })
+      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
+      await branch.create()
+      await branch.apply(GREETING, ['src/greet.txt'])
+      const commit = branch.commit(
+        [{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }],
+        { signoff: true, hooks: true }
+      )
+      expect(await failure(commit)).toMatchObject({ code: 'VALIDATION_FAILED' })
+      expect(readdirSync(outside)).toEqual(['victim.txt'])
+      expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('mine\n')
+      await branch.rollback()
+      expect(linked.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
+  )
 })

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import { objectId, type Git } from '../git/index.js'
@@ -34,6 +34,11 @@ export class ObjectQuarantine {
     return { GIT_OBJECT_DIRECTORY: this.folder, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.store }
   }
 
+  /** What reads the store first and the quarantine after (for what only the commit made). */
+  get readEnv(): Record<string, string> {
+    return { GIT_OBJECT_DIRECTORY: this.store, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.folder }
+  }
+
   /** The folder's name in the git folder (made before the commit: not a hook's). */
   get name(): string {
     return this.folder.slice(dirname(this.folder).length + 1)
@@ -44,7 +49,7 @@ export class ObjectQuarantine {
    * its name. Returns those that do not (or are not here), and writes nothing then.
    */
   async adopt(git: Git, shas: readonly string[]): Promise<string[]> {
-    const reader = git.objectReader(this.env)
+    const reader = git.objectReader(this.readEnv)
     try {
       const objects = []
       const forged: string[] = []
@@ -68,6 +73,11 @@ export class ObjectQuarantine {
     } finally {
       reader.close()
     }
+  }
+
+  /** Still the folder made for it (not a link or a fifo a hook left in its place). */
+  intact(): boolean {
+    return lstatSync(this.folder, { throwIfNoEntry: false })?.isDirectory() === true
   }
 
   /** Removes the quarantine (a link a hook left in its place, not what it points at). */

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { join } from 'node:path'
 import { SecurityViolationError, ValidationFailedError } from '../contract/index.js'
-import { namesIn, ObjectQuarantine, replaceFile } from './change-objects.js'
+import { ObjectQuarantine, replaceFile } from './change-objects.js'
+import { CommitWrites, TopLevel } from './commit-writes.js'
 import {
   type Git,
   type GitOutput,
@@ -36,17 +37,13 @@ export async function commitWithHooks(
   ])
   const common = gitDirs(git.dir).at(-1)!
   const quarantine = ObjectQuarantine.create(gitDirs(git.dir)[0]!, join(common, 'objects'))
-  // A commit not adopted is gone with the quarantine: no reflog may name it.
-  const branchRef = ref.stdout.trim()
-  const reflogs = FileCopies.take([
-    join(gitDirs(git.dir)[0]!, 'logs', 'HEAD'),
-    ...(branchRef ? [join(common, 'logs', branchRef)] : [])
-  ])
   try {
-    await commitQuarantined(git, message, options, { tree, head, ref: branchRef, quarantine })
-  } catch (error) {
-    reflogs.restore()
-    throw error
+    await commitQuarantined(git, message, options, {
+      tree,
+      head,
+      ref: ref.stdout.trim(),
+      quarantine
+    })
   } finally {
     quarantine.dispose()
   }
@@ -59,10 +56,10 @@ async function commitQuarantined(
   before: { tree: string; head: string; ref: string; quarantine: ObjectQuarantine }
 ): Promise<void> {
   const { tree, head, quarantine } = before
-  const common = gitDirs(git.dir).at(-1)!
-  const branchRef = before.ref
-  const refFile = join(common, branchRef)
-  const guard = await RepoIntegrity.snapshot(git.dir, [], { refs: true })
+  const writes = new CommitWrites(gitDirs(git.dir), before.ref, head)
+  // Every entry of git's folders but the object store (read-only to the hooks) and the index
+  // (put back below); a commit not adopted is gone with the quarantine, and so are its reflogs.
+  const guard = await RepoIntegrity.snapshot(git.dir, [], { whole: true, skip: [quarantine.name] })
   const untracked = new Set(await untrackedPaths(git))
   const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
   // The index holds exactly the approved change (and so does the commit, checked below): put
@@ -95,9 +92,10 @@ async function commitQuarantined(
   const failed = out.exitCode !== 0 && !out.timedOut
   const problems = guard
     .changes()
-    .filter((path) => failed || !branchRef || !holds(path, refFile, common))
+    .filter((path) => !writes.allows(path, guard, !failed))
     .map((path) => `${path} changed`)
   problems.push(...planted.remove().map((path) => `${path} added`))
+  if (!quarantine.intact()) problems.push(`${quarantine.name}, where the commit wrote, replaced`)
   if (out.exitCode === 0 && problems.length === 0)
     problems.push(...(await adoptCommit(git, quarantine, head, tree)))
   if (problems.length > 0) {
@@ -136,7 +134,9 @@ async function adoptCommit(
   head: string,
   tree: string
 ): Promise<string[]> {
-  const env = quarantine.env
+  // The store first: a hook's object in the quarantine under a name the store holds (the
+  // approved tree's) never stands in for it.
+  const env = quarantine.readEnv
   const read = async (args: string[]) => {
     const out = await git.exec(args, { env, allowFailure: true })
     return out.exitCode === 0 ? out.stdout : undefined
@@ -150,14 +150,6 @@ async function adoptCommit(
   if (madeTree !== tree) return ['the committed tree is not the approved content']
   const forged = await quarantine.adopt(git, objects.split('\n').filter(Boolean))
   return forged.map((sha) => `object ${sha} does not hold what its name says`)
-}
-
-/** The branch's own ref file, or a folder under refs/ on its way that the commit created. */
-function holds(path: string, refFile: string, common: string): boolean {
-  return (
-    path === refFile ||
-    (refFile.startsWith(path + sep) && path.startsWith(join(common, 'refs', sep)))
-  )
 }
 
 /**
@@ -192,33 +184,3 @@ class FileCopies {
       else rmSync(path, { force: true })
   }
 }
-
-/**
- * What a git folder holds at its top, to tell what a hook added there (a link to the work tree
- * or /etc, a MERGE_HEAD, a worktree's folder): all but what a commit itself writes is removed.
- */
-class TopLevel {
-  private readonly before: ReadonlyMap<string, ReadonlySet<string>>
-
-  constructor(private readonly dirs: readonly string[]) {
-    this.before = new Map(dirs.map((dir) => [dir, new Set(namesIn(dir))]))
-  }
-
-  /** Removes what was added since (never through a link); returns its paths. */
-  remove(): string[] {
-    const added: string[] = []
-    for (const dir of this.dirs)
-      for (const name of namesIn(dir))
-        if (!this.before.get(dir)?.has(name) && !COMMIT_WRITES.has(name)) {
-          rmSync(join(dir, name), { recursive: true, force: true })
-          added.push(join(dir, name))
-        }
-    return added
-  }
-}
-
-/** What `git commit` (and the `gc --auto` after it) may create at a git folder's top. */
-const COMMIT_WRITES = new Set([
-  ...['COMMIT_EDITMSG', 'ORIG_HEAD', 'logs', 'index', 'objects', 'refs'],
-  ...['packed-refs', 'gc.pid', 'gc.log']
-])

@@ -35,6 +35,13 @@ const OPERATION_STATE = [
 ]
 
 const MAX_ENTRIES = 2_000
+/** Around hooks the whole git folder is watched: its reflogs and refs may be many. */
+const MAX_ENTRIES_WHOLE = 50_000
+/**
+ * Not watched with the whole folder: the object store (read-only to hooks, its alternates
+ * watched by name) and the index (put back byte for byte by the hooked commit itself).
+ */
+const UNWATCHED_WHOLE = new Set(['objects', 'index'])
 
 /** One watched entry as it was, enough to put it back. */
 interface Entry {
@@ -60,23 +67,34 @@ export class RepoIntegrity {
     private readonly entries: ReadonlyMap<string, Entry>,
     /** The repository's own git folders: one inside another's folder (a linked worktree's, in
      * the common `worktrees/`) is watched by its own names, not whole as part of that folder. */
-    private readonly own: ReadonlySet<string>
+    private readonly own: ReadonlySet<string>,
+    private readonly limit: number
   ) {}
 
+  /**
+   * `whole`: every entry of the git folders (around hooks, which may write any of it), but the
+   * object store, the index and the top-level names in `skip`.
+   */
   static async snapshot(
     repoDir: string,
     extraFiles: readonly string[] = [],
-    options: { refs?: boolean } = {}
+    options: { whole?: boolean; skip?: readonly string[] } = {}
   ): Promise<RepoIntegrity> {
-    const targets = [...watchedPaths(repoDir, options.refs), ...extraFiles]
+    const targets = [...watchedPaths(repoDir, options.whole, options.skip), ...extraFiles]
     const all = [...targets, ...submoduleGitDirs(repoDir)]
     const own = new Set(gitDirs(repoDir))
-    return new RepoIntegrity(all, readAll(all, own), own)
+    const limit = options.whole ? MAX_ENTRIES_WHOLE : MAX_ENTRIES
+    return new RepoIntegrity(all, readAll(all, own, limit), own, limit)
+  }
+
+  /** A watched file's bytes at the snapshot. */
+  before(path: string): Buffer | undefined {
+    return this.entries.get(path)?.content
   }
 
   /** The watched entries that differ from the snapshot (added, removed or changed). */
   changes(): string[] {
-    const now = readAll(this.targets, this.own)
+    const now = readAll(this.targets, this.own, this.limit)
     const changed = new Set<string>()
     for (const [path, entry] of now)
       if (this.entries.get(path)?.hash !== entry.hash) changed.add(path)
@@ -84,24 +102,38 @@ export class RepoIntegrity {
     return [...changed].sort()
   }
 
-  /** Puts every changed entry back as it was: the rollback's own git calls then run clean. */
+  /**
+   * Puts every changed entry back as it was: the rollback's own git calls then run clean. What
+   * is there now and was not, or is of another kind (a link over a folder), goes first, parents
+   * first and never followed; then what was is made again, parents first: nothing is written
+   * through a link a command left.
+   */
   restore(): void {
-    const now = readAll(this.targets, this.own)
+    const now = readAll(this.targets, this.own, this.limit)
     const changed = this.changes()
-    // Deepest first, so a folder that validation added goes after its files.
-    for (const path of [...changed].reverse()) {
+    const folder = (entry?: Entry) => entry?.hash.startsWith('dir') === true
+    for (const path of changed) {
       const before = this.entries.get(path)
-      if (before?.fact || now.get(path)?.fact) continue
+      const current = now.get(path)
+      if (!current || before?.fact || current.fact || (folder(before) && folder(current))) continue
+      rmSync(path, { recursive: true, force: true })
+    }
+    for (const path of changed) {
+      const before = this.entries.get(path)
+      if (!before || before.fact) continue
       try {
-        if (!before || !before.hash.startsWith('dir'))
-          rmSync(path, { recursive: true, force: true })
-        if (!before) continue
-        if (before.link !== undefined) symlinkSync(before.link, path)
-        else if (before.content !== undefined) {
+        if (before.link !== undefined) {
+          rmSync(path, { force: true })
+          symlinkSync(before.link, path)
+        } else if (before.content !== undefined) {
           mkdirSync(dirname(path), { recursive: true })
-          writeFileSync(path, before.content)
+          rmSync(path, { force: true })
+          writeFileSync(path, before.content, { flag: 'wx' })
           chmodSync(path, before.mode & 0o7777)
-        } else mkdirSync(path, { recursive: true })
+        } else if (folder(before)) {
+          mkdirSync(path, { recursive: true })
+          chmodSync(path, before.mode & 0o7777)
+        }
       } catch {
         // best effort: the run stops with repo-tampered either way
       }
@@ -127,7 +159,7 @@ export class RepoIntegrity {
   }
 }
 
-function watchedPaths(repoDir: string, refs = false): string[] {
+function watchedPaths(repoDir: string, whole = false, skip: readonly string[] = []): string[] {
   const dirs = gitDirs(repoDir)
   const names = [
     'config',
@@ -139,14 +171,18 @@ function watchedPaths(repoDir: string, refs = false): string[] {
     'objects/info/http-alternates',
     // Around hooks, which may write them: refs, and the state a later git command takes up (a
     // MERGE_HEAD makes the next commit a merge with a parent no one reviewed).
-    ...(refs ? ['HEAD', 'refs', 'packed-refs', 'reftable', ...OPERATION_STATE] : []),
+    ...(whole ? ['HEAD', 'refs', 'packed-refs', 'reftable', ...OPERATION_STATE] : []),
     // Submodules' git folders: config, hooks and info of repositories git may enter.
     'modules'
   ]
   const home = process.env.HOME || homedir()
   const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
   return [
-    ...dirs.flatMap((dir) => names.map((name) => join(dir, name))),
+    ...dirs.flatMap((dir) =>
+      (whole ? [...new Set([...names, ...topLevel(dir, skip)])] : names).map((name) =>
+        join(dir, name)
+      )
+    ),
     ...configIncludes(repoDir),
     join(home, '.gitconfig'),
     join(xdg, 'git', 'config'),
@@ -182,7 +218,20 @@ function hashBytes(repoDir: string): number {
 // `<index> (gitlinks <hash bytes>)`: the index's gitlink list, as one entry.
 const GITLINKS = ' (gitlinks '
 
-function readAll(targets: readonly string[], own: ReadonlySet<string>): Map<string, Entry> {
+/** What a git folder holds at its top, to watch whole: all but the object store and index. */
+function topLevel(dir: string, skip: readonly string[]): string[] {
+  try {
+    return readdirSync(dir).filter((name) => !UNWATCHED_WHOLE.has(name) && !skip.includes(name))
+  } catch {
+    return []
+  }
+}
+
+function readAll(
+  targets: readonly string[],
+  own: ReadonlySet<string>,
+  limit = MAX_ENTRIES
+): Map<string, Entry> {
   const entries = new Map<string, Entry>()
   for (const target of targets) {
     const marker = target.lastIndexOf(GITLINKS)
@@ -191,7 +240,7 @@ function readAll(targets: readonly string[], own: ReadonlySet<string>): Map<stri
       const bytes = Number.parseInt(target.slice(marker + GITLINKS.length), 10)
       const links = indexGitlinks(file, bytes) ?? []
       entries.set(target, { hash: `gitlinks ${links.join('\0')}`, mode: 0, fact: true })
-    } else walk(target, entries, own)
+    } else walk(target, entries, own, limit)
   }
   return entries
 }
@@ -200,9 +249,10 @@ function walk(
   path: string,
   entries: Map<string, Entry>,
   own: ReadonlySet<string>,
+  limit: number,
   inModules = false
 ): void {
-  if (entries.size >= MAX_ENTRIES) {
+  if (entries.size >= limit) {
     entries.set(`${path} (too many entries)`, { hash: 'limit', mode: 0, fact: true })
     return
   }
@@ -224,9 +274,11 @@ function walk(
     const modules = inModules || basename(path) === 'modules' || basename(path) === '.git'
     for (const name of readdirSync(path).sort()) {
       if (own.has(join(path, name))) continue
+      // Git LFS's store and scratch: data by its hash, as large as the files it holds.
+      if (basename(path) === 'lfs' && (name === 'objects' || name === 'tmp')) continue
       if (modules && (name === 'logs' || name === 'lfs')) continue
       if (modules && basename(path) === 'objects' && name !== 'info') continue
-      walk(join(path, name), entries, own, modules)
+      walk(join(path, name), entries, own, limit, modules)
     }
   } else if (stat.isFile()) {
     const content = readFileSync(path)

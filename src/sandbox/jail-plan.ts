@@ -96,7 +96,11 @@ export function jailPlan(
   const enclosing = layout.enclosingGitDirs ?? []
   const seen = (path: string) => inJail(path) || mounted(mounts, path)
   for (const path of enclosing.filter(seen)) bind(path, path, false)
-  const own = layout.gitDirs.filter((path) => !enclosing.includes(path))
+  // Outer ones first: a linked worktree's folder inside the common one's `worktrees/` stays a
+  // mount point of its own over it (one a hook cannot move aside for a link).
+  const own = layout.gitDirs
+    .filter((path) => !enclosing.includes(path))
+    .sort((a, b) => a.length - b.length)
   for (const path of own)
     if (!options.gitWritable) bind(path, path, false)
     // Bound writable wherever it lies (a linked worktree's common folder, a separate git dir):

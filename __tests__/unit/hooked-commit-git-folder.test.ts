@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto'
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { gitDirs } from '../../src/git/index.js'
+import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { GREETING, MESSAGE, changeBranchWorld } from '../support/change-branch-world.js'
+import { failure } from '../support/errors.js'
+import type { TestRepo } from '../support/repo.js'
+import { skipWithout } from '../support/sandbox-needs.js'
+
+/**
+ * A hooked commit against git's own folder (src/change/hooked-commit.ts, commit-writes.ts): all
+ * of it but the object store is watched whole, and the one change allowed is the commit's own
+ * (COMMIT_EDITMSG, the branch's ref, one more line in its reflog and HEAD's), as plain files.
+ * Attack round 8: a reflog folder turned into a link had the put-back (and Patchsmith's own git
+ * later) write outside the repository; a fifo left at logs/HEAD hung a later step; the stash's
+ * reflog cut short lost the user's stashes; other files of .git stayed changed.
+ */
+
+const cleanups = cleanupAfterEach()
+const { repoWith, prepare } = changeBranchWorld(cleanups)
+
+/**
+ * Every entry of the git folder but the object store, the index, COMMIT_EDITMSG and the run's
+ * own state (which ChangeBranch writes and takes away around the commit).
+ */
+function gitFolder(repo: TestRepo): Map<string, string> {
+  const root = join(repo.dir, '.git')
+  const entries = new Map<string, string>()
+  const skip = new Set(['objects', 'index', 'COMMIT_EDITMSG', 'patchsmith'])
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      if (dir === root && (skip.has(name) || name.startsWith('patchsmith-objects-'))) continue
+      const stat = lstatSync(path)
+      const mode = stat.mode.toString(8)
+      if (stat.isDirectory()) {
+        entries.set(relative(root, path), `dir ${mode}`)
+        walk(path)
+      } else if (stat.isSymbolicLink())
+        entries.set(relative(root, path), `link ${readlinkSync(path)}`)
+      else if (stat.isFile()) {
+        const hash = createHash('sha1').update(readFileSync(path)).digest('hex')
+        entries.set(relative(root, path), `file ${mode} ${hash}`)
+      } else entries.set(relative(root, path), `other ${mode}`)
+    }
+  }
+  walk(root)
+  return entries
+}
+
+const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
+  [
+    'turns the branch reflogs folder into a link out of the repository and refuses',
+    'pre-commit',
+    'mv .git/logs/refs/heads .git/logs/refs/heads.moved && ln -s "$OUTSIDE" .git/logs/refs/heads\nexit 1'
+  ],
+  [
+    'turns .git/logs into a link out of the repository',
+    'post-commit',
+    'mv .git/logs .git/logs.moved && ln -s "$OUTSIDE" .git/logs'
+  ],
+  ['leaves a fifo at .git/logs/HEAD', 'post-commit', 'rm .git/logs/HEAD && mkfifo .git/logs/HEAD'],
+  [
+    "cuts the stash's reflog to its last entry",
+    'post-commit',
+    't=$(mktemp); tail -1 .git/logs/refs/stash > $t && cat $t > .git/logs/refs/stash'
+  ],
+  [
+    'rewrites .git/description and opens .git/logs to everyone',
+    'post-commit',
+    'echo evil > .git/description; chmod 777 .git/logs'
+  ],
+  [
+    'adds a forged line to the reflog of HEAD',
+    'post-commit',
+    `echo "$(git rev-parse HEAD) $(git rev-parse HEAD^) x <x@x> 0 +0000	evil" >> .git/logs/HEAD`
+  ]
+]
+
+const BACKENDS: Array<[BackendName, boolean]> = [
+  ['bubblewrap', skipWithout('bubblewrap')],
+  ['unshare', skipWithout('unshare')]
+]
+
+describe.each(BACKENDS)('a hooked commit against .git, in the %s jail', (backend, skip) => {
+  it.skipIf(skip).each(ATTACKS)(
+    'a hook that %s is hook-tampered: .git as it was, nothing written outside',
+    async (_name, hookName, body) => {
+      const repo = repoWith()
+      // Two stashes of the user's, whose older one lives only in the stash's reflog.
+      for (const text of ['one\n', 'two\n']) {
+        writeFileSync(join(repo.dir, 'notes.txt'), text)
+        repo.git('stash', '-q')
+      }
+      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
+      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+      const hook = join(repo.dir, '.git', 'hooks', hookName)
+      mkdirSync(join(hook, '..'), { recursive: true })
+      writeFileSync(hook, `#!/bin/sh\nOUTSIDE='${outside}'\n${body}\n`)
+      chmodSync(hook, 0o755)
+      const layout = jailLayout(process.env, repo.dir, gitDirs(repo.dir), [])
+      const sandbox = await Sandbox.open(layout, [backend])
+      cleanups.push(() => sandbox.dispose())
+      const { git, branch } = await prepare(repo, { push: false })
+      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
+      await branch.create()
+      await branch.apply(GREETING, ['src/greet.txt'])
+      const before = gitFolder(repo)
+      const error = await failure(
+        branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
+          signoff: true,
+          hooks: true
+        })
+      )
+      expect(error).toMatchObject({
+        code: 'SECURITY_VIOLATION',
+        details: { rule: 'hook-tampered' }
+      })
+      expect(gitFolder(repo)).toEqual(before)
+      expect(readdirSync(outside)).toEqual([])
+      await branch.rollback()
+      expect(repo.git('stash', 'list').split('\n')).toHaveLength(2)
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(readdirSync(outside)).toEqual([])
+    }
+  )
+})
