@@ -222,3 +222,19 @@ describe.each([
     }
   )
 })
+
+describe.each([WAYS[0], WAYS[1]])("the work tree's own folder, %s", (...way) => {
+  it.runIf(way[3])(
+    'opened to everyone and given to another user by validation, is put back before git looks: the run commits',
+    async () => {
+      const { repo, done } = await run(way, 'chmod 0777 . && chown 4242:4242 . && node check.js', [
+        swap('apple', 'kiwi')
+      ])
+      expect(done.exitCode, done.stdout).toBe(0)
+      const stat = lstatSync(repo.dir)
+      expect([stat.mode & 0o7777, stat.uid, stat.gid]).toEqual([0o755, 0, 0])
+      expect(repo.read('fruit.txt')).toBe('kiwi\n')
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
+  )
+})

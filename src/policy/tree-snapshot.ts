@@ -1,13 +1,4 @@
-import {
-  chmodSync,
-  lstatSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, chownSync, lstatSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { GitRunner } from './repo-paths.js'
 import {
@@ -22,6 +13,7 @@ import {
   type Stamps
 } from './tree-find.js'
 import { listChanged, listFolders, withAllUnder, type Folder } from './tree-listing.js'
+import { timeMark } from './tree-mark.js'
 import { changedScope, deletedTracked } from './tree-scope.js'
 import {
   assertNoGitFileSpecials,
@@ -44,9 +36,6 @@ import {
 /** Validation may have closed a folder it made: as a user other than root, folders are opened. */
 const openUp = () => process.getuid?.() !== 0
 
-/** Waiting for the file system's clock to move past the mark, at most (a coarse one: 1 s). */
-const LONGEST_TICK_MS = 2500
-
 /**
  * The work tree as found before validation, to put it back afterwards (where validation ran on
  * the tree itself: no overlay told what it touched). Paths are held as latin1 strings of their
@@ -59,6 +48,8 @@ export class TreeSnapshot {
   private stopped?: unknown
   /** The special files removed while validation went on (removeSpecial), named by putBack. */
   private readonly specialRemoved = new Set<string>()
+  /** What scope found, once: the listing it reads is listed once too. */
+  private scoped?: Promise<string[] | undefined>
 
   private constructor(
     private readonly root: string,
@@ -70,7 +61,9 @@ export class TreeSnapshot {
     /** Every `.gitignore` there was (latin1): one gone or no longer a file changes the rules. */
     private readonly ignoreFiles: ReadonlySet<string>,
     /** The fifos, sockets and devices there were (latin1), each `dev:inode`: the user's, kept. */
-    private readonly specials: ReadonlyMap<string, string>
+    private readonly specials: ReadonlyMap<string, string>,
+    /** The tree's own folder: no listing holds it (they start under it). */
+    private readonly top: { mode: number; uid: number; gid: number }
   ) {}
 
   /** `skip`: repository paths never listed nor touched (`.git`, the run's own folder). */
@@ -78,12 +71,15 @@ export class TreeSnapshot {
     const ignoreFiles = new Set<string>()
     const specials = new Map<string, string>()
     const folders = await listFolders(root, skip, ignoreFiles, specials)
-    return new TreeSnapshot(root, skip, folders, await timeMark(root), ignoreFiles, specials)
+    const { mode, uid, gid } = lstatSync(root)
+    const top = { mode: mode & 0o7777, uid, gid }
+    return new TreeSnapshot(root, skip, folders, await timeMark(root), ignoreFiles, specials, top)
   }
 
   /** What changed since the mark, listed once (the first call), once validation has ended. */
   private changed(): Promise<Stamps> {
     if (this.listing) return this.listing
+    this.restoreTop()
     // How much each of the root's folders and theirs held: the finds after validation share
     // them by it.
     const weights = new Map<string, number>()
@@ -99,6 +95,18 @@ export class TreeSnapshot {
       })
       .finally(() => rmSync(dirname(this.mark), { recursive: true, force: true }))
     return this.listing
+  }
+
+  /**
+   * The tree's own folder as it was, before git looks at it: validation that opened it to
+   * everyone would leave it so for the job's later steps, and one that gave it to another user
+   * (as root in the jail) has git refuse the tree as of dubious ownership.
+   */
+  private restoreTop(): void {
+    const { mode, uid, gid } = lstatSync(this.root)
+    if ((uid !== this.top.uid || gid !== this.top.gid) && process.getuid?.() === 0)
+      chownSync(this.root, this.top.uid, this.top.gid)
+    if ((mode & 0o7777) !== this.top.mode) chmodSync(this.root, this.top.mode)
   }
 
   /**
@@ -154,7 +162,8 @@ export class TreeSnapshot {
   async scope(git: GitRunner): Promise<string[] | undefined> {
     const changed = await this.changed()
     if (this.stopped) throw this.stopped
-    return changedScope(git, this.root, this.folders, changed)
+    this.scoped ??= changedScope(git, this.root, this.folders, changed)
+    return this.scoped
   }
 
   /**
@@ -243,47 +252,6 @@ export class TreeSnapshot {
       .filter((path) => !present(this.root, path))
       .map((path) => text(path) ?? printableBytes(path))
   }
-}
-
-/**
- * A fresh file's mtime as the mark, once the file system's clock has moved past it: an entry
- * changed in the same tick as the mark would have a ctime no later than it. The mark is made on
- * the tree's own file system (in `.git`, which the listing never enters), whose times may be
- * whole seconds (ext4 with small inodes, NFS): a mark with finer times elsewhere would be later
- * than the truncated ctime of a change made after it. Where `.git` is not a folder there (a
- * linked worktree), the mark is put just before a whole second the clock has passed.
- */
-async function timeMark(root: string): Promise<string> {
-  const onTree = gitFolderOnTree(root)
-  const dir = mkdtempSync(join(onTree ?? tmpdir(), 'patchsmith-mark-'))
-  const mark = join(dir, 'mark')
-  writeFileSync(mark, '')
-  const marked = statSync(mark, { bigint: true }).mtimeNs
-  // Elsewhere, past the next whole second, and the mark just before it.
-  const past = onTree ? marked : (marked / SECOND + 1n) * SECOND
-  const probe = join(dir, 'probe')
-  const started = Date.now()
-  for (;;) {
-    writeFileSync(probe, '')
-    const ctime = statSync(probe, { bigint: true }).ctimeNs
-    if (onTree ? ctime > past : ctime >= past) break
-    if (Date.now() - started > LONGEST_TICK_MS) break
-    await new Promise((resolve) => setTimeout(resolve, onTree ? 1 : 10))
-  }
-  if (!onTree) {
-    const before = Number(past - SECOND / 1000n) / 1e9
-    utimesSync(mark, before, before)
-  }
-  return mark
-}
-
-const SECOND = 1_000_000_000n
-
-/** The work tree's `.git` when it is a folder on the tree's own file system. */
-function gitFolderOnTree(root: string): string | undefined {
-  const git = join(root, '.git')
-  const stat = lstatSync(git, { throwIfNoEntry: false })
-  return stat?.isDirectory() && stat.dev === lstatSync(root).dev ? git : undefined
 }
 
 function present(root: string, path: string): boolean {

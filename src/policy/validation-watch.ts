@@ -186,6 +186,9 @@ export class ValidationWatch {
     // of the work tree is tampering, though the file in the tree is as it was.
     const dropped = [...(this.touched?.dropped ?? [])].map((path) => join(this.repoDir, path))
     await this.integrity.assertUnchanged(dropped)
+    // On the tree itself the snapshot lists what changed first, the tree's own folder put back
+    // before any git looks (one given to another user is refused as of dubious ownership).
+    if (!this.touched) await this.scope?.()
     await this.assertRefsUnchanged()
     const approved = new Set(edits.map((edit) => edit.path))
     const problems: string[] = []
