@@ -11,21 +11,12 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { overwritePack } from '../support/object-forgeries.js'
-import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+import { DIST_WAYS } from '../support/sandbox-needs.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
 
-const WAYS = [
-  ['as root, bubblewrap', 'bubblewrap', undefined, !skipWithout('bubblewrap')],
-  ['as root, unshare', 'unshare', undefined, !skipWithout('unshare')],
-  [
-    "as a hosted runner's user (bubblewrap)",
-    'bubblewrap',
-    SUDO_USER,
-    !skipWithout('bubblewrap') && !skipWithout('sudo-unshare')
-  ]
-] as const
+const WAYS = DIST_WAYS
 
 /** The pack folder's files and a hash of each. */
 function packs(dir: string): Record<string, string> {

@@ -13,21 +13,12 @@ import { lstatSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+import { DIST_WAYS } from '../support/sandbox-needs.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
 
-const WAYS = [
-  ['as root, bubblewrap', 'bubblewrap', undefined, !skipWithout('bubblewrap')],
-  ['as root, unshare', 'unshare', undefined, !skipWithout('unshare')],
-  [
-    "as a hosted runner's user (bubblewrap)",
-    'bubblewrap',
-    SUDO_USER,
-    !skipWithout('bubblewrap') && !skipWithout('sudo-unshare')
-  ]
-] as const
+const WAYS = DIST_WAYS
 
 type Way = readonly [string, string, string | undefined, boolean]
 

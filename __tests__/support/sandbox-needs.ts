@@ -54,3 +54,19 @@ export function sandboxSkipLine(): string | undefined {
   const what = gaps.map(([backend, reason]) => `${backend} (${reason})`).join('; ')
   return `Sandbox tests skipped on this machine: ${what}. PATCHSMITH_REQUIRE_SANDBOX=1 makes them fail instead.`
 }
+
+/**
+ * The ways a run through dist/ meets the jail: as root under bubblewrap and unshare, and as a
+ * GitHub-hosted runner's user (bubblewrap, not root). Each: its name, the backend, the user
+ * (none: root) and whether this machine runs it.
+ */
+export const DIST_WAYS = [
+  ['as root, bubblewrap', 'bubblewrap', undefined, !skipWithout('bubblewrap')],
+  ['as root, unshare', 'unshare', undefined, !skipWithout('unshare')],
+  [
+    "as a hosted runner's user (bubblewrap)",
+    'bubblewrap',
+    SUDO_USER,
+    !skipWithout('bubblewrap') && !skipWithout('sudo-unshare')
+  ]
+] as const

@@ -1,25 +1,11 @@
 import { createHash } from 'node:crypto'
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { gitDirs } from '../../src/git/index.js'
-import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { GREETING, MESSAGE, changeBranchWorld } from '../support/change-branch-world.js'
 import { failure } from '../support/errors.js'
+import { hookedCommitWorld, JAIL_BACKENDS } from '../support/hooked-commit-world.js'
 import type { TestRepo } from '../support/repo.js'
-import { skipWithout } from '../support/sandbox-needs.js'
 
 /**
  * A hooked commit against git's own folder (src/change/hooked-commit.ts, commit-writes.ts): all
@@ -31,7 +17,7 @@ import { skipWithout } from '../support/sandbox-needs.js'
  */
 
 const cleanups = cleanupAfterEach()
-const { repoWith, prepare } = changeBranchWorld(cleanups)
+const { repoWith, outsideFolder, writeHook, jailed } = hookedCommitWorld(cleanups)
 
 /**
  * Every entry of the git folder but the object store, the index, COMMIT_EDITMSG and the run's
@@ -91,12 +77,7 @@ const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
   ]
 ]
 
-const BACKENDS: Array<[BackendName, boolean]> = [
-  ['bubblewrap', skipWithout('bubblewrap')],
-  ['unshare', skipWithout('unshare')]
-]
-
-describe.each(BACKENDS)('a hooked commit against .git, in the %s jail', (backend, skip) => {
+describe.each(JAIL_BACKENDS)('a hooked commit against .git, in the %s jail', (backend, skip) => {
   it.skipIf(skip).each(ATTACKS)(
     'a hook that %s is hook-tampered: .git as it was, nothing written outside',
     async (_name, hookName, body) => {
@@ -106,26 +87,11 @@ describe.each(BACKENDS)('a hooked commit against .git, in the %s jail', (backend
         writeFileSync(join(repo.dir, 'notes.txt'), text)
         repo.git('stash', '-q')
       }
-      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
-      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
-      const hook = join(repo.dir, '.git', 'hooks', hookName)
-      mkdirSync(join(hook, '..'), { recursive: true })
-      writeFileSync(hook, `#!/bin/sh\nOUTSIDE='${outside}'\n${body}\n`)
-      chmodSync(hook, 0o755)
-      const layout = jailLayout(process.env, repo.dir, gitDirs(repo.dir), [])
-      const sandbox = await Sandbox.open(layout, [backend])
-      cleanups.push(() => sandbox.dispose())
-      const { git, branch } = await prepare(repo, { push: false })
-      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
-      await branch.create()
-      await branch.apply(GREETING, ['src/greet.txt'])
+      const outside = outsideFolder()
+      writeHook(repo.dir, hookName, body, outside)
+      const { branch, commit } = await jailed(repo, backend)
       const before = gitFolder(repo)
-      const error = await failure(
-        branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-          signoff: true,
-          hooks: true
-        })
-      )
+      const error = await failure(commit())
       expect(error).toMatchObject({
         code: 'SECURITY_VIOLATION',
         details: { rule: 'hook-tampered' }

@@ -1,34 +1,24 @@
 import { createHash } from 'node:crypto'
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { gitDirs } from '../../src/git/index.js'
-import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { GREETING, MESSAGE, changeBranchWorld } from '../support/change-branch-world.js'
 import { failure } from '../support/errors.js'
+import { hookedCommitWorld, JAIL_BACKENDS } from '../support/hooked-commit-world.js'
 import type { TestRepo } from '../support/repo.js'
+import { MESSAGE } from '../support/change-branch-world.js'
 import { FORGE_BLOB, looseFile, overwritePack } from '../support/object-forgeries.js'
-import { skipWithout } from '../support/sandbox-needs.js'
 
 /**
  * A hooked commit in the real jail (src/change/hooked-commit.ts, change-objects.ts): the
  * repository's object store is read-only to the hooks and the commit's objects go to a
  * quarantine, so no hook can forge an object the change, a rollback or a later checkout reads.
- * Attack rounds 6 and 7: each of these wrote a forged blob into the tree or HEAD before.
+ * Attack rounds 6 to 8: each of these wrote a forged blob into the tree or HEAD before.
  */
 
+const MESSAGE_SUBJECT = MESSAGE.split('\n')[0]
 const cleanups = cleanupAfterEach()
-const { repoWith, prepare } = changeBranchWorld(cleanups)
+const { repoWith, outsideFolder, writeHook, jailed } = hookedCommitWorld(cleanups)
 
 const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
   [
@@ -80,40 +70,20 @@ function store(repo: TestRepo): Map<string, string> {
   return files
 }
 
-const BACKENDS: Array<[BackendName, boolean]> = [
-  ['bubblewrap', skipWithout('bubblewrap')],
-  ['unshare', skipWithout('unshare')]
-]
-
-describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
+describe.each(JAIL_BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
   it.skipIf(skip).each(ATTACKS)(
     'a hook that %s changes no object of the repository',
     async (_name, hookName, body) => {
       const repo = repoWith()
       repo.git('repack', '-a', '-d', '-q')
-      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
-      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
-      mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true })
-      const hook = join(repo.dir, '.git', 'hooks', hookName)
-      writeFileSync(hook, `#!/bin/sh\nOUTSIDE='${outside}'\n${body}\n`)
-      chmodSync(hook, 0o755)
-      const layout = jailLayout(process.env, repo.dir, gitDirs(repo.dir), [])
-      const sandbox = await Sandbox.open(layout, [backend])
-      cleanups.push(() => sandbox.dispose())
-      expect(sandbox.backend).toBe(backend)
-      const { git, branch } = await prepare(repo, { push: false })
-      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
-      await branch.create()
-      await branch.apply(GREETING, ['src/greet.txt'])
+      const outside = outsideFolder()
+      writeHook(repo.dir, hookName, body, outside)
+      const { branch, commit } = await jailed(repo, backend)
       const before = store(repo)
-      const commit = branch.commit(
-        [{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }],
-        { signoff: true, hooks: true }
-      )
       if (hookName === 'pre-commit') {
-        expect(await failure(commit)).toMatchObject({ code: 'VALIDATION_FAILED' })
+        expect(await failure(commit())).toMatchObject({ code: 'VALIDATION_FAILED' })
         await branch.rollback()
-      } else await commit
+      } else await commit()
       // Every file the store had, as it was; no pack added (what Patchsmith itself wrote,
       // the approved trees, is loose).
       const after = store(repo)
@@ -133,8 +103,6 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
     "a hook that forges the commit's object in the quarantine is SECURITY_VIOLATION; nothing is adopted",
     async () => {
       const repo = repoWith()
-      const hook = join(repo.dir, '.git', 'hooks', 'post-commit')
-      mkdirSync(join(hook, '..'), { recursive: true })
       // The commit git just wrote to the quarantine, its file given another commit on the same
       // tree and parent (another author and message), under the same name.
       const forge = [
@@ -146,23 +114,9 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
         'fs.chmodSync(f, 0o644)',
         'fs.writeFileSync(f, zlib.deflateSync(Buffer.from(`commit ${body.length}\\0${body}`)))'
       ].join('; ')
-      const forgeTree = `node -e '${forge}'`
-      writeFileSync(hook, `#!/bin/sh\n${forgeTree}\n`)
-      chmodSync(hook, 0o755)
-      const sandbox = await Sandbox.open(jailLayout(process.env, repo.dir, gitDirs(repo.dir), []), [
-        backend
-      ])
-      cleanups.push(() => sandbox.dispose())
-      const { git, branch } = await prepare(repo, { push: false })
-      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
-      await branch.create()
-      await branch.apply(GREETING, ['src/greet.txt'])
-      const error = await failure(
-        branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-          signoff: true,
-          hooks: true
-        })
-      )
+      writeHook(repo.dir, 'post-commit', `node -e '${forge}'`)
+      const { branch, commit } = await jailed(repo, backend)
+      const error = await failure(commit())
       expect(error).toMatchObject({
         code: 'SECURITY_VIOLATION',
         details: { rule: 'hook-tampered' }
@@ -178,45 +132,9 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
   )
 
   it.skipIf(skip)(
-    'in a linked worktree, whose git folders lie outside the tree (hidden in the jail), the hooks run and the commit is made',
-    async () => {
-      const repo = repoWith()
-      const tree = join(repo.root, 'linked')
-      repo.git('worktree', 'add', '-q', '-b', 'side', tree)
-      const hook = join(repo.dir, '.git', 'hooks', 'pre-commit')
-      mkdirSync(join(hook, '..'), { recursive: true })
-      writeFileSync(hook, '#!/bin/sh\necho "checked $(git diff --cached --name-only)" >&2\n')
-      chmodSync(hook, 0o755)
-      const sandbox = await Sandbox.open(jailLayout(process.env, tree, gitDirs(tree), []), [
-        backend
-      ])
-      cleanups.push(() => sandbox.dispose())
-      const linked = {
-        ...repo,
-        dir: tree,
-        git: (...args: string[]) => repo.git('-C', tree, ...args)
-      }
-      const { git, branch } = await prepare(linked, { push: false })
-      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
-      await branch.create()
-      await branch.apply(GREETING, ['src/greet.txt'])
-      await branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-        signoff: true,
-        hooks: true
-      })
-      expect(linked.git('log', '--format=%s', '-1')).toBe(MESSAGE.split('\n')[0])
-      expect(linked.git('cat-file', '-p', 'HEAD:src/greet.txt')).toBe('hello, world')
-      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
-      expect(linked.git('status', '--porcelain', '--untracked-files=all')).toBe('')
-    }
-  )
-
-  it.skipIf(skip)(
     "a hook that plants objects in the quarantine under the approved tree's name adopts none of them",
     async () => {
       const repo = repoWith()
-      const hook = join(repo.dir, '.git', 'hooks', 'post-commit')
-      mkdirSync(join(hook, '..'), { recursive: true })
       // A blob E and a malformed tree B (E twice under one name) that hash to their names, and
       // under the approved tree's name a tree holding B: what a walk from the quarantine finds.
       const plant = [
@@ -231,20 +149,9 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
         // Told where the test reads it: COMMIT_EDITMSG, which git itself writes.
         'fs.appendFileSync(".git/COMMIT_EDITMSG", `planted ${e} ${b}\\n`)'
       ].join('; ')
-      writeFileSync(hook, `#!/bin/sh\nnode -e '${plant}'\n`)
-      chmodSync(hook, 0o755)
-      const sandbox = await Sandbox.open(jailLayout(process.env, repo.dir, gitDirs(repo.dir), []), [
-        backend
-      ])
-      cleanups.push(() => sandbox.dispose())
-      const { git, branch } = await prepare(repo, { push: false })
-      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
-      await branch.create()
-      await branch.apply(GREETING, ['src/greet.txt'])
-      await branch.commit([{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }], {
-        signoff: true,
-        hooks: true
-      })
+      writeHook(repo.dir, 'post-commit', `node -e '${plant}'`)
+      const { commit } = await jailed(repo, backend)
+      await commit()
       // The commit stands on the store's tree; what the hook planted stays out of the store.
       expect(repo.git('cat-file', '-p', 'HEAD:src/greet.txt')).toBe('hello, world')
       expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
@@ -254,43 +161,38 @@ describe.each(BACKENDS)('a hooked commit in the %s jail', (backend, skip) => {
   )
 
   it.skipIf(skip)(
+    'in a linked worktree, whose git folders lie outside the tree (hidden in the jail), the hooks run and the commit is made',
+    async () => {
+      const repo = repoWith()
+      const tree = join(repo.root, 'linked')
+      repo.git('worktree', 'add', '-q', '-b', 'side', tree)
+      writeHook(repo.dir, 'pre-commit', 'echo "checked $(git diff --cached --name-only)" >&2')
+      const { commit, checkout } = await jailed(repo, backend, tree)
+      await commit()
+      expect(checkout.git('log', '--format=%s', '-1')).toBe(MESSAGE_SUBJECT)
+      expect(checkout.git('cat-file', '-p', 'HEAD:src/greet.txt')).toBe('hello, world')
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(checkout.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    }
+  )
+
+  it.skipIf(skip)(
     "in a linked worktree, a hook that moves the worktree's git folder aside for a link out of the repository cannot: nothing outside is touched",
     async () => {
       const repo = repoWith()
       const tree = join(repo.root, 'linked')
       repo.git('worktree', 'add', '-q', '-b', 'side', tree)
-      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
-      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+      const outside = outsideFolder()
       writeFileSync(join(outside, 'victim.txt'), 'mine\n')
-      const hook = join(repo.dir, '.git', 'hooks', 'pre-commit')
-      mkdirSync(join(hook, '..'), { recursive: true })
-      writeFileSync(
-        hook,
-        `#!/bin/sh\nd=$(git rev-parse --absolute-git-dir)\nmv "$d" "$d.moved" && ln -s '${outside}' "$d"\nexit 1\n`
-      )
-      chmodSync(hook, 0o755)
-      const sandbox = await Sandbox.open(jailLayout(process.env, tree, gitDirs(tree), []), [
-        backend
-      ])
-      cleanups.push(() => sandbox.dispose())
-      const linked = {
-        ...repo,
-        dir: tree,
-        git: (...args: string[]) => repo.git('-C', tree, ...args)
-      }
-      const { git, branch } = await prepare(linked, { push: false })
-      git.hookJail = { sandbox, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }
-      await branch.create()
-      await branch.apply(GREETING, ['src/greet.txt'])
-      const commit = branch.commit(
-        [{ message: MESSAGE, patch: GREETING, paths: ['src/greet.txt'] }],
-        { signoff: true, hooks: true }
-      )
-      expect(await failure(commit)).toMatchObject({ code: 'VALIDATION_FAILED' })
+      const move =
+        'd=$(git rev-parse --absolute-git-dir)\nmv "$d" "$d.moved" && ln -s "$OUTSIDE" "$d"\nexit 1'
+      writeHook(repo.dir, 'pre-commit', move, outside)
+      const { branch, commit, checkout } = await jailed(repo, backend, tree)
+      expect(await failure(commit())).toMatchObject({ code: 'VALIDATION_FAILED' })
       expect(readdirSync(outside)).toEqual(['victim.txt'])
       expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('mine\n')
       await branch.rollback()
-      expect(linked.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+      expect(checkout.git('status', '--porcelain', '--untracked-files=all')).toBe('')
     }
   )
 })
