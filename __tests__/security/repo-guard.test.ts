@@ -249,6 +249,15 @@ describe('RepoIntegrity (T9)', () => {
     expect(existsSync(join(repo.dir, '.git/hooks/pre-commit'))).toBe(false)
     expect(spawnSync('git', ['config', 'core.fsmonitor'], { cwd: repo.dir }).status).toBe(1)
   })
+
+  it('says when a git folder holds more than it can watch: the entries past the limit are unseen', async () => {
+    const repo = repoWith()
+    const whole = await RepoIntegrity.snapshot(repo.dir, [], { whole: true })
+    expect(whole.complete).toBe(true)
+    for (let i = 0; i < 40; i++) repo.git('tag', `t${i}`)
+    const capped = await RepoIntegrity.snapshot(repo.dir, [], { whole: true, limit: 30 })
+    expect(capped.complete).toBe(false)
+  })
 })
 
 describe('ValidationWatch and assertExactChanges (T34, T76)', () => {

@@ -71,6 +71,16 @@ const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
     'echo evil > .git/description; chmod 777 .git/logs'
   ],
   [
+    'turns .git/logs into a link and leaves a 3 GiB file (sparse) in .git/info, past what node reads',
+    'post-commit',
+    'mv .git/logs .git/logs.moved && ln -s "$OUTSIDE" .git/logs; truncate -s 3G .git/info/big'
+  ],
+  [
+    'gives COMMIT_EDITMSG a second name, another file of .git, which a later commit would write',
+    'post-commit',
+    'ln -f .git/description .git/COMMIT_EDITMSG'
+  ],
+  [
     'adds a forged line to the reflog of HEAD',
     'post-commit',
     `echo "$(git rev-parse HEAD) $(git rev-parse HEAD^) x <x@x> 0 +0000	evil" >> .git/logs/HEAD`

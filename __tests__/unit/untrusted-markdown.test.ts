@@ -34,6 +34,8 @@ const HOSTILE = [
   EXFIL,
   '[click](https://evil.example/x) <https://evil.example/auto> https://evil.example/bare www.evil.example',
   'mailto:x@evil.example xmpp:x@evil.example',
+  // Protocol-relative, and behind an entity for its colon (attack round 8).
+  'see //evil.example/rel and https&#58;//evil.example/entity',
   '<img src=x onerror=alert(1)> <a href="https://evil.example">a</a> <details open>',
   '@octocat and @acme/team',
   '**bold** _em_ `code` | pipe | ~~gone~~'

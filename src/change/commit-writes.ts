@@ -57,9 +57,10 @@ function onTheWay(path: string, file: string, root: string): boolean {
   return file.startsWith(path + sep) && path.startsWith(root + sep)
 }
 
+/** A file only with one name: a hard link to another file of .git would be written through. */
 function kind(path: string): 'file' | 'dir' | 'other' {
   const stat = lstatSync(path, { throwIfNoEntry: false })
-  return stat?.isFile() ? 'file' : stat?.isDirectory() ? 'dir' : 'other'
+  return stat?.isFile() && stat.nlink === 1 ? 'file' : stat?.isDirectory() ? 'dir' : 'other'
 }
 
 /** Folders and regular files only, all the way down. */

@@ -60,6 +60,11 @@ async function commitQuarantined(
   // Every entry of git's folders but the object store (read-only to the hooks) and the index
   // (put back below); a commit not adopted is gone with the quarantine, and so are its reflogs.
   const guard = await RepoIntegrity.snapshot(git.dir, [], { whole: true, skip: [quarantine.name] })
+  if (!guard.complete)
+    throw new SecurityViolationError(
+      "git's folder holds more entries than a commit with hooks can watch (loose refs, reflogs); nothing was run. Pack the refs (`git pack-refs --all`) or commit without hooks [rule hooks-unwatchable].",
+      { rule: 'hooks-unwatchable', stage: 'commit' }
+    )
   const untracked = new Set(await untrackedPaths(git))
   const lock = join(gitDirs(git.dir)[0]!, 'index.lock')
   // The index holds exactly the approved change (and so does the commit, checked below): put

@@ -54,6 +54,7 @@ export const REFUSAL_RULES = {
   'repo-tampered': "validation changed git's refs, config, hooks or HEAD",
   'hook-tampered': 'a commit hook changed more than the one approved commit',
   'commit-hook': 'a commit hook refused the commit',
+  'hooks-unwatchable': "git's folder holds more entries than a commit with hooks can watch",
   'unsafe-git-config': "the repository's git config would run a program or redirect the push",
   'unsafe-state-folder': "Patchsmith's state folder in `.git` is a link or not a folder",
   'unexpected-remote': "origin is not the workflow's repository",

@@ -1,21 +1,11 @@
-import { createHash } from 'node:crypto'
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync
-} from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { basename, dirname, join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
+import { walk, type Entry } from './repo-entries.js'
 import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
 /** What a later git command reads as an operation in progress, or as the history's edge. */
@@ -35,23 +25,13 @@ const OPERATION_STATE = [
 ]
 
 const MAX_ENTRIES = 2_000
-/** Around hooks the whole git folder is watched: its reflogs and refs may be many. */
-const MAX_ENTRIES_WHOLE = 50_000
+/** Around hooks the whole git folder is watched: its reflogs and loose refs may be many. */
+const MAX_ENTRIES_WHOLE = 500_000
 /**
  * Not watched with the whole folder: the object store (read-only to hooks, its alternates
  * watched by name) and the index (put back byte for byte by the hooked commit itself).
  */
 const UNWATCHED_WHOLE = new Set(['objects', 'index'])
-
-/** One watched entry as it was, enough to put it back. */
-interface Entry {
-  hash: string
-  mode: number
-  content?: Buffer
-  link?: string
-  /** Not a file but a fact about one (the index's gitlinks, the entry limit): never restored. */
-  fact?: boolean
-}
 
 /**
  * Hashes of what turns a later git command into code execution: the repository's config and
@@ -78,13 +58,18 @@ export class RepoIntegrity {
   static async snapshot(
     repoDir: string,
     extraFiles: readonly string[] = [],
-    options: { whole?: boolean; skip?: readonly string[] } = {}
+    options: { whole?: boolean; skip?: readonly string[]; limit?: number } = {}
   ): Promise<RepoIntegrity> {
     const targets = [...watchedPaths(repoDir, options.whole, options.skip), ...extraFiles]
     const all = [...targets, ...submoduleGitDirs(repoDir)]
     const own = new Set(gitDirs(repoDir))
-    const limit = options.whole ? MAX_ENTRIES_WHOLE : MAX_ENTRIES
+    const limit = options.limit ?? (options.whole ? MAX_ENTRIES_WHOLE : MAX_ENTRIES)
     return new RepoIntegrity(all, readAll(all, own, limit), own, limit)
+  }
+
+  /** Whether every entry was watched (a folder past the entry limit leaves the rest unseen). */
+  get complete(): boolean {
+    return ![...this.entries.values()].some((entry) => entry.hash === 'limit')
   }
 
   /** A watched file's bytes at the snapshot. */
@@ -116,6 +101,14 @@ export class RepoIntegrity {
       const before = this.entries.get(path)
       const current = now.get(path)
       if (!current || before?.fact || current.fact || (folder(before) && folder(current))) continue
+      // A file known by its stat alone cannot be put back: reported, left (a link never is).
+      if (
+        before &&
+        before.hash.startsWith('file') &&
+        !before.content &&
+        current.hash.startsWith('file')
+      )
+        continue
       rmSync(path, { recursive: true, force: true })
     }
     for (const path of changed) {
@@ -243,48 +236,4 @@ function readAll(
     } else walk(target, entries, own, limit)
   }
   return entries
-}
-
-function walk(
-  path: string,
-  entries: Map<string, Entry>,
-  own: ReadonlySet<string>,
-  limit: number,
-  inModules = false
-): void {
-  if (entries.size >= limit) {
-    entries.set(`${path} (too many entries)`, { hash: 'limit', mode: 0, fact: true })
-    return
-  }
-  let stat
-  try {
-    stat = lstatSync(path)
-  } catch {
-    return
-  }
-  const kind = stat.mode.toString(8)
-  const mode = stat.mode
-  if (stat.isSymbolicLink()) {
-    const link = readlinkSync(path)
-    entries.set(path, { hash: `link ${kind} ${link}`, mode, link })
-  } else if (stat.isDirectory()) {
-    entries.set(path, { hash: `dir ${kind}`, mode })
-    // A submodule's git folder (under .git/modules, or a gitlink's own .git): its objects,
-    // logs and LFS store are data, its objects/info is watched.
-    const modules = inModules || basename(path) === 'modules' || basename(path) === '.git'
-    for (const name of readdirSync(path).sort()) {
-      if (own.has(join(path, name))) continue
-      // Git LFS's store and scratch: data by its hash, as large as the files it holds.
-      if (basename(path) === 'lfs' && (name === 'objects' || name === 'tmp')) continue
-      if (modules && (name === 'logs' || name === 'lfs')) continue
-      if (modules && basename(path) === 'objects' && name !== 'info') continue
-      walk(join(path, name), entries, own, limit, modules)
-    }
-  } else if (stat.isFile()) {
-    const content = readFileSync(path)
-    const digest = createHash('sha256').update(content).digest('hex')
-    entries.set(path, { hash: `file ${kind} ${digest}`, mode, content })
-  } else {
-    entries.set(path, { hash: `other ${kind}`, mode })
-  }
 }

@@ -33,13 +33,17 @@ export function cell(text: string): string {
 
 // GitHub links "#7", "acme/widgets#8" and "GH-7" in rendered text, and an autolink extension
 // links "https://…", "www.…", "mailto:…", "xmpp:…" and "a@b.c" outside code, also right after a
-// letter, a digit or an underscore ("_https://…", "x_www.…"): so every "://", "www.", "mailto:"
-// and "xmpp:" is broken, wherever it is.
+// letter, a digit or an underscore ("_https://…", "x_www.…"); other renderers link a
+// protocol-relative "//host/…" too: so every "://", "//", "www.", "mailto:" and "xmpp:" is
+// broken, wherever it is.
 const REFERENCE = /(#|GH-)(?=\d)/gi
 const BARE_URL = /(:)(\/\/)|(www)(\.)|(mailto|xmpp)(:)/gi
 
 function unlinked(text: string): string {
-  return text.replace(REFERENCE, '$1\u200b').replace(BARE_URL, '$1$3$5\u200b$2$4$6')
+  return text
+    .replace(REFERENCE, '$1\u200b')
+    .replace(BARE_URL, '$1$3$5\u200b$2$4$6')
+    .replace(/\/\//g, '/\u200b/')
 }
 
 // A closing keyword before an issue reference ("Fixes #7", "closes acme/widgets#8").
