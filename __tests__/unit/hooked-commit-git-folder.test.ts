@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -48,7 +49,8 @@ function gitFolder(repo: TestRepo): Map<string, string> {
   return entries
 }
 
-const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
+/** What the hook does, and what the repository holds before (shell in the work tree). */
+const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string, string?]> = [
   [
     'turns the branch reflogs folder into a link out of the repository and refuses',
     'pre-commit',
@@ -81,6 +83,12 @@ const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
     'ln -f .git/description .git/COMMIT_EDITMSG'
   ],
   [
+    "replaces a submodule's reflogs folder in .git/modules with a link out of the repository",
+    'post-commit',
+    'rm -rf .git/modules/sub/logs && ln -s "$OUTSIDE" .git/modules/sub/logs',
+    'git init -q --bare .git/modules/sub && mkdir .git/modules/sub/logs'
+  ],
+  [
     'adds a forged line to the reflog of HEAD',
     'post-commit',
     `echo "$(git rev-parse HEAD) $(git rev-parse HEAD^) x <x@x> 0 +0000	evil" >> .git/logs/HEAD`
@@ -90,8 +98,9 @@ const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string]> = [
 describe.each(JAIL_BACKENDS)('a hooked commit against .git, in the %s jail', (backend, skip) => {
   it.skipIf(skip).each(ATTACKS)(
     'a hook that %s is hook-tampered: .git as it was, nothing written outside',
-    async (_name, hookName, body) => {
+    async (_name, hookName, body, setup) => {
       const repo = repoWith()
+      if (setup) execFileSync('sh', ['-c', setup], { cwd: repo.dir })
       // Two stashes of the user's, whose older one lives only in the stash's reflog.
       for (const text of ['one\n', 'two\n']) {
         writeFileSync(join(repo.dir, 'notes.txt'), text)

@@ -45,7 +45,12 @@ export class CommitWrites {
   /** The reflog as it was, and one entry from the old tip after it. */
   private oneLineMore(file: string, before: Buffer = Buffer.alloc(0)): boolean {
     if (kind(file) !== 'file') return false
-    const now = readFileSync(file)
+    let now: Buffer
+    try {
+      now = readFileSync(file)
+    } catch {
+      return false
+    }
     if (!now.subarray(0, before.length).equals(before)) return false
     const added = now.subarray(before.length).toString('utf8')
     return new RegExp(`^${this.head} [0-9a-f]{40,64} [^\\n]*\\n$`).test(added)
@@ -59,7 +64,13 @@ function onTheWay(path: string, file: string, root: string): boolean {
 
 /** A file only with one name: a hard link to another file of .git would be written through. */
 function kind(path: string): 'file' | 'dir' | 'other' {
-  const stat = lstatSync(path, { throwIfNoEntry: false })
+  let stat
+  try {
+    stat = lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    // A folder on its way a hook closed (chmod 000): not a plain path.
+    return 'other'
+  }
   return stat?.isFile() && stat.nlink === 1 ? 'file' : stat?.isDirectory() ? 'dir' : 'other'
 }
 
@@ -68,7 +79,11 @@ function plain(path: string): boolean {
   const found = kind(path)
   if (found === 'file') return true
   if (found !== 'dir') return false
-  return readdirSync(path).every((name) => plain(join(path, name)))
+  try {
+    return readdirSync(path).every((name) => plain(join(path, name)))
+  } catch {
+    return false
+  }
 }
 
 /**

@@ -95,14 +95,22 @@ async function commitQuarantined(
   // A commit stopped at its limit may have moved the branch (a post-commit hook that hung): that
   // alone is put back below; anything else it changed is tampering, as for any failed commit.
   const failed = out.exitCode !== 0 && !out.timedOut
-  const problems = guard
-    .changes()
-    .filter((path) => !writes.allows(path, guard, !failed))
-    .map((path) => `${path} changed`)
-  problems.push(...planted.remove().map((path) => `${path} added`))
-  if (!quarantine.intact()) problems.push(`${quarantine.name}, where the commit wrote, replaced`)
-  if (out.exitCode === 0 && problems.length === 0)
-    problems.push(...(await adoptCommit(git, quarantine, head, tree)))
+  const check = async () => {
+    const problems = guard
+      .changes()
+      .filter((path) => !writes.allows(path, guard, !failed))
+      .map((path) => `${path} changed`)
+    problems.push(...planted.remove().map((path) => `${path} added`))
+    if (!quarantine.intact()) problems.push(`${quarantine.name}, where the commit wrote, replaced`)
+    if (out.exitCode === 0 && problems.length === 0)
+      problems.push(...(await adoptCommit(git, quarantine, head, tree)))
+    return problems
+  }
+  // A check that cannot finish (something a hook left that cannot be read) is tampering too:
+  // .git is put back all the same, never left as the hooks made it.
+  const problems = await check().catch((error: unknown) => [
+    `what the hooks left could not be checked (${error instanceof Error ? error.message : String(error)})`
+  ])
   if (problems.length > 0) {
     guard.restore()
     throw new SecurityViolationError(

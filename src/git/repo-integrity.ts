@@ -5,7 +5,7 @@ import { SecurityViolationError } from '../contract/index.js'
 import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
-import { walk, type Entry } from './repo-entries.js'
+import { newWalk, walk, type Entry } from './repo-entries.js'
 import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
 /** What a later git command reads as an operation in progress, or as the history's edge. */
@@ -225,15 +225,15 @@ function readAll(
   own: ReadonlySet<string>,
   limit = MAX_ENTRIES
 ): Map<string, Entry> {
-  const entries = new Map<string, Entry>()
+  const into = newWalk(own, limit)
   for (const target of targets) {
     const marker = target.lastIndexOf(GITLINKS)
     if (marker > 0) {
       const file = target.slice(0, marker)
       const bytes = Number.parseInt(target.slice(marker + GITLINKS.length), 10)
       const links = indexGitlinks(file, bytes) ?? []
-      entries.set(target, { hash: `gitlinks ${links.join('\0')}`, mode: 0, fact: true })
-    } else walk(target, entries, own, limit)
+      into.entries.set(target, { hash: `gitlinks ${links.join('\0')}`, mode: 0, fact: true })
+    } else walk(target, into)
   }
-  return entries
+  return into.entries
 }
