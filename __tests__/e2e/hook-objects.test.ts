@@ -71,37 +71,44 @@ describe.each(WAYS)('a commit hook against the object store, %s', (_name, backen
 })
 
 // As root every folder reads: only a hosted runner's user meets one a hook closed.
-describe(
-  'a commit hook that closes a folder of .git and links its reflogs out, ' + WAYS[2][0],
-  () => {
-    it.runIf(WAYS[2][3])(
-      'is hook-tampered: .git put back whole (the folder opened again, the link gone), nothing written outside',
-      async () => {
-        const repo = fruitRepo()
-        cleanups.push(() => repo.cleanup())
-        const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
-        cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
-        chmodSync(outside, 0o777)
-        const hook = join(repo.dir, '.git/hooks/post-commit')
-        const body = `rm -rf .git/logs && ln -s '${outside}' .git/logs; chmod 000 .git/refs`
-        writeFileSync(hook, `#!/bin/sh\n${body}\n`, { mode: 0o755 })
-        const done = await runOnFruit(
-          repo,
-          fruitReplies([swap('apple', 'kiwi')]),
-          { 'validation-commands': 'node check.js', sandbox: 'required', 'git-hooks': 'true' },
-          { PATCHSMITH_SANDBOX_BACKENDS: WAYS[2][1] },
-          { dist: true, user: WAYS[2][2] }
-        )
-        expect(done.result.error, done.stdout).toMatchObject({
-          code: 'SECURITY_VIOLATION',
-          details: { rule: 'hook-tampered' }
-        })
-        expect(readdirSync(outside)).toEqual([])
-        expect(lstatSync(join(repo.dir, '.git/logs')).isDirectory()).toBe(true)
-        expect(lstatSync(join(repo.dir, '.git/refs')).mode & 0o777).toBe(0o755)
-        expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
-        expect(repo.read('fruit.txt')).toBe('apple\n')
+describe('a commit hook that closes a folder of .git and links reflogs out, ' + WAYS[2][0], () => {
+  it.runIf(WAYS[2][3]).each([
+    [
+      '.git/refs, beside the link',
+      'rm -rf .git/logs && ln -s "$OUTSIDE" .git/logs; chmod 000 .git/refs'
+    ],
+    [
+      'the folder that holds the link',
+      'rm -rf .git/logs/refs/remotes && ln -s "$OUTSIDE" .git/logs/refs/remotes; chmod 000 .git/logs/refs'
+    ]
+  ])(
+    'closing %s is hook-tampered: .git put back whole (the folder opened again, the link gone), nothing written outside',
+    async (_what, body) => {
+      const repo = fruitRepo()
+      cleanups.push(() => repo.cleanup())
+      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
+      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+      chmodSync(outside, 0o777)
+      const hook = join(repo.dir, '.git/hooks/post-commit')
+      writeFileSync(hook, `#!/bin/sh\nOUTSIDE='${outside}'\n${body}\n`, { mode: 0o755 })
+      const done = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        { 'validation-commands': 'node check.js', sandbox: 'required', 'git-hooks': 'true' },
+        { PATCHSMITH_SANDBOX_BACKENDS: WAYS[2][1] },
+        { dist: true, user: WAYS[2][2] }
+      )
+      expect(done.result.error, done.stdout).toMatchObject({
+        code: 'SECURITY_VIOLATION',
+        details: { rule: 'hook-tampered' }
+      })
+      expect(readdirSync(outside)).toEqual([])
+      for (const folder of ['logs', 'logs/refs', 'logs/refs/remotes', 'refs']) {
+        const stat = lstatSync(join(repo.dir, '.git', folder))
+        expect([folder, stat.isDirectory(), stat.mode & 0o777]).toEqual([folder, true, 0o755])
       }
-    )
-  }
-)
+      expect(repo.git('fsck', '--full', '--no-dangling', '--no-progress')).toBe('')
+      expect(repo.read('fruit.txt')).toBe('apple\n')
+    }
+  )
+})

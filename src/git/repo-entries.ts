@@ -100,7 +100,7 @@ function shallow(path: string, entries: Map<string, Entry>): void {
 }
 
 /** What `read` returns, or undefined where it fails (a file or folder that cannot be read). */
-function readable<T>(read: () => T): T | undefined {
+export function readable<T>(read: () => T): T | undefined {
   try {
     return read()
   } catch {

@@ -5,7 +5,7 @@ import { SecurityViolationError } from '../contract/index.js'
 import { configIncludes } from './config-includes.js'
 import { gitDirs } from './git-dirs.js'
 import { indexGitlinks } from './index-gitlinks.js'
-import { newWalk, walk, type Entry } from './repo-entries.js'
+import { newWalk, readable, walk, type Entry } from './repo-entries.js'
 import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
 
 /** What a later git command reads as an operation in progress, or as the history's edge. */
@@ -94,6 +94,11 @@ export class RepoIntegrity {
    * through a link a command left.
    */
   restore(): void {
+    // Folders a command closed first (their mode back): what they hold, a link put in place of
+    // a folder among it, is seen only then.
+    for (const [path, entry] of readAll(this.targets, this.own, this.limit))
+      if (entry.hash.endsWith(' unreadable') && this.entries.get(path)?.hash.startsWith('dir'))
+        readable(() => chmodSync(path, this.entries.get(path)!.mode & 0o7777))
     const now = readAll(this.targets, this.own, this.limit)
     const changed = this.changes()
     const folder = (entry?: Entry) => entry?.hash.startsWith('dir') === true
