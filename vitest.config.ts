@@ -24,6 +24,7 @@ const OWN_PROCESS = [
   '__tests__/unit/run-journal.test.ts',
   '__tests__/unit/runner-io.test.ts',
   '__tests__/unit/sandbox.test.ts',
+  '__tests__/unit/unshare-remount.test.ts',
   '__tests__/unit/validation.test.ts'
 ]
 
@@ -40,7 +41,6 @@ const HOST_SOCKETS = [
   '__tests__/unit/sandbox-attacks.test.ts',
   '__tests__/unit/sandbox-boundaries.test.ts'
 ]
-const HOST_SOCKETS_OWN_PROCESS = ['__tests__/unit/unshare-remount.test.ts']
 
 export default defineConfig({
   test: {
@@ -62,7 +62,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['__tests__/**/*.test.ts'],
-          exclude: [...OWN_PROCESS, ...HOST_SOCKETS, ...HOST_SOCKETS_OWN_PROCESS],
+          exclude: [...OWN_PROCESS, ...HOST_SOCKETS],
           // A worker runs file after file with the modules it has loaded: starting Node, vitest
           // and the src graph for each of 150 files cost about 0.5 s of CPU a file (measured: the
           // suite 419 -> 352 CPU-s).
@@ -77,15 +77,6 @@ export default defineConfig({
           name: 'host-sockets',
           include: HOST_SOCKETS,
           isolate: false,
-          sequence: { groupOrder: 1 }
-        }
-      },
-      {
-        extends: true,
-        test: {
-          name: 'host-sockets-own-process',
-          include: HOST_SOCKETS_OWN_PROCESS,
-          isolate: true,
           sequence: { groupOrder: 1 }
         }
       }
