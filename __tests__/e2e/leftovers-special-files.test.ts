@@ -30,7 +30,7 @@ async function run(
   inputs: Record<string, string> = {}
 ) {
   const [, backend, user] = way
-  const repo = fruitRepo({ '.gitignore': 'node_modules/\n' })
+  const repo = fruitRepo({ '.gitignore': 'node_modules/\n', 'docs/guide.md': 'guide\n' })
   cleanups.push(() => repo.cleanup())
   // Before rmSync, which cannot name a path past PATH_MAX (a run that failed left DEEP).
   cleanups.push(() => execFileSync('find', [repo.root, '-delete']))
@@ -218,12 +218,24 @@ describe.each([WAYS[0], WAYS[1]])("the work tree's own folder, %s", (...way) => 
   it.runIf(way[3])(
     'opened to everyone and given to another user by validation, is put back before git looks: the run commits',
     async () => {
-      const { repo, done } = await run(way, 'chmod 0777 . && chown 4242:4242 . && node check.js', [
-        swap('apple', 'kiwi')
-      ])
+      const mine = (dir: string) => mkdirSync(join(dir, 'node_modules/pkg'), { recursive: true })
+      const { repo, done } = await run(
+        way,
+        'chmod 0777 . && chown 4242:4242 . docs node_modules/pkg && touch docs/x && node check.js',
+        [swap('apple', 'kiwi')],
+        mine
+      )
       expect(done.exitCode, done.stdout).toBe(0)
-      const stat = lstatSync(repo.dir)
-      expect([stat.mode & 0o7777, stat.uid, stat.gid]).toEqual([0o755, 0, 0])
+      // A tracked folder and the user's ignored one, given away too: back to their owner.
+      const owners = ['.', 'docs', 'node_modules/pkg'].map((path) => {
+        const stat = lstatSync(join(repo.dir, path))
+        return [path, stat.mode & 0o7777, stat.uid, stat.gid]
+      })
+      expect(owners).toEqual([
+        ['.', 0o755, 0, 0],
+        ['docs', 0o755, 0, 0],
+        ['node_modules/pkg', 0o755, 0, 0]
+      ])
       expect(repo.read('fruit.txt')).toBe('kiwi\n')
       expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
     }

@@ -22,6 +22,8 @@ import {
 export interface Folder {
   mode: string
   inode: string
+  /** `uid:gid`: as root, validation could give a folder to another user. */
+  owner: string
   /** The folder's own size in bytes (grows with the entries it holds). */
   size: number
 }
@@ -48,7 +50,7 @@ export async function listFolders(
   /** Filled with every fifo, socket and device there is, and which file it is (`dev:inode`). */
   specials?: Map<string, string>
 ): Promise<Map<string, Folder>> {
-  const folder = ['(', '-type', 'd', '-printf', '%m %i %s %p\\0', ')']
+  const folder = ['(', '-type', 'd', '-printf', '%m %i %s %U:%G %p\\0', ')']
   const ignore = ['-name', '.gitignore', '-type', 'f', '-printf', 'G %p\\0']
   const special = [...SPECIAL_TYPES, '-printf', 'S %D:%i %p\\0']
   const tail = [
@@ -79,11 +81,12 @@ export async function listFolders(
         specials?.set(field.slice(at + 3), field.slice(2, at))
         continue
       }
-      const [mode, number, size] = field.split(' ', 3)
-      const cut = field.indexOf(' ', field.indexOf(' ', field.indexOf(' ') + 1) + 1)
+      const [mode, number, size, owner] = field.split(' ', 4)
+      let cut = -1
+      for (let i = 0; i < 4; i++) cut = field.indexOf(' ', cut + 1)
       // Each path from its start point: `./folder/…`.
-      if (mode && number && size && cut > 0)
-        folders.set(field.slice(cut + 3), { mode, inode: number, size: Number(size) })
+      if (mode && number && size && owner && cut > 0)
+        folders.set(field.slice(cut + 3), { mode, inode: number, size: Number(size), owner })
     }
   return folders
 }

@@ -213,6 +213,7 @@ export class TreeSnapshot {
       if (isFolder && was?.inode === inode(stamp) && !inWhole(path)) {
         if (was.mode !== perm(stamp) || (unprivileged && !userRwx(was.mode)))
           modes.push([path, was.mode])
+        if (!unprivileged) ownerBack(this.root, path, was.owner)
         continue
       }
       if (spared.has(path) || this.wasThere(path, stamp)) continue
@@ -251,6 +252,23 @@ export class TreeSnapshot {
     return [...new Set([...tops, ...[...this.specialRemoved].filter(outside)])]
       .filter((path) => !present(this.root, path))
       .map((path) => text(path) ?? printableBytes(path))
+  }
+}
+
+/**
+ * As root, a folder that was there given back to its owner: validation that gave it to another
+ * user would have that user able to write in it in the job's later steps.
+ */
+function ownerBack(root: string, path: string, owner: string): void {
+  const name = text(path)
+  if (name === undefined) return
+  const [uid, gid] = owner.split(':').map(Number)
+  try {
+    const now = lstatSync(join(root, name))
+    if (now.isDirectory() && (now.uid !== uid || now.gid !== gid))
+      chownSync(join(root, name), uid ?? now.uid, gid ?? now.gid)
+  } catch {
+    // Past PATH_MAX, or gone.
   }
 }
 
