@@ -241,3 +241,61 @@ describe.each([WAYS[0], WAYS[1]])("the work tree's own folder, %s", (...way) => 
     }
   )
 })
+
+/**
+ * Into the user's folder 4 800 bytes deep under node_modules/deep (no path from the root names
+ * it; dash cannot cd there), or one whose name is not UTF-8, and `then` done there.
+ */
+const INTO = `const fs = require('fs')
+const [where, then] = process.argv.slice(2)
+// A name that is not UTF-8 is no string: the folder is named by its bytes.
+let at = (name) => name
+if (where === 'deep') {
+  process.chdir('node_modules/deep')
+  for (let i = 0; i < 20; i++) process.chdir('d'.repeat(240))
+} else {
+  const odd = Buffer.concat([Buffer.from('node_modules/bad'), Buffer.from([0xff])])
+  at = (name) => (name === '.' ? odd : Buffer.concat([odd, Buffer.from('/' + name)]))
+}
+if (then === 'plant') {
+  fs.chmodSync(at('.'), 0o2777)
+  if (process.getuid() === 0) fs.chownSync(at('.'), 4242, 4242)
+  fs.writeFileSync(at('planted'), 'x')
+  fs.mkdirSync(at('made'))
+  fs.writeFileSync(at('made/x'), 'x')
+} else {
+  const { mode, uid } = fs.statSync(at('.'))
+  console.log((mode & 0o7777).toString(8), uid, fs.readdirSync(at('.')).join(','))
+}
+`
+
+describe.each(WAYS)('folders of the user’s that no path from the root names, %s', (...way) => {
+  it.runIf(way[3])(
+    'past PATH_MAX or not UTF-8: their mode (and as root owner) back, what validation put in them removed',
+    async () => {
+      const plant = (dir: string) => {
+        mkdirSync(Buffer.concat([Buffer.from(`${dir}/node_modules/bad`), Buffer.from([0xff])]), {
+          recursive: true
+        })
+        writeFileSync(join(dir, 'node_modules/into.js'), INTO)
+        execFileSync('node', ['-e', DEEP_FOLDERS], { cwd: dir })
+      }
+      const into = (where: string, then: string) => `node node_modules/into.js ${where} ${then}`
+      const { repo, done } = await run(
+        way,
+        `${into('deep', 'plant')} && ${into('odd', 'plant')} && node check.js`,
+        [swap('apple', 'kiwi')],
+        plant
+      )
+      expect(done.exitCode, done.stdout).toBe(0)
+      const uid = way[2] ? lstatSync(repo.dir).uid : 0
+      const seen = ['deep', 'odd'].map((where) =>
+        execFileSync('sh', ['-c', into(where, 'look')], { cwd: repo.dir, encoding: 'utf8' }).trim()
+      )
+      expect(seen).toEqual([`755 ${uid}`, `755 ${uid}`])
+      expect(repo.read('fruit.txt')).toBe('kiwi\n')
+    }
+  )
+})
+
+const DEEP_FOLDERS = `const fs = require('fs'); fs.mkdirSync('node_modules/deep', { recursive: true }); process.chdir('node_modules/deep'); for (let i = 0; i < 20; i++) { fs.mkdirSync('d'.repeat(240)); process.chdir('d'.repeat(240)) }`

@@ -10,7 +10,8 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { latin1, removeAll } from '../../src/policy/tree-find.js'
+import { latin1 } from '../../src/policy/tree-find.js'
+import { removeAll } from '../../src/policy/tree-fixups.js'
 import { listChanged, listFolders, splitStarts } from '../../src/policy/tree-listing.js'
 
 const cleanups = cleanupAfterEach()
@@ -111,7 +112,7 @@ describe.runIf(availableParallelism() >= 2)('the listing after validation, split
     mkdirSync(join(root, '\uFEFFtwin/sub'), { recursive: true })
     writeFileSync(join(root, 'twin/sub/made'), 'x')
     writeFileSync(join(root, '\uFEFFtwin/sub/made'), 'x')
-    await removeAll(root, [latin1('\uFEFFtwin/sub/made')])
+    await removeAll(root, [[latin1('\uFEFFtwin/sub/made'), 'f 0 0 0 0 0 644']])
     expect(existsSync(join(root, '\uFEFFtwin/sub/made'))).toBe(false)
     expect(existsSync(join(root, 'twin/sub/made'))).toBe(true)
   })

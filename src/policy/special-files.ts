@@ -1,3 +1,4 @@
+import { LONGEST_START } from './tree-fixups.js'
 import {
   FORMAT,
   FORMAT_FROM_TOP,
@@ -33,8 +34,6 @@ const MOST_STARTS = 1000
 const MOST_START_BYTES = 64 * 1024
 /** Paths (or inodes) handed to one find. */
 const BATCH = 500
-/** A start point longer than this is not handed to find (PATH_MAX with `./` and the root's). */
-const LONGEST_START = 3800
 
 /**
  * Folders and special files whose ctime is past `mark` (what validation made, renamed, linked or

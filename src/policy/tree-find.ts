@@ -56,36 +56,6 @@ export function stampsOf(out: Buffer): Stamps {
 }
 
 /**
- * Each path removed with all it holds, by find (it deletes from inside each folder and never
- * follows a link); a name that is not UTF-8 is found by its inode in its folder.
- */
-export async function removeAll(root: string, paths: readonly string[]): Promise<void> {
-  const named: string[] = []
-  for (const path of paths) {
-    const name = text(path)
-    if (name !== undefined) named.push(`./${name}`)
-    else {
-      const slash = path.lastIndexOf('/')
-      const folder = slash < 0 ? '.' : `./${text(path.slice(0, slash)) ?? '.'}`
-      const inode = await inodeOf(root, path)
-      if (!inode) continue
-      const args = [folder, '-mindepth', '1', '-maxdepth', '1', '-inum', inode]
-      await run('find', [...args, '-exec', 'find', '{}', '-delete', ';'], root, true)
-    }
-  }
-  for (let i = 0; i < named.length; i += 2000)
-    await run('find', [...named.slice(i, i + 2000), '-delete'], root, true)
-}
-
-/** The inode of an entry whose name is not UTF-8, found by a listing of its folder. */
-async function inodeOf(root: string, path: string): Promise<string | undefined> {
-  const args = ['.', '-mindepth', '1', '-printf', FORMAT]
-  return stampsOf(await run('find', args, root, true))
-    .get(path)
-    ?.split(' ')[2]
-}
-
-/**
  * The regular files of the tree now (UTF-8 names; another is left out), `skip` not entered: the
  * user's files a put-back after repository code must keep whatever it did to them (guardHooks).
  */

@@ -7,12 +7,12 @@ import {
   latin1,
   perm,
   printableBytes,
-  removeAll,
   text,
   userRwx,
   type Stamps
 } from './tree-find.js'
 import { listChanged, listFolders, withAllUnder, type Folder } from './tree-listing.js'
+import { foldersBack, removeAll, type FolderBack } from './tree-fixups.js'
 import { timeMark } from './tree-mark.js'
 import { changedScope, deletedTracked } from './tree-scope.js'
 import {
@@ -188,7 +188,9 @@ export class TreeSnapshot {
     const spareKept = () => {
       for (const [path, stamp] of after) if (stamp[0] === 'f' && keep(text(path) ?? '')) spare(path)
     }
-    for (const path of approved) spare(latin1(path))
+    // An approved file not in the tree now (the base check took it away) spares nothing: what
+    // stands on its way is validation's, a folder it made as much as a program in its place.
+    for (const path of approved) if (fileThere(this.root, path)) spare(latin1(path))
     spareKept()
     // Folders not the ones there before that hold what is spared: all they hold is looked at.
     const whole = [...after]
@@ -201,8 +203,8 @@ export class TreeSnapshot {
       spareKept()
     }
     const inWhole = (path: string) => whole.some((top) => path.startsWith(`${top}/`))
-    const tops: string[] = []
-    const modes: Array<[string, string]> = []
+    const tops: Array<[string, string]> = []
+    const back: FolderBack[] = []
     let removing: string | undefined
     // find lists a folder before what it holds: what lies under a removed folder goes with it.
     for (const [path, stamp] of after) {
@@ -211,14 +213,15 @@ export class TreeSnapshot {
       const was = this.folders.get(path)
       const isFolder = stamp[0] === 'd'
       if (isFolder && was?.inode === inode(stamp) && !inWhole(path)) {
-        if (was.mode !== perm(stamp) || (unprivileged && !userRwx(was.mode)))
-          modes.push([path, was.mode])
-        if (!unprivileged) ownerBack(this.root, path, was.owner)
+        const mode = was.mode !== perm(stamp) || (unprivileged && !userRwx(was.mode))
+        // As root validation could give a folder to another user, who could write in it later.
+        back.push({ path, inode: was.inode, mode: mode ? was.mode : undefined })
+        if (!unprivileged) back.at(-1)!.owner = was.owner
         continue
       }
       if (spared.has(path) || this.wasThere(path, stamp)) continue
       if (isFolder && [...spared].some((s) => s.startsWith(`${path}/`))) continue
-      tops.push(path)
+      tops.push([path, stamp])
       if (isFolder) removing = `${path}/`
     }
     await removeAll(this.root, tops)
@@ -233,42 +236,31 @@ export class TreeSnapshot {
         // Gone with a folder, or past PATH_MAX: nothing a later step can run.
       }
     }
-    for (const [path, was] of modes.reverse()) {
-      const name = text(path)
-      if (name === undefined) continue
-      try {
-        chmodSync(join(this.root, name), Number.parseInt(was, 8))
-      } catch {
-        // Past PATH_MAX, or gone: nothing validation made can be opened through it any more.
-      }
-    }
+    // Deepest first: a folder validation closed is closed again only once all under it is done.
+    await foldersBack(this.root, back.reverse())
     // Tracked files validation deleted (or that went with a folder) come back from the index.
     // A deleted file changed its folder's ctime: the folders listed, and the root, hold them all.
     const folders = [...after].filter(([, stamp]) => stamp[0] === 'd').map(([path]) => path)
-    const gone = await deletedTracked(git, this.root, this.folders, [...folders, ...tops])
-    await restoreTracked(git, [...tops, ...gone])
+    const removed = tops.map(([path]) => path)
+    const gone = await deletedTracked(git, this.root, this.folders, [...folders, ...removed])
+    await restoreTracked(git, [...removed, ...gone])
     // Not listed again: what is back (a tracked file checked out) is asked about alone.
-    const outside = (path: string) => !tops.some((top) => path.startsWith(`${top}/`))
-    return [...new Set([...tops, ...[...this.specialRemoved].filter(outside)])]
+    const outside = (path: string) => !removed.some((top) => path.startsWith(`${top}/`))
+    return [...new Set([...removed, ...[...this.specialRemoved].filter(outside)])]
       .filter((path) => !present(this.root, path))
       .map((path) => text(path) ?? printableBytes(path))
   }
 }
 
-/**
- * As root, a folder that was there given back to its owner: validation that gave it to another
- * user would have that user able to write in it in the job's later steps.
- */
-function ownerBack(root: string, path: string, owner: string): void {
-  const name = text(path)
-  if (name === undefined) return
-  const [uid, gid] = owner.split(':').map(Number)
+/** `path` is a file (of any kind but a folder) in the tree, reached through folders only. */
+function fileThere(root: string, path: string): boolean {
+  const names = path.split('/')
   try {
-    const now = lstatSync(join(root, name))
-    if (now.isDirectory() && (now.uid !== uid || now.gid !== gid))
-      chownSync(join(root, name), uid ?? now.uid, gid ?? now.gid)
+    for (let i = 1; i < names.length; i++)
+      if (!lstatSync(join(root, ...names.slice(0, i))).isDirectory()) return false
+    return !lstatSync(join(root, path)).isDirectory()
   } catch {
-    // Past PATH_MAX, or gone.
+    return false
   }
 }
 
