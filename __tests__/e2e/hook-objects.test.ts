@@ -80,7 +80,20 @@ describe('a commit hook that closes a folder of .git and links reflogs out, ' + 
     [
       'the folder that holds the link',
       'rm -rf .git/logs/refs/remotes && ln -s "$OUTSIDE" .git/logs/refs/remotes; chmod 000 .git/logs/refs'
-    ]
+    ],
+    [
+      'the folder that holds the link to listing only (0400)',
+      'rm -rf .git/logs/refs/heads && ln -s "$OUTSIDE" .git/logs/refs/heads; chmod 0400 .git/logs/refs'
+    ],
+    [
+      'the folder that holds the link, and the one above it',
+      'rm -rf .git/logs/refs/heads && ln -s "$OUTSIDE" .git/logs/refs/heads; chmod 000 .git/logs/refs .git/logs'
+    ],
+    [
+      'the folder of the branch refs, to listing only (0400)',
+      'rm -rf .git/refs/heads && ln -s "$OUTSIDE" .git/refs/heads; chmod 0400 .git/refs'
+    ],
+    ['.git itself', 'chmod 000 .git']
   ])(
     'closing %s is hook-tampered: .git put back whole (the folder opened again, the link gone), nothing written outside',
     async (_what, body) => {
@@ -103,7 +116,7 @@ describe('a commit hook that closes a folder of .git and links reflogs out, ' + 
         details: { rule: 'hook-tampered' }
       })
       expect(readdirSync(outside)).toEqual([])
-      for (const folder of ['logs', 'logs/refs', 'logs/refs/remotes', 'refs']) {
+      for (const folder of ['', 'logs', 'logs/refs', 'logs/refs/heads', 'refs', 'refs/heads']) {
         const stat = lstatSync(join(repo.dir, '.git', folder))
         expect([folder, stat.isDirectory(), stat.mode & 0o777]).toEqual([folder, true, 0o755])
       }

@@ -77,12 +77,16 @@ async function commitQuarantined(
     out = await git.commit(message, { signoff: options.signoff, hooks: true, env: quarantine.env })
   } catch (error) {
     // The jail could not start, or the like: what the hooks may have done goes all the same.
+    guard.reopen()
     index.restore()
     planted.remove()
     await putBack?.().catch(() => undefined)
     guard.restore()
     throw error
   }
+  // A folder of .git a hook closed (.git itself) is opened before anything of this run reads
+  // or writes there: git would fail on it, and a put-back would miss a link inside it.
+  const closed = guard.reopen()
   // Killed at its limit, git left its lock: nothing else of this run holds the index meanwhile.
   if (out.timedOut) rmSync(lock, { force: true })
   index.restore()
@@ -100,6 +104,7 @@ async function commitQuarantined(
       .changes()
       .filter((path) => !writes.allows(path, guard, !failed))
       .map((path) => `${path} changed`)
+    problems.push(...closed.map((path) => `${path} closed`))
     problems.push(...planted.remove().map((path) => `${path} added`))
     if (!quarantine.intact()) problems.push(`${quarantine.name}, where the commit wrote, replaced`)
     if (out.exitCode === 0 && problems.length === 0)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { basename, join } from 'node:path'
 
 /** One watched entry as it was, enough to put it back. */
@@ -48,13 +48,16 @@ export function walk(path: string, into: Walk, inModules = false): void {
     const link = readable(() => readlinkSync(path)) ?? ''
     entries.set(path, { hash: `link ${kind} ${link}`, mode, link })
   } else if (stat.isDirectory()) {
-    // One a command closed (chmod 000) is a change of its own; what it held reads as gone.
+    // One a command closed (chmod 000, or 0400: listed, nothing in it reachable) is a change of
+    // its own; what it held reads as gone.
+    const searchable = readable(() => (accessSync(path, constants.X_OK), true)) === true
     const names = readable(() => readdirSync(path).sort())
-    entries.set(path, { hash: `dir ${kind}${names ? '' : ' unreadable'}`, mode })
+    const open = names && searchable
+    entries.set(path, { hash: `dir ${kind}${open ? '' : ' unreadable'}`, mode })
     // A submodule's git folder (under .git/modules, or a gitlink's own .git): its objects,
     // logs and LFS store are data, its objects/info is watched.
     const modules = inModules || basename(path) === 'modules' || basename(path) === '.git'
-    for (const name of names ?? []) {
+    for (const name of open ? names : []) {
       const child = join(path, name)
       if (own.has(child)) continue
       // Data by its hash, as large as what it holds (Git LFS's store and scratch; a submodule's

@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
@@ -25,6 +33,8 @@ const OPERATION_STATE = [
 ]
 
 const MAX_ENTRIES = 2_000
+/** Folders closed inside closed folders, opened a level a round: at most this deep. */
+const MOST_REOPENING_ROUNDS = 64
 /** Around hooks the whole git folder is watched: its reflogs and loose refs may be many. */
 const MAX_ENTRIES_WHOLE = 500_000
 /**
@@ -48,7 +58,9 @@ export class RepoIntegrity {
     /** The repository's own git folders: one inside another's folder (a linked worktree's, in
      * the common `worktrees/`) is watched by its own names, not whole as part of that folder. */
     private readonly own: ReadonlySet<string>,
-    private readonly limit: number
+    private readonly limit: number,
+    /** Each git folder's own mode: a command that closes `.git` itself hides all it holds. */
+    private readonly ownModes: ReadonlyMap<string, number | undefined>
   ) {}
 
   /**
@@ -64,7 +76,8 @@ export class RepoIntegrity {
     const all = [...targets, ...submoduleGitDirs(repoDir)]
     const own = new Set(gitDirs(repoDir))
     const limit = options.limit ?? (options.whole ? MAX_ENTRIES_WHOLE : MAX_ENTRIES)
-    return new RepoIntegrity(all, readAll(all, own, limit), own, limit)
+    const modes = new Map([...own].map((dir) => [dir, readable(() => lstatSync(dir).mode)]))
+    return new RepoIntegrity(all, readAll(all, own, limit), own, limit, modes)
   }
 
   /** Whether every entry was watched (a folder past the entry limit leaves the rest unseen). */
@@ -88,17 +101,47 @@ export class RepoIntegrity {
   }
 
   /**
+   * Git's folders a command closed, and each folder in them it closed (chmod 000, or readable
+   * and not searchable), given their mode back (one it made: opened to its owner), round after
+   * round until none is left closed: what they hold (a link put in a folder's place) is seen only
+   * then, and nothing of the run writes through it unseen. Returns the folders opened.
+   */
+  reopen(): string[] {
+    const opened: string[] = []
+    const open = (path: string, mode: number) => {
+      try {
+        chmodSync(path, mode & 0o7777)
+        opened.push(path)
+        return true
+      } catch {
+        return false
+      }
+    }
+    for (const [dir, mode] of [...this.ownModes].sort(([a], [b]) => a.length - b.length)) {
+      const now = readable(() => lstatSync(dir))
+      if (mode !== undefined && now?.isDirectory() && now.mode !== mode) open(dir, mode)
+    }
+    for (let round = 0; round < MOST_REOPENING_ROUNDS; round++) {
+      let progress = false
+      for (const [path, entry] of readAll(this.targets, this.own, this.limit)) {
+        const before = this.entries.get(path)
+        if (!entry.hash.endsWith(' unreadable') || before?.hash === entry.hash) continue
+        const wasOpen = before?.hash.startsWith('dir') && !before.hash.endsWith(' unreadable')
+        progress = open(path, wasOpen ? before!.mode : 0o700) || progress
+      }
+      if (!progress) break
+    }
+    return [...new Set(opened)]
+  }
+
+  /**
    * Puts every changed entry back as it was: the rollback's own git calls then run clean. What
    * is there now and was not, or is of another kind (a link over a folder), goes first, parents
    * first and never followed; then what was is made again, parents first: nothing is written
    * through a link a command left.
    */
   restore(): void {
-    // Folders a command closed first (their mode back): what they hold, a link put in place of
-    // a folder among it, is seen only then.
-    for (const [path, entry] of readAll(this.targets, this.own, this.limit))
-      if (entry.hash.endsWith(' unreadable') && this.entries.get(path)?.hash.startsWith('dir'))
-        readable(() => chmodSync(path, this.entries.get(path)!.mode & 0o7777))
+    this.reopen()
     const now = readAll(this.targets, this.own, this.limit)
     const changed = this.changes()
     const folder = (entry?: Entry) => entry?.hash.startsWith('dir') === true
