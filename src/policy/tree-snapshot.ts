@@ -1,5 +1,6 @@
 import { chmodSync, chownSync, lstatSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { walkPath } from '../git/index.js'
 import type { GitRunner } from './repo-paths.js'
 import {
   fileId,
@@ -188,9 +189,9 @@ export class TreeSnapshot {
     const spareKept = () => {
       for (const [path, stamp] of after) if (stamp[0] === 'f' && keep(text(path) ?? '')) spare(path)
     }
-    // An approved file not in the tree now (the base check took it away) spares nothing: what
-    // stands on its way is validation's, a folder it made as much as a program in its place.
-    for (const path of approved) if (fileThere(this.root, path)) spare(latin1(path))
+    // Only an approved file in the tree now, reached through folders, is spared: where the base
+    // check took it away, what stands on its way is validation's (a folder it made, a program).
+    for (const path of approved) if (walkPath(this.root, path).kind === 'file') spare(latin1(path))
     spareKept()
     // Folders not the ones there before that hold what is spared: all they hold is looked at.
     const whole = [...after]
@@ -249,18 +250,6 @@ export class TreeSnapshot {
     return [...new Set([...removed, ...[...this.specialRemoved].filter(outside)])]
       .filter((path) => !present(this.root, path))
       .map((path) => text(path) ?? printableBytes(path))
-  }
-}
-
-/** `path` is a file (of any kind but a folder) in the tree, reached through folders only. */
-function fileThere(root: string, path: string): boolean {
-  const names = path.split('/')
-  try {
-    for (let i = 1; i < names.length; i++)
-      if (!lstatSync(join(root, ...names.slice(0, i))).isDirectory()) return false
-    return !lstatSync(join(root, path)).isDirectory()
-  } catch {
-    return false
   }
 }
 
