@@ -93,7 +93,11 @@ describe('a commit hook that closes a folder of .git and links reflogs out, ' + 
       'the folder of the branch refs, to listing only (0400)',
       'rm -rf .git/refs/heads && ln -s "$OUTSIDE" .git/refs/heads; chmod 0400 .git/refs'
     ],
-    ['.git itself', 'chmod 000 .git']
+    ['.git itself', 'chmod 000 .git'],
+    [
+      'a folder it made at the top of .git, a link inside',
+      'mkdir .git/evil && ln -s "$OUTSIDE" .git/evil/lnk && chmod 000 .git/evil'
+    ]
   ])(
     'closing %s is hook-tampered: .git put back whole (the folder opened again, the link gone), nothing written outside',
     async (_what, body) => {
@@ -116,6 +120,7 @@ describe('a commit hook that closes a folder of .git and links reflogs out, ' + 
         details: { rule: 'hook-tampered' }
       })
       expect(readdirSync(outside)).toEqual([])
+      expect(lstatSync(join(repo.dir, '.git/evil'), { throwIfNoEntry: false })).toBeUndefined()
       for (const folder of ['', 'logs', 'logs/refs', 'logs/refs/heads', 'refs', 'refs/heads']) {
         const stat = lstatSync(join(repo.dir, '.git', folder))
         expect([folder, stat.isDirectory(), stat.mode & 0o777]).toEqual([folder, true, 0o755])

@@ -5,7 +5,8 @@
  * the tree itself (no overlay), as root under bubblewrap and unshare, and as a hosted runner's
  * user.
  */
-import { lstatSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -43,13 +44,24 @@ describe.each(DIST_WAYS)('what the base check leaves on the new file’s way, %s
     'a set-user-ID program validation put where the new folder was is removed',
     async () => {
       const { repo, done } = await run(way, 'cp /usr/bin/id newdir && chmod 4755 newdir')
-      // The change cannot be put back over it: refused, and the program goes all the same.
-      expect(done.result.error, done.stdout).toMatchObject({
-        code: 'SECURITY_VIOLATION',
-        details: { rule: 'unexpected-changes' }
-      })
+      // Taken off the change's way before it is put back; the base check ran to its end.
+      expect(done.result.error, done.stdout).toMatchObject({ code: 'VALIDATION_FAILED' })
+      expect(done.result.error!.message).toContain('fails the same way on the base branch')
       expect(lstatSync(join(repo.dir, 'newdir'), { throwIfNoEntry: false })).toBeUndefined()
       expect(repo.git('status', '--porcelain', '--untracked-files=all', '--ignored')).toBe('')
+    }
+  )
+
+  it.runIf(way[3])(
+    'a link validation put in place of the new file’s folder is never written through when the change is put back',
+    async () => {
+      const outside = mkdtempSync(join(tmpdir(), 'patchsmith-outside-'))
+      cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+      chmodSync(outside, 0o777)
+      const { repo, done } = await run(way, `ln -s ${outside} newdir`)
+      expect(done.exitCode, done.stdout).not.toBe(0)
+      expect(readdirSync(outside)).toEqual([])
+      expect(lstatSync(join(repo.dir, 'newdir'), { throwIfNoEntry: false })).toBeUndefined()
     }
   )
 

@@ -89,6 +89,12 @@ const ATTACKS: Array<[string, 'pre-commit' | 'post-commit', string, string?]> = 
     'git init -q --bare .git/modules/sub && mkdir .git/modules/sub/logs'
   ],
   [
+    "replaces a reflog in a submodule's git folder with a link out of the repository",
+    'post-commit',
+    'rm .git/modules/sub/logs/HEAD && ln -s "$OUTSIDE/victim" .git/modules/sub/logs/HEAD',
+    'git init -q --bare .git/modules/sub && mkdir .git/modules/sub/logs && echo line > .git/modules/sub/logs/HEAD'
+  ],
+  [
     'adds a forged line to the reflog of HEAD',
     'post-commit',
     `echo "$(git rev-parse HEAD) $(git rev-parse HEAD^) x <x@x> 0 +0000	evil" >> .git/logs/HEAD`

@@ -182,3 +182,17 @@ function missingFolders(root: string, path: string): string[] {
 function byDepth(a: string, b: string): number {
   return a.split('/').length - b.split('/').length || a.localeCompare(b)
 }
+
+/**
+ * Whatever a command put on the way of each path that is not a plain folder (a link or a file in
+ * place of a folder, a link at the path itself) removed, never followed: `git apply` would write
+ * the change through it, outside the work tree.
+ */
+export function clearWays(root: string, paths: readonly string[]): void {
+  for (const path of paths)
+    for (let i = 0; i < path.split('/').length; i++) {
+      const found = walkPath(root, path)
+      if (found.kind !== 'symlink' && found.kind !== 'not-a-folder') break
+      rmSync(join(root, found.at), { force: true })
+    }
+}

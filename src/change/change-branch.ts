@@ -10,6 +10,7 @@ import { commitChange, type CommitRequest, type MadeCommit } from './change-comm
 import { existingCommits, takeOver, type ExistingBranch } from './existing-branch.js'
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
 import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
+import { clearWays } from './base-swap.js'
 import { DraftSwap } from './draft-swap.js'
 import { indexStamp } from './index-stamp.js'
 import { publish } from './publish.js'
@@ -176,6 +177,8 @@ export class ChangeBranch {
     const back = this.swap.toDraft()
     if (back) return { exitCode: 0, stdout: '', stderr: '' }
     await beforeGit?.()
+    // A link a command put in place of a new file's folder: git apply would write through it.
+    clearWays(this.git.dir, paths)
     if (back === false) await this.reset()
     return this.apply(patch, paths)
   }

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { RepoIntegrity } from '../git/index.js'
 import { namesIn } from './change-objects.js'
@@ -105,10 +105,30 @@ export class TopLevel {
       for (const name of namesIn(dir)) {
         const path = join(dir, name)
         if (this.before.get(dir)?.has(name) || (COMMIT_WRITES.has(name) && plain(path))) continue
+        openFolders(path)
         rmSync(path, { recursive: true, force: true })
         added.push(path)
       }
     return added
+  }
+}
+
+/**
+ * `path` and every folder in it opened to its owner, never through a link: one a hook closed
+ * (chmod 000) would keep rmSync from what it holds, as a user other than root.
+ */
+function openFolders(path: string): void {
+  const stack = [path]
+  while (stack.length > 0) {
+    const at = stack.pop()!
+    try {
+      const stat = lstatSync(at)
+      if (!stat.isDirectory()) continue
+      if ((stat.mode & 0o700) !== 0o700) chmodSync(at, (stat.mode & 0o7777) | 0o700)
+      for (const name of readdirSync(at)) stack.push(join(at, name))
+    } catch {
+      // gone, or not ours to open: rmSync says so
+    }
   }
 }
 

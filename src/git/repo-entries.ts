@@ -54,17 +54,18 @@ export function walk(path: string, into: Walk, inModules = false): void {
     const names = readable(() => readdirSync(path).sort())
     const open = names && searchable
     entries.set(path, { hash: `dir ${kind}${open ? '' : ' unreadable'}`, mode })
-    // A submodule's git folder (under .git/modules, or a gitlink's own .git): its objects,
-    // logs and LFS store are data, its objects/info is watched.
+    // A submodule's git folder (under .git/modules, or a gitlink's own .git): its objects and
+    // LFS store are data, its objects/info is watched; its reflogs are watched as ours are (a
+    // link put in place of one would have a later git there append through it).
     const modules = inModules || basename(path) === 'modules' || basename(path) === '.git'
     for (const name of open ? names : []) {
       const child = join(path, name)
       if (own.has(child)) continue
       // Data by its hash, as large as what it holds (Git LFS's store and scratch; a submodule's
-      // objects, logs and LFS store): the entry itself watched (a link in its place), not within.
+      // objects and LFS store): the entry itself watched (a link in its place), not within.
       const data =
         (basename(path) === 'lfs' && (name === 'objects' || name === 'tmp')) ||
-        (modules && (name === 'logs' || name === 'lfs')) ||
+        (modules && name === 'lfs') ||
         (modules && basename(path) === 'objects' && name !== 'info')
       if (data) shallow(child, entries)
       else walk(child, into, modules)
