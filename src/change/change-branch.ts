@@ -10,8 +10,7 @@ import { commitChange, type CommitRequest, type MadeCommit } from './change-comm
 import { existingCommits, takeOver, type ExistingBranch } from './existing-branch.js'
 import { resetToBase, restoreStart, rollbackChange } from './change-restore.js'
 import { movedBase, replayAsApproved, type MovedBase } from './moving-base.js'
-import { clearWays } from './base-swap.js'
-import { DraftSwap } from './draft-swap.js'
+import { clearWays, DraftSwap } from './draft-swap.js'
 import { indexStamp } from './index-stamp.js'
 import { publish } from './publish.js'
 
@@ -177,7 +176,6 @@ export class ChangeBranch {
     const back = this.swap.toDraft()
     if (back) return { exitCode: 0, stdout: '', stderr: '' }
     await beforeGit?.()
-    // A link a command put in place of a new file's folder: git apply would write through it.
     clearWays(this.git.dir, paths)
     if (back === false) await this.reset()
     return this.apply(patch, paths)
@@ -267,8 +265,7 @@ export class ChangeBranch {
     // Not pushed, on a branch of its own: the run leaves the branch it started on checked out.
     if (this.options.keepStart && !this.push && this.state.onBranch) this.state.leftStart = true
     const problems = await restoreStart(this.git, this.state)
-    // After a commit the journal would undo it: a stash that could not be applied is said in
-    // `problems` (kept in the stash list), and nothing is left to recover.
+    // After a commit the journal would undo it; a stash not applied stays listed (problems).
     this.options.journal?.remove()
     return problems
   }

@@ -1,6 +1,8 @@
 import type { GitOutput } from '../git/index.js'
 import { BaseSwap } from './base-swap.js'
 
+export { clearWays } from './base-swap.js'
+
 /**
  * The applied draft's way to the base and back for the base check (BaseSwap), while it has one:
  * taken at each apply, dropped at any other change to the work tree or index.
