@@ -7,7 +7,6 @@
  */
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ObjectQuarantine } from '../../src/change/change-objects.js'
@@ -53,11 +52,14 @@ async function world(): Promise<{ repo: TestRepo; sandbox: Sandbox; folder: stri
  * The socket's folder removed right after the first spec is made, as a daemon stopping at that
  * moment would: that spec covers a path that is gone when bubblewrap starts. Returns the specs.
  */
-function goneAfterFirstSpec(
-  sandbox: Sandbox,
-  folder: string,
-  cover: (path: string) => boolean = () => true
-) {
+/**
+ * The jail's specs as they are made, `folder` removed right after the first. Their covers are
+ * the test's own sockets and the host's, not those the files beside this one bind and remove
+ * meanwhile (each in a `patchsmith-…` folder of its own, in /tmp or /opt): one of theirs gone
+ * would be a race of its own (and a jail made again), as it should.
+ */
+function goneAfterFirstSpec(sandbox: Sandbox, folder: string) {
+  const cover = (path: string) => path.startsWith(`${folder}/`) || !path.includes('/patchsmith-')
   const specs: Array<ReturnType<Sandbox['spawnSpec']>> = []
   const made = sandbox.spawnSpec.bind(sandbox)
   sandbox.spawnSpec = (...args) => {
@@ -99,13 +101,7 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
 
     it("runs once a command that prints bubblewrap's words and fails: no cover went", async () => {
       const { repo, sandbox } = await world()
-      // Not the sockets of the files beside this one (in the suite's scratch folder): they bind
-      // and remove theirs meanwhile, and one gone would be a race, as it should.
-      const specs = goneAfterFirstSpec(
-        sandbox,
-        '/nonexistent/patchsmith-race',
-        (path) => !path.startsWith(`${tmpdir()}/`)
-      )
+      const specs = goneAfterFirstSpec(sandbox, '/nonexistent/patchsmith-race')
       const say = "bwrap: Can't mkdir parents for /opt/x: Read-only file system"
       const result = await runCommand(`echo ran >> ran.txt; echo "${say}" >&2; exit 1`, {
         cwd: repo.dir,
