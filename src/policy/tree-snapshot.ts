@@ -216,8 +216,8 @@ export class TreeSnapshot {
       if (isFolder && was?.inode === inode(stamp) && !inWhole(path)) {
         const mode = was.mode !== perm(stamp) || (unprivileged && !userRwx(was.mode))
         // As root validation could give a folder to another user, who could write in it later.
-        back.push({ path, inode: was.inode, mode: mode ? was.mode : undefined })
-        if (!unprivileged) back.at(-1)!.owner = was.owner
+        const owner = unprivileged ? undefined : was.owner
+        back.push({ path, inode: was.inode, mode: mode ? was.mode : undefined, owner })
         continue
       }
       if (spared.has(path) || this.wasThere(path, stamp)) continue
