@@ -1,3 +1,4 @@
+import type { JailFilter } from './attribute-filter.js'
 import type { Caller, Programs, SpawnSpec } from './jail-command.js'
 import type { JailPlan } from './jail-plan.js'
 
@@ -14,6 +15,8 @@ export interface JailJob {
   cwd: string
   env: Record<string, string>
   caller: Caller
+  /** The seccomp filter every command runs under, where this host's numbers are known. */
+  filter?: JailFilter
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from './jail-command.js'
 import { PROC_COVERS, type JailPlan } from './jail-plan.js'
 import type { SandboxBackend } from './backend.js'
+import { withFilterFile, type JailFilter } from './attribute-filter.js'
 
 /** bubblewrap, where installed: the jail built in C, as root or as any other user. */
 export const bubblewrap: SandboxBackend<'bubblewrap'> = {
@@ -20,7 +21,8 @@ export const bubblewrap: SandboxBackend<'bubblewrap'> = {
   install:
     'Install bubblewrap (`sudo apt-get install -y bubblewrap`, e.g. in a step before this one)',
   viaSudo: false,
-  spec: (job) => bubblewrapSpec(job.programs, job.plan, job.command, job.cwd, job.env, job.caller)
+  spec: (job) =>
+    bubblewrapSpec(job.programs, job.plan, job.command, job.cwd, job.env, job.caller, job.filter)
 }
 
 /**
@@ -36,7 +38,8 @@ export function bubblewrapSpec(
   command: string,
   cwd: string,
   env: Record<string, string>,
-  caller: Caller
+  caller: Caller,
+  filter?: JailFilter
 ): SpawnSpec {
   const root = caller.uid === 0
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts']
@@ -93,5 +96,7 @@ export function bubblewrapSpec(
     ].join('\n')
     args.push('/bin/sh', '-c', script, command)
   } else args.push(...limitPrefix(programs, plan, caller), ...run)
-  return { file: programs.bwrap!, args, env: { ...env, ...plan.env }, covers }
+  const program = filter ? withFilterFile(programs.bwrap!, args, filter) : undefined
+  const file = program?.file ?? programs.bwrap!
+  return { file, args: program?.args ?? args, env: { ...env, ...plan.env }, covers }
 }

@@ -56,6 +56,9 @@ export interface Programs {
   mount?: string
   umount?: string
   ip?: string
+  /** The unshare backends' seccomp loader (attribute-filter.ts), and `env` to start it bare. */
+  perl?: string
+  env?: string
   /** For the overlay's listing (overlay.ts). */
   find?: string
   /** What this bubblewrap understands (`--size`, `--perms` came with later versions). */
@@ -122,6 +125,9 @@ export function limitPrefix(programs: Programs, plan: JailPlan, caller: Caller):
   const tasks = plan.maxTasks + (caller.uid === 0 ? 0 : (caller.tasks ?? 0))
   return [programs.prlimit, `--nproc=${tasks}:${tasks}`, '--']
 }
+
+/** The exit code of a jail that stopped before its command: nothing ran. */
+export const JAIL_SETUP_FAILED = 125
 
 /** One shell word, single-quoted. */
 export function shellQuote(text: string): string {

@@ -1,16 +1,8 @@
-import { execFile, execFileSync } from 'node:child_process'
-import {
-  accessSync,
-  chmodSync,
-  constants,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync
-} from 'node:fs'
+import { execFile } from 'node:child_process'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { isAbsolute, join } from 'node:path'
-import { findInPath } from '@actions/io'
+import { join } from 'node:path'
+import { writeAttributeFilter, type JailFilter } from './attribute-filter.js'
 import { unavailableReason, type SandboxBackend } from './backend.js'
 import { BACKENDS, backendNamed, type BackendName } from './backends.js'
 import {
@@ -24,6 +16,7 @@ import {
 } from './jail-command.js'
 import { gitFileCovers, type GitFileCover } from './git-config.js'
 import { jailPlan, tasksOf } from './jail-plan.js'
+import { findPrograms, PROBE_TIMEOUT_MS } from './programs.js'
 import { contains, type SandboxLayout } from './layout.js'
 import { TreeOverlay } from './overlay.js'
 import type { CarryRule } from './overlay-merge.js'
@@ -56,7 +49,6 @@ interface SpawnOptions {
 // sysctls read-only.
 const PROBE =
   'test -w . && ! test -w "$1" && test "$$" -le 4 && ! test -w /proc/sys/kernel/core_pattern'
-const PROBE_TIMEOUT_MS = 15_000
 
 /**
  * Where the commands Patchsmith runs for the repository run: in a sandbox chosen once per run
@@ -78,6 +70,8 @@ export class Sandbox {
   ) {}
 
   private overlayCount = 0
+  /** The seccomp filter every command runs under (attribute-filter.ts). */
+  private filter?: JailFilter
 
   static none(unavailable: readonly string[] = []): Sandbox {
     return new Sandbox(undefined, undefined, {}, undefined, unavailable)
@@ -101,6 +95,7 @@ export class Sandbox {
       const privateDir = privateFolder()
       const gitFiles = gitFileCovers(layout.gitDirs, join(privateDir, 'git'))
       const sandbox = new Sandbox(backend, layout, programs, privateDir, [], options, gitFiles)
+      sandbox.filter = writeAttributeFilter(privateDir)
       // The probe in an overlay first: passing, it proves both; failing, the jail alone is tried.
       const overlay =
         options.overlay === false
@@ -205,7 +200,7 @@ export class Sandbox {
       maxTasks: this.options.maxTasks
     })
     const stash = join(this.privateDir!, 'stash')
-    const job = { programs: this.programs, plan, stash, command, cwd, env }
+    const job = { programs: this.programs, plan, stash, command, cwd, env, filter: this.filter }
     return this.strategy!.spec({ ...job, caller: currentCaller() })
   }
 
@@ -249,40 +244,6 @@ export class Sandbox {
         }
       )
     })
-  }
-}
-
-async function findPrograms(): Promise<Programs> {
-  // Never through a relative PATH entry: it names a folder of the working directory (the work
-  // tree), and these run as root outside the jail, find in the upper validation wrote.
-  const find = async (name: string) => (await findInPath(name)).find((path) => isAbsolute(path))
-  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
-  const [bwrap, unshare, sudo, setpriv, prlimit, mount, umount, ip, findProgram] =
-    await Promise.all(names.map(find))
-  const found = { bwrap, unshare, sudo, setpriv, prlimit, mount, umount, ip, find: findProgram }
-  // sbin is not on every user's PATH.
-  for (const name of ['mount', 'umount', 'ip'] as const)
-    found[name] ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin']
-      .map((dir) => `${dir}/${name}`)
-      .find((path) => isExecutable(path))
-  return { ...found, bwrapOptions: bwrap ? bwrapOptions(bwrap) : undefined }
-}
-
-function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
-  try {
-    const help = execFileSync(bwrap, ['--help'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS })
-    return { size: help.includes('--size'), perms: help.includes('--perms') }
-  } catch {
-    return { size: false, perms: false }
-  }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
   }
 }
 

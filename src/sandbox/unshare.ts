@@ -1,5 +1,7 @@
+import { perlLoader, type JailFilter } from './attribute-filter.js'
 import {
   bounding,
+  JAIL_SETUP_FAILED,
   limitPrefix,
   procLines,
   shellQuote,
@@ -12,7 +14,17 @@ import { contains } from './layout.js'
 import type { JailJob, SandboxBackend } from './backend.js'
 
 const unshareJob = (job: JailJob, viaSudo: boolean) =>
-  unshareSpec(job.programs, job.plan, job.stash, job.command, job.cwd, job.env, viaSudo, job.caller)
+  unshareSpec(
+    job.programs,
+    job.plan,
+    job.stash,
+    job.command,
+    job.cwd,
+    job.env,
+    viaSudo,
+    job.caller,
+    job.filter
+  )
 
 /** util-linux `unshare` run as root: the mounts made by a shell, the command kept as root. */
 export const unshare: SandboxBackend<'unshare'> = {
@@ -50,7 +62,8 @@ export function unshareSpec(
   cwd: string,
   env: Record<string, string>,
   viaSudo: boolean,
-  caller: Caller
+  caller: Caller,
+  filter?: JailFilter
 ): SpawnSpec {
   const q = shellQuote
   // -n: no userspace mount table to update (/run, where it lives, is a sealed tmpfs here).
@@ -155,18 +168,18 @@ export function unshareSpec(
     '--inh-caps=-all'
   ]
   const limit = limitPrefix(programs, plan, viaSudo ? caller : { uid: 0, gid: 0 })
-  if (viaSudo) {
-    const drop = [
-      ...powerless,
-      `--reuid=${caller.uid}`,
-      `--regid=${caller.gid}`,
-      '--clear-groups',
-      '--'
-    ]
-    // sudo resets the environment: the allowlisted one is handed on explicitly.
-    const envArgs = ['env', '-i', ...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`)]
-    lines.push(`exec ${[...limit, ...drop, ...envArgs, ...run].map(q).join(' ')}`)
-  } else lines.push(`exec ${[...limit, ...powerless, '--', ...run].map(q).join(' ')}`)
+  const drop = viaSudo
+    ? [...powerless, `--reuid=${caller.uid}`, `--regid=${caller.gid}`, '--clear-groups', '--']
+    : [...powerless, '--']
+  // sudo resets the environment: the allowlisted one is handed on explicitly (so too through the
+  // filter's loader, which starts with none).
+  const envArgs =
+    filter && programs.perl && programs.env
+      ? perlLoader(programs.env, programs.perl, filter, fullEnv)
+      : viaSudo
+        ? ['env', '-i', ...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`)]
+        : []
+  lines.push(`exec ${[...limit, ...drop, ...envArgs, ...run].map(q).join(' ')}`)
   const unshare = [programs.unshare ?? 'unshare', '--pid', '--fork', '--mount', '--mount-proc']
   unshare.push('--ipc', '--uts', ...(plan.network === 'closed' ? ['--net'] : []))
   unshare.push('--kill-child', '--propagation', 'private', '--', '/bin/sh', '-c', lines.join('\n'))
@@ -182,7 +195,7 @@ export function unshareSpec(
 
 /** What the jail says, and its exit code, when it cannot make a mount read-only: nothing runs. */
 export const REMOUNT_FAILED = 'patchsmith: the jail stops: it could not make this mount read-only:'
-export const JAIL_SETUP_FAILED = 125
+export { JAIL_SETUP_FAILED }
 
 /** Device nodes a command may use, bound from the host's /dev (what bubblewrap's --dev shows). */
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']

@@ -1,0 +1,144 @@
+/**
+ * The seccomp filter every jailed command runs under (src/sandbox/attribute-filter.ts): no
+ * extended attribute or ACL set or removed, no inode flag set, no io_uring; everything else as
+ * before. With each backend for real: bubblewrap and unshare as root, and unshare through sudo
+ * as a GitHub-hosted runner's user (bubblewrap as that user: e2e/leftovers-attributes.test.ts).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { attributeFilterProgram, writeAttributeFilter } from '../../src/sandbox/attribute-filter.js'
+import { gitDirs } from '../../src/git/index.js'
+import { jailPlan, Sandbox, unshareSpec, type BackendName } from '../../src/sandbox/index.js'
+import { attributesOf } from '../support/attributes.js'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { createRepo } from '../support/repo.js'
+import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
+
+const cleanups = cleanupAfterEach()
+const X64 = process.arch === 'x64'
+const CALLS = X64
+  ? { setxattr: 188, getxattr: 191, removexattr: 197 }
+  : { setxattr: 5, getxattr: 8, removexattr: 14 }
+
+/** Each call's return and errno, a line each: set, get, remove, set flags, io_uring. */
+const TRY = `perl -e '${[
+  'my ($d, $n, $v, $b) = (".", "user.patchsmith", "x", "\\0" x 120);',
+  `print "set ", syscall(${CALLS.setxattr}, $d, $n, $v, 1, 0), " ", $!+0, "\\n";`,
+  `$! = 0; print "get ", syscall(${CALLS.getxattr}, $d, $n, $b, 120), " ", $!+0, "\\n";`,
+  `$! = 0; print "remove ", syscall(${CALLS.removexattr}, $d, $n), " ", $!+0, "\\n";`,
+  'open(my $h, "<", $d); my $f = pack("L", 0x40);',
+  '$! = 0; print "flags ", (ioctl($h, 0x40086602, $f) ? 0 : -1), " ", $!+0, "\\n";',
+  '$! = 0; print "uring ", syscall(425, 8, $b), " ", $!+0, "\\n";'
+].join(' ')}'; echo still-runs`
+
+const REFUSED = [
+  'set -1 95',
+  // The attribute is not there (ENODATA): reading is as before.
+  'get -1 61',
+  'remove -1 95',
+  'flags -1 1',
+  'uring -1 38',
+  'still-runs'
+]
+
+/**
+ * A module, in the work tree (what the jail shows), that PERL5OPT loads into any perl started
+ * with this environment: it sets an attribute on its own folder.
+ */
+function perlInjection(workTree: string): Record<string, string> {
+  const lib = join(workTree, 'lib')
+  mkdirSync(lib)
+  const set = `syscall(${CALLS.setxattr}, my $d = "${lib}", my $n = "user.injected", my $v = "x", 1, 0)`
+  writeFileSync(join(lib, 'Evil.pm'), `package Evil; ${set}; print "evil-ran\\n"; 1;\n`)
+  execFileSync('chmod', ['-R', 'a+rX', lib])
+  return { PERL5LIB: lib, PERL5OPT: '-MEvil' }
+}
+
+describe('the program', () => {
+  it.each(['x64', 'arm64'])(
+    'on %s: every jump lands inside it, and it ends in a return',
+    (arch) => {
+      const program = attributeFilterProgram(arch)!
+      const count = program.length / 8
+      expect(Number.isInteger(count) && count > 10).toBe(true)
+      for (let i = 0; i < count; i++) {
+        const [op, jt, jf] = [program.readUInt16LE(i * 8), program[i * 8 + 2]!, program[i * 8 + 3]!]
+        if ((op & 0x07) === 0x05) expect(i + 1 + Math.max(jt, jf)).toBeLessThan(count)
+      }
+      expect(program.readUInt16LE((count - 1) * 8)).toBe(0x06)
+    }
+  )
+
+  it('none on a host whose call numbers it does not know', () => {
+    expect(attributeFilterProgram('ppc64')).toBeUndefined()
+  })
+})
+
+describe.each<BackendName>(['bubblewrap', 'unshare'])('as root, %s', (backend) => {
+  it.skipIf(skipWithout(backend))(
+    'refuses setting and removing attributes, flags and io_uring; reads as before; PERL5OPT runs nothing first',
+    async () => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'attribute-filter' })
+      cleanups.push(() => repo.cleanup())
+      const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+      const sandbox = await Sandbox.open(layout, [backend], { overlay: false })
+      cleanups.push(() => sandbox.dispose())
+      expect(sandbox.backend).toBe(backend)
+      const env = { PATH: '/usr/bin:/bin', ...perlInjection(repo.dir) }
+      const spec = sandbox.spawnSpec(TRY, repo.dir, env)
+      const out = execFileSync(spec.file, spec.args, { cwd: repo.dir, env: spec.env })
+      const lines = String(out).split('\n').filter(Boolean)
+      // The command's own perl loads the module (under the filter); the loader's did not.
+      expect(lines).toEqual(['evil-ran', ...REFUSED])
+      expect(attributesOf(join(repo.dir, 'lib')).names).toEqual([])
+      expect(attributesOf(repo.dir).names).toEqual([])
+    }
+  )
+})
+
+describe("as a hosted runner's user, unshare through sudo", () => {
+  it.skipIf(skipWithout('sudo-unshare'))(
+    'refuses them too, the filter loaded after the user is dropped to',
+    () => {
+      const dir = mkdtempSync('/tmp/patchsmith-filter-')
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'attribute-filter-sudo' })
+      cleanups.push(() => repo.cleanup())
+      const env = { PATH: '/usr/bin:/bin', ...perlInjection(repo.dir) }
+      execFileSync('chown', ['-R', SUDO_USER, repo.root, dir])
+      execFileSync('chmod', ['755', repo.root, dir])
+      mkdirSync(join(dir, 'stash'))
+      const filter = writeAttributeFilter(dir)!
+      const which = (name: string) =>
+        execFileSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${name}`], {
+          encoding: 'utf8'
+        }).trim()
+      const programs = Object.fromEntries(
+        ['unshare', 'sudo', 'setpriv', 'perl', 'env'].map((name) => [name, which(name)])
+      )
+      const uid = Number(execFileSync('id', ['-u', SUDO_USER], { encoding: 'utf8' }))
+      const gid = Number(execFileSync('id', ['-g', SUDO_USER], { encoding: 'utf8' }))
+      const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+      const spec = unshareSpec(
+        programs,
+        jailPlan(layout, []),
+        join(dir, 'stash'),
+        `id -u; ${TRY}`,
+        repo.dir,
+        env,
+        true,
+        { uid, gid },
+        filter
+      )
+      const out = execFileSync(which('runuser'), ['-u', SUDO_USER, '--', spec.file, ...spec.args], {
+        cwd: repo.dir,
+        env: spec.env,
+        encoding: 'utf8'
+      })
+      expect(out.split('\n').filter(Boolean)).toEqual([String(uid), 'evil-ran', ...REFUSED])
+      expect(attributesOf(join(repo.dir, 'lib')).names).toEqual([])
+    }
+  )
+})

@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import { findInPath } from '@actions/io'
+import type { Programs } from './jail-command.js'
+
+/** How long a program here may take to answer (the probe, `bwrap --help`). */
+export const PROBE_TIMEOUT_MS = 15_000
+
+/** The programs the backends run, found once per run on the PATH (absolute entries only). */
+export async function findPrograms(): Promise<Programs> {
+  // Never through a relative PATH entry: it names a folder of the working directory (the work
+  // tree), and these run as root outside the jail, find in the upper validation wrote.
+  const find = async (name: string) => (await findInPath(name)).find((path) => isAbsolute(path))
+  const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
+  // perl and env: the unshare backends' seccomp loader (attribute-filter.ts).
+  names.push('perl', 'env')
+  const paths = await Promise.all(names.map(find))
+  const found: Programs = Object.fromEntries(names.map((name, index) => [name, paths[index]]))
+  // sbin is not on every user's PATH.
+  for (const name of ['mount', 'umount', 'ip'] as const)
+    found[name] ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin']
+      .map((dir) => `${dir}/${name}`)
+      .find((path) => isExecutable(path))
+  return { ...found, bwrapOptions: found.bwrap ? bwrapOptions(found.bwrap) : undefined }
+}
+
+function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
+  try {
+    const help = execFileSync(bwrap, ['--help'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS })
+    return { size: help.includes('--size'), perms: help.includes('--perms') }
+  } catch {
+    return { size: false, perms: false }
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
