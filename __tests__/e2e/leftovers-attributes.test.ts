@@ -54,6 +54,6 @@ it('the command saw each call refused (not merely put back): by the jail, not af
   const dir = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim()
   cleanups.push(() => execFileSync('rm', ['-rf', dir]))
   const out = execFileSync('/bin/sh', ['-c', markAttributesCommand([dir])], { encoding: 'utf8' })
-  expect(out).toBe(`${dir}: xattr 0 acl 0 flags 0\n`)
+  expect(out).toBe(`${dir}: xattr 0 acl 0 flags 0 setattr 0\n`)
   expect(attributesOf(dir).names).toContain('system.posix_acl_default')
 })

@@ -46,7 +46,10 @@ export function markAttributesCommand(paths: string[]): string {
     `  my $a = syscall(${CALLS.setxattr}, $d, $u, $acl, length($acl), 0);`,
     '  open(my $h, "<", $d);',
     `  my $flag = pack("L", ${NODUMP}); my $f = ioctl($h, ${FS_IOC_SETFLAGS}, $flag) ? 0 : -1;`,
-    '  print "$d: xattr $x acl $a flags $f\\n";',
+    // file_setattr (Linux 6.17): nodump again, as an xflag; ENOSYS on an older kernel.
+    '  my ($fa, $at) = (pack("QLLLL", 0x80, 0, 0, 0, 0), -100);',
+    '  my $s = syscall(469, $at, $d, $fa, 24, 0) == 0 || $! == 38 ? 0 : -1;',
+    '  print "$d: xattr $x acl $a flags $f setattr $s\\n";',
     '}'
   ].join(' ')
   return `perl -e '${script}' ${paths.join(' ')}`

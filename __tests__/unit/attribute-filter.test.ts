@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { attributeFilterProgram, writeAttributeFilter } from '../../src/sandbox/attribute-filter.js'
+import { jailEnvironment } from '../../src/sandbox/environment.js'
 import { gitDirs } from '../../src/git/index.js'
 import { jailPlan, Sandbox, unshareSpec, type BackendName } from '../../src/sandbox/index.js'
 import { attributesOf } from '../support/attributes.js'
@@ -30,7 +31,12 @@ const TRY = `perl -e '${[
   `$! = 0; print "remove ", syscall(${CALLS.removexattr}, $d, $n), " ", $!+0, "\\n";`,
   'open(my $h, "<", $d); my $f = pack("L", 0x40);',
   '$! = 0; print "flags ", (ioctl($h, 0x40086602, $f) ? 0 : -1), " ", $!+0, "\\n";',
-  '$! = 0; print "uring ", syscall(425, 8, $b), " ", $!+0, "\\n";'
+  '$! = 0; print "uring ", syscall(425, 8, $b), " ", $!+0, "\\n";',
+  // file_setattr (Linux 6.17), nodump as an xflag; then ext4's own set-version ioctl.
+  'my $fa = pack("QLLLL", 0x80, 0, 0, 0, 0); my $at = -100;',
+  '$! = 0; print "setattr ", syscall(469, $at, $d, $fa, 24, 0), " ", $!+0, "\\n";',
+  'my $gen = pack("L", 7);',
+  '$! = 0; print "version ", (ioctl($h, 0x40086604, $gen) ? 0 : -1), " ", $!+0, "\\n";'
 ].join(' ')}'; echo still-runs`
 
 const REFUSED = [
@@ -40,6 +46,8 @@ const REFUSED = [
   'remove -1 95',
   'flags -1 1',
   'uring -1 38',
+  'setattr -1 38',
+  'version -1 1',
   'still-runs'
 ]
 
@@ -78,7 +86,7 @@ describe('the program', () => {
 
 describe.each<BackendName>(['bubblewrap', 'unshare'])('as root, %s', (backend) => {
   it.skipIf(skipWithout(backend))(
-    'refuses setting and removing attributes, flags and io_uring; reads as before; PERL5OPT runs nothing first',
+    'refuses setting and removing attributes, flags, io_uring and newer calls; reads as before; PERL5OPT runs nothing before it',
     async () => {
       const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'attribute-filter' })
       cleanups.push(() => repo.cleanup())
@@ -121,13 +129,15 @@ describe("as a hosted runner's user, unshare through sudo", () => {
       const uid = Number(execFileSync('id', ['-u', SUDO_USER], { encoding: 'utf8' }))
       const gid = Number(execFileSync('id', ['-g', SUDO_USER], { encoding: 'utf8' }))
       const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+      // Split as Sandbox.spawnSpec splits it: PERL5OPT reaches only the command's own shell.
+      const { host, restore } = jailEnvironment(env)
       const spec = unshareSpec(
         programs,
         jailPlan(layout, []),
         join(dir, 'stash'),
-        `id -u; ${TRY}`,
+        `${restore}id -u; ${TRY}`,
         repo.dir,
-        env,
+        host,
         true,
         { uid, gid },
         filter

@@ -19,7 +19,9 @@ const ALL = {
   bwrap: '/usr/bin/bwrap',
   unshare: '/usr/bin/unshare',
   sudo: '/usr/bin/sudo',
-  setpriv: '/usr/bin/setpriv'
+  setpriv: '/usr/bin/setpriv',
+  perl: '/usr/bin/perl',
+  env: '/usr/bin/env'
 }
 const without = (name: keyof typeof ALL) => ({ ...ALL, [name]: undefined })
 
@@ -37,11 +39,15 @@ describe('the sandbox backends', () => {
     ['unshare', ALL, false, 'not running as root'],
     ['unshare', without('unshare'), false, 'no unshare'],
     ['unshare', without('setpriv'), true, 'no setpriv'],
+    // The attribute filter's loader: without it the jail would run unfiltered.
+    ['unshare', without('perl'), true, 'no perl'],
+    ['unshare', without('env'), true, 'no env'],
     ['sudo-unshare', ALL, false, undefined],
     ['sudo-unshare', ALL, true, 'not needed as root'],
     ['sudo-unshare', without('unshare'), true, 'not needed as root'],
     ['sudo-unshare', without('sudo'), false, 'no sudo'],
-    ['sudo-unshare', without('setpriv'), false, 'no setpriv']
+    ['sudo-unshare', without('setpriv'), false, 'no setpriv'],
+    ['sudo-unshare', without('perl'), false, 'no perl']
   ] as const)('%s with %j, root %s: %s', (name, programs, root, reason) => {
     expect(unavailableReason(backendNamed(name), programs, root)).toBe(reason)
   })

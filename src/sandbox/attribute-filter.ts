@@ -32,6 +32,12 @@ interface ArchCalls {
 // removexattrat (Linux 6.13), the same number on every architecture.
 const AT_CALLS = [463, 466]
 const IO_URING_SETUP = 425
+/**
+ * file_setattr (Linux 6.17) and every call numbered after it, whatever it does: a call newer than
+ * this filter is refused as a kernel without it would (ENOSYS), so programs fall back to the calls
+ * held above. Since Linux 5.1 a new call has the same number on every architecture.
+ */
+const FIRST_UNKNOWN = 469
 const X86_64: ArchCalls = {
   audit: 0xc000003e,
   xattr: [188, 189, 190, 197, 198, 199, ...AT_CALLS],
@@ -55,10 +61,14 @@ const HOSTS: Record<string, { arches: ArchCalls[]; prctl: number }> = {
 }
 
 /**
- * Set flags (both widths), set the fsxattr (flags and project), set the inode's version, set an
- * encryption policy on an empty folder.
+ * Set flags (both widths), set the fsxattr (flags and project), set the inode's version (the
+ * generic and ext4's, both widths), set an encryption policy on an empty folder, turn on
+ * fs-verity, move a file to extents (ext4).
  */
-const IOCTLS = [0x40086602, 0x40046602, 0x401c5820, 0x40087602, 0x40047602, 0x800c6613]
+const IOCTLS = [
+  0x40086602, 0x40046602, 0x401c5820, 0x40087602, 0x40047602, 0x40086604, 0x40046604, 0x800c6613,
+  0x40806685, 0x00006609
+]
 
 const EPERM = 1
 const ENOSYS = 38
@@ -71,12 +81,13 @@ const retErrno = (errno: number) => 0x00050000 | errno
 const LD_W_ABS = 0x20
 const JEQ_K = 0x15
 const JSET_K = 0x45
+const JGE_K = 0x35
 const RET_K = 0x06
 
 type Target = 'fall' | 'xattr' | 'nosys' | 'perm' | 'ioctl' | 'kill' | `arch${number}`
 type Instruction =
   | { op: number; k: number }
-  | { op: typeof JEQ_K | typeof JSET_K; k: number; then: Target; else?: Target }
+  | { op: typeof JEQ_K | typeof JSET_K | typeof JGE_K; k: number; then: Target; else?: Target }
   | { label: Target }
 
 /** The filter's program for the host Node runs on, or undefined where its numbers are unknown. */
@@ -91,6 +102,7 @@ export function attributeFilterProgram(arch: string = process.arch): Buffer | un
     code.push({ op: LD_W_ABS, k: 0 })
     // The x32 ABI (bit 30) numbers some calls apart (its ioctl is 514): refused whole.
     if (calls.x32) code.push({ op: JSET_K, k: 0x40000000, then: 'nosys' })
+    code.push({ op: JGE_K, k: FIRST_UNKNOWN, then: 'nosys' })
     for (const nr of calls.xattr) code.push({ op: JEQ_K, k: nr, then: 'xattr' })
     code.push({ op: JEQ_K, k: IO_URING_SETUP, then: 'nosys' })
     code.push({ op: JEQ_K, k: calls.ioctl, then: 'ioctl' })
@@ -157,20 +169,13 @@ export function withFilterFile(bwrap: string, args: string[], filter: JailFilter
 
 /**
  * For the unshare backends, which have no seccomp loader of their own: perl (in every Debian and
- * Ubuntu, through perl-base), started with an empty environment so that no PERL5OPT or PERL5LIB
- * runs code before the filter, loads it with prctl and becomes the command, the environment set
- * from its arguments. `env` and `perl` are absolute paths.
+ * Ubuntu, through perl-base) loads the filter with prctl and becomes the command. Its environment
+ * holds nothing perl reads as code (PERL5OPT, PERL5LIB: jailEnvironment keeps them for the
+ * command's own shell).
  */
-export function perlLoader(
-  env: string,
-  perl: string,
-  filter: JailFilter,
-  vars: Record<string, string>
-): string[] {
+export function perlLoader(perl: string, filter: JailFilter): string[] {
   const script = [
-    'my $p = pack("H*", shift);',
-    'while (@ARGV && $ARGV[0] ne "--") { my ($k, $v) = split /=/, shift, 2; $ENV{$k} = $v }',
-    'shift;',
+    'my $p = pack("H*", shift); shift;',
     // struct sock_fprog: an unsigned short, padding to 8, a pointer (64-bit hosts only).
     'my $prog = pack("S x6 P", length($p) / 8, $p);',
     `if (syscall(${filter.prctl}, 22, 2, $prog) != 0) {`,
@@ -178,6 +183,5 @@ export function perlLoader(
     '}',
     'exec { $ARGV[0] } @ARGV or do { print STDERR "$ARGV[0]: $!\\n"; exit 127 };'
   ].join('\n')
-  const pairs = Object.entries(vars).map(([key, value]) => `${key}=${value}`)
-  return [env, '-i', perl, '-e', script, filter.program.toString('hex'), ...pairs, '--']
+  return [perl, '-e', script, filter.program.toString('hex'), '--']
 }

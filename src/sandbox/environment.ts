@@ -1,3 +1,5 @@
+import { shellQuote } from './jail-command.js'
+
 /**
  * The environment a sandboxed command gets, by allowlist: what shells, compilers and package
  * managers need to run, nothing the action holds (tokens, runner file commands, inputs).
@@ -101,3 +103,39 @@ export function validationEnv(
 /** Names that `validation-env` can never pass: the runner's own channels and credentials. */
 export const FORBIDDEN_EXTRA_NAME =
   /^(GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|TOKEN)|ACTIONS_.*|INPUT_.*|RUNNER_TEMP)$/
+
+/** Where the programs that build a jail look for others: never a folder of the work tree. */
+export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+/**
+ * Names that make a program load or run something other than itself: the dynamic loader's and
+ * glibc's (a library path with an empty entry names the working directory, the work tree), perl's
+ * (the unshare backends' filter loader), and a shell's (the wrapping scripts; bash as /bin/sh
+ * imports functions).
+ */
+const LOADING_NAME =
+  /^(LD_.*|MALLOC_.*|PERL.*|BASH_FUNC_.*|GCONV_PATH|GLIBC_TUNABLES|LOCPATH|NLSPATH|TZ|TZDIR|BASH_ENV|ENV|IFS|CDPATH|SHELLOPTS|BASHOPTS|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN)$/
+
+/**
+ * A command's environment split in two. The programs that build its jail (bubblewrap, unshare,
+ * setpriv, sudo, perl and the scripts around them, as root on the host where Patchsmith is)
+ * get it without the names above and with a PATH of the system's folders: a validation command
+ * could otherwise put a library or a `mkdir` in the work tree for the next command's jail to run
+ * before the jail exists. The command gets them back as the first lines of its own shell, in
+ * the jail (their values are paths and switches, shown in the jail's command line: no secret).
+ */
+export function jailEnvironment(env: Record<string, string>): {
+  host: Record<string, string>
+  restore: string
+} {
+  const host: Record<string, string> = {}
+  const lines: string[] = []
+  for (const [name, value] of Object.entries(env)) {
+    if (name !== 'PATH' && !LOADING_NAME.test(name)) host[name] = value
+    // A name no shell can export (bash's exported functions) is not handed on at all.
+    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      lines.push(`export ${name}=${shellQuote(value)}`)
+  }
+  host.PATH = HOST_PATH
+  return { host, restore: lines.map((line) => `${line}\n`).join('') }
+}

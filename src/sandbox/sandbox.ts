@@ -2,7 +2,11 @@ import { execFile } from 'node:child_process'
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { writeAttributeFilter, type JailFilter } from './attribute-filter.js'
+import {
+  attributeFilterProgram,
+  writeAttributeFilter,
+  type JailFilter
+} from './attribute-filter.js'
 import { unavailableReason, type SandboxBackend } from './backend.js'
 import { BACKENDS, backendNamed, type BackendName } from './backends.js'
 import {
@@ -15,6 +19,7 @@ import {
   type SpawnSpec
 } from './jail-command.js'
 import { gitFileCovers, type GitFileCover } from './git-config.js'
+import { jailEnvironment } from './environment.js'
 import { jailPlan, tasksOf } from './jail-plan.js'
 import { findPrograms, PROBE_TIMEOUT_MS } from './programs.js'
 import { contains, type SandboxLayout } from './layout.js'
@@ -87,7 +92,9 @@ export class Sandbox {
     const reasons: string[] = []
     const root = process.getuid?.() === 0
     for (const backend of candidates.map(backendNamed)) {
-      const missing = unavailableReason(backend, programs, root)
+      const missing =
+        unavailableReason(backend, programs, root) ??
+        (attributeFilterProgram() ? undefined : `no attribute filter for ${process.arch}`)
       if (missing) {
         reasons.push(`${backend.name}: ${missing}`)
         continue
@@ -200,8 +207,10 @@ export class Sandbox {
       maxTasks: this.options.maxTasks
     })
     const stash = join(this.privateDir!, 'stash')
-    const job = { programs: this.programs, plan, stash, command, cwd, env, filter: this.filter }
-    return this.strategy!.spec({ ...job, caller: currentCaller() })
+    const { host, restore } = jailEnvironment(env)
+    const job = { programs: this.programs, plan, stash, cwd, filter: this.filter }
+    const spec = { ...job, command: restore + command, env: host, caller: currentCaller() }
+    return this.strategy!.spec(spec)
   }
 
   /** Removes the private folder (sanitized git config, the unshare backends' stash). */

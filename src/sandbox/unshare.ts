@@ -29,7 +29,8 @@ const unshareJob = (job: JailJob, viaSudo: boolean) =>
 /** util-linux `unshare` run as root: the mounts made by a shell, the command kept as root. */
 export const unshare: SandboxBackend<'unshare'> = {
   name: 'unshare',
-  needs: ['unshare', 'setpriv'],
+  // perl and env: the attribute filter's loader (attribute-filter.ts); the jail never runs without.
+  needs: ['unshare', 'setpriv', 'perl', 'env'],
   runsAs: 'root',
   viaSudo: false,
   spec: (job) => unshareJob(job, false)
@@ -38,7 +39,7 @@ export const unshare: SandboxBackend<'unshare'> = {
 /** util-linux `unshare` for another user with passwordless sudo (GitHub-hosted runners). */
 export const sudoUnshare: SandboxBackend<'sudo-unshare'> = {
   name: 'sudo-unshare',
-  needs: ['unshare', 'sudo', 'setpriv'],
+  needs: ['unshare', 'sudo', 'setpriv', 'perl', 'env'],
   runsAs: 'user',
   install: 'run on a Linux runner with passwordless sudo',
   viaSudo: true,
@@ -171,15 +172,13 @@ export function unshareSpec(
   const drop = viaSudo
     ? [...powerless, `--reuid=${caller.uid}`, `--regid=${caller.gid}`, '--clear-groups', '--']
     : [...powerless, '--']
-  // sudo resets the environment: the allowlisted one is handed on explicitly (so too through the
-  // filter's loader, which starts with none).
-  const envArgs =
-    filter && programs.perl && programs.env
-      ? perlLoader(programs.env, programs.perl, filter, fullEnv)
-      : viaSudo
-        ? ['env', '-i', ...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`)]
-        : []
-  lines.push(`exec ${[...limit, ...drop, ...envArgs, ...run].map(q).join(' ')}`)
+  // sudo resets the environment: the allowlisted one is handed on explicitly.
+  const envArgs = viaSudo
+    ? [programs.env ?? 'env', '-i', ...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`)]
+    : []
+  // The attribute filter, loaded once the user and powers are dropped, before the command.
+  const loader = filter && programs.perl ? perlLoader(programs.perl, filter) : []
+  lines.push(`exec ${[...limit, ...drop, ...envArgs, ...loader, ...run].map(q).join(' ')}`)
   const unshare = [programs.unshare ?? 'unshare', '--pid', '--fork', '--mount', '--mount-proc']
   unshare.push('--ipc', '--uts', ...(plan.network === 'closed' ? ['--net'] : []))
   unshare.push('--kill-child', '--propagation', 'private', '--', '/bin/sh', '-c', lines.join('\n'))
