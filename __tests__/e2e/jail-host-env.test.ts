@@ -69,3 +69,30 @@ describe.each(DIST_WAYS)('the programs that build the jail, %s', (...way) => {
     }
   )
 })
+
+describe.each(DIST_WAYS.slice(0, 2))(
+  'a workflow variable that changes how mount reads, %s',
+  (...way) => {
+    const [, backend, , runs] = way
+    it.runIf(runs)(
+      'POSIXLY_CORRECT in validation-env reaches the command, and the overlay is still mounted',
+      async () => {
+        const repo = fruitRepo()
+        cleanups.push(() => repo.cleanup())
+        const done = await runOnFruit(
+          repo,
+          fruitReplies([swap('apple', 'kiwi')]),
+          {
+            'validation-commands': 'test "$POSIXLY_CORRECT" = 1 && node check.js',
+            'validation-env': 'POSIXLY_CORRECT',
+            sandbox: 'required'
+          },
+          { PATCHSMITH_SANDBOX_BACKENDS: backend, POSIXLY_CORRECT: '1' },
+          { dist: true }
+        )
+        expect(done.exitCode, done.stdout).toBe(0)
+        expect(repo.read('fruit.txt')).toBe('kiwi\n')
+      }
+    )
+  }
+)

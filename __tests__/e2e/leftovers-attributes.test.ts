@@ -57,3 +57,28 @@ it('the command saw each call refused (not merely put back): by the jail, not af
   expect(out).toBe(`${dir}: xattr 0 acl 0 flags 0 setattr 0\n`)
   expect(attributesOf(dir).names).toContain('system.posix_acl_default')
 })
+
+describe.each(DIST_WAYS.slice(0, 2))('a file carried from the overlay, %s', (...way) => {
+  const [, backend, , runs] = way
+  it.runIf(runs)(
+    'keeps none of overlayfs’s own attributes (copied up when validation rewrote it)',
+    async () => {
+      const repo = fruitRepo()
+      cleanups.push(() => repo.cleanup())
+      const done = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        {
+          // A formatter's rewrite in place: the same content, the file copied up.
+          'validation-commands': 'cat fruit.txt > ../f && cat ../f > fruit.txt && node check.js',
+          sandbox: 'required'
+        },
+        { PATCHSMITH_SANDBOX_BACKENDS: backend },
+        { dist: true }
+      )
+      expect(done.exitCode, done.stdout).toBe(0)
+      expect(attributesOf(join(repo.dir, 'fruit.txt')).names).toEqual([])
+      expect(repo.read('fruit.txt')).toBe('kiwi\n')
+    }
+  )
+})

@@ -24,6 +24,8 @@ interface ArchCalls {
   audit: number
   xattr: readonly number[]
   ioctl: number
+  /** add_key, request_key, keyctl: the user's keyrings outlive the jail (and request_key starts a host program). */
+  keys: readonly number[]
   /** x86_64, where the x32 ABI's calls carry bit 30. */
   x32?: boolean
 }
@@ -42,17 +44,21 @@ const X86_64: ArchCalls = {
   audit: 0xc000003e,
   xattr: [188, 189, 190, 197, 198, 199, ...AT_CALLS],
   ioctl: 16,
+  keys: [248, 249, 250],
   x32: true
 }
 // i386 and 32-bit ARM share these numbers.
 const COMPAT_32 = { xattr: [226, 227, 228, 235, 236, 237, ...AT_CALLS], ioctl: 54 }
-const I386: ArchCalls = { audit: 0x40000003, ...COMPAT_32 }
+const I386_KEYS = [286, 287, 288]
+const ARM_KEYS = [309, 310, 311]
+const I386: ArchCalls = { audit: 0x40000003, ...COMPAT_32, keys: I386_KEYS }
 const AARCH64: ArchCalls = {
   audit: 0xc00000b7,
   xattr: [5, 6, 7, 14, 15, 16, ...AT_CALLS],
-  ioctl: 29
+  ioctl: 29,
+  keys: [217, 218, 219]
 }
-const ARM: ArchCalls = { audit: 0x40000028, ...COMPAT_32 }
+const ARM: ArchCalls = { audit: 0x40000028, ...COMPAT_32, keys: ARM_KEYS }
 
 /** The host's architectures (its own and the 32-bit one it runs), and prctl's number on it. */
 const HOSTS: Record<string, { arches: ArchCalls[]; prctl: number }> = {
@@ -104,6 +110,7 @@ export function attributeFilterProgram(arch: string = process.arch): Buffer | un
     if (calls.x32) code.push({ op: JSET_K, k: 0x40000000, then: 'nosys' })
     code.push({ op: JGE_K, k: FIRST_UNKNOWN, then: 'nosys' })
     for (const nr of calls.xattr) code.push({ op: JEQ_K, k: nr, then: 'xattr' })
+    for (const nr of calls.keys) code.push({ op: JEQ_K, k: nr, then: 'nosys' })
     code.push({ op: JEQ_K, k: IO_URING_SETUP, then: 'nosys' })
     code.push({ op: JEQ_K, k: calls.ioctl, then: 'ioctl' })
     code.push({ op: RET_K, k: RET_ALLOW })
@@ -175,7 +182,7 @@ export function withFilterFile(bwrap: string, args: string[], filter: JailFilter
  */
 export function perlLoader(perl: string, filter: JailFilter): string[] {
   const script = [
-    'my $p = pack("H*", shift); shift;',
+    'my $p = pack("H*", shift); shift; delete $ENV{PERL_BADLANG};',
     // struct sock_fprog: an unsigned short, padding to 8, a pointer (64-bit hosts only).
     'my $prog = pack("S x6 P", length($p) / 8, $p);',
     `if (syscall(${filter.prctl}, 22, 2, $prog) != 0) {`,

@@ -111,10 +111,10 @@ export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
  * Names that make a program load or run something other than itself: the dynamic loader's and
  * glibc's (a library path with an empty entry names the working directory, the work tree), perl's
  * (the unshare backends' filter loader), and a shell's (the wrapping scripts; bash as /bin/sh
- * imports functions).
+ * imports functions); POSIXLY_CORRECT changes how mount(8) reads its options.
  */
 const LOADING_NAME =
-  /^(LD_.*|MALLOC_.*|PERL.*|BASH_FUNC_.*|GCONV_PATH|GLIBC_TUNABLES|LOCPATH|NLSPATH|TZ|TZDIR|BASH_ENV|ENV|IFS|CDPATH|SHELLOPTS|BASHOPTS|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN)$/
+  /^(LD_.*|MALLOC_.*|PERL.*|BASH_FUNC_.*|GCONV_PATH|GLIBC_TUNABLES|LOCPATH|NLSPATH|TZ|TZDIR|BASH_ENV|ENV|IFS|CDPATH|SHELLOPTS|BASHOPTS|POSIXLY_CORRECT|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN)$/
 
 /**
  * A command's environment split in two. The programs that build its jail (bubblewrap, unshare,

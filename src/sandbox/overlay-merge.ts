@@ -1,5 +1,8 @@
 import {
   chmodSync,
+  chownSync,
+  constants,
+  copyFileSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -8,7 +11,7 @@ import {
   rmSync,
   type Stats
 } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /** The wrapper's listing: each folder of the upper and the entries the overlay showed in it. */
 export interface Listing {
@@ -154,7 +157,10 @@ export function mergeOverlay(
       if (there) remove(workTree, path, record)
       // What is carried runs in later steps as the one who runs it, never as its owner.
       if (from.mode & SET_ID) chmodSync(join(upper, path), from.mode & 0o1777)
-      renameSync(join(upper, path), join(workTree, path))
+      renameSync(
+        from.isFile() ? freshCopy(upper, path, from) : join(upper, path),
+        join(workTree, path)
+      )
       // A folder where a file was, or a file where a folder was: every path under it is new
       // (what was there is in `removed`), as a file the classic watch's list never held.
       if (!there || from.isDirectory() !== there.isDirectory()) record.noteCreated(path)
@@ -162,6 +168,21 @@ export function mergeOverlay(
     }
   }
   merge('', false)
+}
+
+/**
+ * A file of the upper as a new file, its content, mode and owner only: the upper's own carries
+ * overlayfs's attributes (`trusted.overlay.origin`, set as it was copied up), which are not the
+ * approved change's. Made beside the upper (the overlay's own folder, which no command sees), on
+ * the work tree's file system, so the rename into the tree stays one step.
+ */
+function freshCopy(upper: string, path: string, stats: Stats): string {
+  const copy = join(dirname(upper), 'carrying')
+  rmSync(copy, { force: true })
+  copyFileSync(join(upper, path), copy, constants.COPYFILE_EXCL)
+  chownSync(copy, stats.uid, stats.gid)
+  chmodSync(copy, stats.mode & 0o1777)
+  return copy
 }
 
 /**

@@ -157,7 +157,9 @@ export function unshareSpec(
     'seal strict',
     `cd ${q(cwd)}`
   )
-  const fullEnv = { ...env, ...plan.env }
+  // perl's own warning of a locale this machine lacks (the workflow's LANG) would open every
+  // command's output: silenced for the loader, which takes the variable away again.
+  const fullEnv = { ...env, ...plan.env, ...(filter && programs.perl ? { PERL_BADLANG: '0' } : {}) }
   const run = ['/bin/sh', '-c', command]
   // The mounts above need root; the command must not have its powers. No capabilities to regain
   // (a bounding set of ROOT_KEEPS as root, empty otherwise), and no setuid program may raise
