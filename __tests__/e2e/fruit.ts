@@ -139,3 +139,20 @@ export async function runOnFruit(
     await server.close()
   }
 }
+
+/** The fruit fix (kiwi for apple) through dist/, the sandbox required, on `backend`, as `user`. */
+export function kiwiInJail(
+  repo: TestRepo,
+  backend: string,
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+  user?: string
+): Promise<FruitRun> {
+  return runOnFruit(
+    repo,
+    fruitReplies([swap('apple', 'kiwi')]),
+    { sandbox: 'required', ...inputs },
+    { PATCHSMITH_SANDBOX_BACKENDS: backend, ...env },
+    { dist: true, user }
+  )
+}

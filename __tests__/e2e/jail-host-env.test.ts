@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { DIST_WAYS } from '../support/sandbox-needs.js'
-import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+import { fruitRepo, kiwiInJail } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -21,17 +21,8 @@ async function run(way: Way, validation: string, env: (dir: string) => Record<st
   const [, backend, user] = way
   const repo = fruitRepo({ '.gitignore': 'node_modules/\n' })
   cleanups.push(() => repo.cleanup())
-  const done = await runOnFruit(
-    repo,
-    fruitReplies([swap('apple', 'kiwi')]),
-    {
-      'validation-commands': validation,
-      sandbox: 'required',
-      settings: 'validation-overlay: false'
-    },
-    { PATCHSMITH_SANDBOX_BACKENDS: backend, ...env(repo.dir) },
-    { dist: true, user }
-  )
+  const inputs = { 'validation-commands': validation, settings: 'validation-overlay: false' }
+  const done = await kiwiInJail(repo, backend, inputs, env(repo.dir), user)
   return { repo, done }
 }
 
@@ -79,17 +70,11 @@ describe.each(DIST_WAYS.slice(0, 2))(
       async () => {
         const repo = fruitRepo()
         cleanups.push(() => repo.cleanup())
-        const done = await runOnFruit(
-          repo,
-          fruitReplies([swap('apple', 'kiwi')]),
-          {
-            'validation-commands': 'test "$POSIXLY_CORRECT" = 1 && node check.js',
-            'validation-env': 'POSIXLY_CORRECT',
-            sandbox: 'required'
-          },
-          { PATCHSMITH_SANDBOX_BACKENDS: backend, POSIXLY_CORRECT: '1' },
-          { dist: true }
-        )
+        const inputs = {
+          'validation-commands': 'test "$POSIXLY_CORRECT" = 1 && node check.js',
+          'validation-env': 'POSIXLY_CORRECT'
+        }
+        const done = await kiwiInJail(repo, backend, inputs, { POSIXLY_CORRECT: '1' })
         expect(done.exitCode, done.stdout).toBe(0)
         expect(repo.read('fruit.txt')).toBe('kiwi\n')
       }

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { attributesOf, markAttributesCommand, NODUMP } from '../support/attributes.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { DIST_WAYS } from '../support/sandbox-needs.js'
-import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+import { fruitRepo, kiwiInJail } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -28,17 +28,11 @@ describe.each(DIST_WAYS)('attributes on folders that were there, %s', (...way) =
       cleanups.push(() => repo.cleanup())
       mkdirSync(join(repo.dir, 'node_modules/pkg'), { recursive: true })
       const before = FOLDERS.map((path) => attributesOf(join(repo.dir, path)))
-      const done = await runOnFruit(
-        repo,
-        fruitReplies([swap('apple', 'kiwi')]),
-        {
-          'validation-commands': `${markAttributesCommand(FOLDERS)} && node check.js`,
-          sandbox: 'required',
-          settings: 'validation-overlay: false'
-        },
-        { PATCHSMITH_SANDBOX_BACKENDS: backend },
-        { dist: true, user }
-      )
+      const inputs = {
+        'validation-commands': `${markAttributesCommand(FOLDERS)} && node check.js`,
+        settings: 'validation-overlay: false'
+      }
+      const done = await kiwiInJail(repo, backend, inputs, {}, user)
       expect(done.exitCode, done.stdout).toBe(0)
       const after = FOLDERS.map((path) => attributesOf(join(repo.dir, path)))
       expect(after.map((found) => found.names)).toEqual(before.map((found) => found.names))
@@ -65,17 +59,9 @@ describe.each(DIST_WAYS.slice(0, 2))('a file carried from the overlay, %s', (...
     async () => {
       const repo = fruitRepo()
       cleanups.push(() => repo.cleanup())
-      const done = await runOnFruit(
-        repo,
-        fruitReplies([swap('apple', 'kiwi')]),
-        {
-          // A formatter's rewrite in place: the same content, the file copied up.
-          'validation-commands': 'cat fruit.txt > ../f && cat ../f > fruit.txt && node check.js',
-          sandbox: 'required'
-        },
-        { PATCHSMITH_SANDBOX_BACKENDS: backend },
-        { dist: true }
-      )
+      // A formatter's rewrite in place: the same content, the file copied up.
+      const rewrite = 'cat fruit.txt > ../f && cat ../f > fruit.txt && node check.js'
+      const done = await kiwiInJail(repo, backend, { 'validation-commands': rewrite })
       expect(done.exitCode, done.stdout).toBe(0)
       expect(attributesOf(join(repo.dir, 'fruit.txt')).names).toEqual([])
       expect(repo.read('fruit.txt')).toBe('kiwi\n')
