@@ -33,11 +33,18 @@ export function sandboxGaps(): Partial<Record<Need, string>> {
     if (probe.status !== 0)
       reasons.bubblewrap = `bwrap cannot make a sandbox here (${probe.stderr.trim() || 'failed'})`
   }
-  if (!root || !has('unshare') || !has('setpriv'))
-    reasons.unshare = 'needs root, unshare and setpriv (util-linux)'
-  if (!root || !has('sudo') || !has('runuser') || !existsSync(`/etc/sudoers.d/${SUDO_USER}`))
+  // perl loads the jail's seccomp filter for the unshare backends (attribute-filter.ts).
+  if (!root || !has('unshare') || !has('setpriv') || !has('perl'))
+    reasons.unshare = 'needs root, unshare and setpriv (util-linux) and perl'
+  if (
+    !root ||
+    !has('sudo') ||
+    !has('runuser') ||
+    !has('perl') ||
+    !existsSync(`/etc/sudoers.d/${SUDO_USER}`)
+  )
     reasons['sudo-unshare'] =
-      `needs root, sudo and the ${SUDO_USER} user: apt-get install sudo, then .ci/run's setup`
+      `needs root, sudo, perl and the ${SUDO_USER} user: apt-get install sudo, then .ci/run's setup`
   return reasons
 }
 
