@@ -7,7 +7,7 @@
  * GitHub-hosted runner's user (bubblewrap).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { attributesOf, markAttributesCommand, NODUMP } from '../support/attributes.js'
@@ -65,6 +65,24 @@ describe.each(DIST_WAYS.slice(0, 2))('a file carried from the overlay, %s', (...
       expect(done.exitCode, done.stdout).toBe(0)
       expect(attributesOf(join(repo.dir, 'fruit.txt')).names).toEqual([])
       expect(repo.read('fruit.txt')).toBe('kiwi\n')
+    }
+  )
+
+  it.runIf(runs)(
+    'past 64 MiB is moved as it is: a sparse file kept whole, never written out',
+    async () => {
+      const repo = fruitRepo({ '.gitignore': 'out/\n' })
+      cleanups.push(() => repo.cleanup())
+      const inputs = {
+        'validation-commands': 'mkdir -p out && truncate -s 65M out/big.bin && node check.js',
+        settings: 'validation-keep: out/big.bin'
+      }
+      const done = await kiwiInJail(repo, backend, inputs)
+      expect(done.exitCode, done.stdout).toBe(0)
+      const kept = lstatSync(join(repo.dir, 'out/big.bin'))
+      expect(kept.size).toBe(65 * 1024 * 1024)
+      // A copy would hold 65 MiB of blocks.
+      expect(kept.blocks * 512).toBeLessThan(1024 * 1024)
     }
   )
 })

@@ -154,6 +154,19 @@ describe.skipIf(skipWithout('unshare'))('the work tree as an overlay', () => {
     }
   })
 
+  it("carries a file as a fresh copy; one that cannot be made leaves the tree's file as it was", () => {
+    const { root, work, overlay } = tree({ 'a.txt': 'a\n', 'b.txt': 'b\n' })
+    // The copy's place taken by a folder that is not empty: the first copy fails.
+    const blocked = join(root, 'overlay', '1', 'carrying', 'x')
+    expect(() =>
+      run(overlay, `echo changed > a.txt && echo changed > b.txt && mkdir -p ${blocked}`)
+    ).toThrow()
+    expect(['a.txt', 'b.txt'].map((name) => readFileSync(join(work, name), 'utf8'))).toEqual([
+      'a\n',
+      'b\n'
+    ])
+  })
+
   it('lists many folders at once and merges them all', () => {
     const { work, overlay } = tree({ 'keep/a.txt': 'a\n', 'gone/b.txt': 'b\n' })
     run(

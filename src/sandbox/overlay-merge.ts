@@ -9,6 +9,7 @@ import {
   renameSync,
   rmdirSync,
   rmSync,
+  utimesSync,
   type Stats
 } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -145,22 +146,26 @@ export function mergeOverlay(
       if (carry && !carried && from.isDirectory() && !there && !dropping && carry.mayHold(path)) {
         // A folder only some of whose contents are carried: made in the tree, gone if empty.
         mkdirSync(join(workTree, path), from.mode & 0o7777)
-        merge(path, false)
-        if (readdirSync(join(workTree, path)).length === 0) rmdirSync(join(workTree, path))
-        else record.noteCreated(path)
+        try {
+          merge(path, false)
+        } finally {
+          // Also when a copy in it failed (a full disk): no empty folder is left behind.
+          if (readdirSync(join(workTree, path)).length === 0) rmdirSync(join(workTree, path))
+          else record.noteCreated(path)
+        }
         continue
       }
       if (!carried) {
         drop(upper, path, from, record, !there)
         continue
       }
-      if (there) remove(workTree, path, record)
+      // The copy first: one that fails (a full disk) leaves the tree's file where it was.
+      const fresh = from.isFile() && from.size <= COPIED_UP_TO
+      const source = fresh ? freshCopy(upper, path, from) : join(upper, path)
       // What is carried runs in later steps as the one who runs it, never as its owner.
-      if (from.mode & SET_ID) chmodSync(join(upper, path), from.mode & 0o1777)
-      renameSync(
-        from.isFile() ? freshCopy(upper, path, from) : join(upper, path),
-        join(workTree, path)
-      )
+      if (!fresh && from.mode & SET_ID) chmodSync(source, from.mode & 0o1777)
+      if (there) remove(workTree, path, record)
+      renameSync(source, join(workTree, path))
       // A folder where a file was, or a file where a folder was: every path under it is new
       // (what was there is in `removed`), as a file the classic watch's list never held.
       if (!there || from.isDirectory() !== there.isDirectory()) record.noteCreated(path)
@@ -171,7 +176,14 @@ export function mergeOverlay(
 }
 
 /**
- * A file of the upper as a new file, its content, mode and owner only: the upper's own carries
+ * Up to this size a carried file is copied afresh; past it (build output) it is moved as it is:
+ * a copy writes a sparse file's holes out, and a terabyte that takes no room in the upper would
+ * fill the disk.
+ */
+const COPIED_UP_TO = 64 * 1024 * 1024
+
+/**
+ * A file of the upper as a new file, its content, mode, owner and times only: the upper's own carries
  * overlayfs's attributes (`trusted.overlay.origin`, set as it was copied up), which are not the
  * approved change's. Made beside the upper (the overlay's own folder, which no command sees), on
  * the work tree's file system, so the rename into the tree stays one step.
@@ -182,6 +194,7 @@ function freshCopy(upper: string, path: string, stats: Stats): string {
   copyFileSync(join(upper, path), copy, constants.COPYFILE_EXCL)
   chownSync(copy, stats.uid, stats.gid)
   chmodSync(copy, stats.mode & 0o1777)
+  utimesSync(copy, stats.atime, stats.mtime)
   return copy
 }
 
