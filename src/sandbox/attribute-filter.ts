@@ -8,8 +8,9 @@ import { JAIL_SETUP_FAILED } from './jail-command.js'
  * inode flags (chattr). After validation the folders that were there get their mode and owner
  * back, but Node has no call to list or remove an attribute: so none may be set. A seccomp
  * filter, in classic BPF written here by hand (libseccomp's bindings need a compiler and a
- * native module; the program is 40 instructions), refuses the calls that set or remove them,
- * the ioctls that set inode flags, and io_uring, which could do the same past the filter.
+ * native module; the program is about 60 instructions), refuses the calls that set or remove
+ * them, the ioctls that set inode flags, io_uring (which could do the same past the filter), the
+ * kernel's keyrings (a key outlives the jail) and every call newer than it knows.
  */
 export interface JailFilter {
   /** The program, for bubblewrap's `--seccomp` (read from a descriptor). */

@@ -105,7 +105,10 @@ export const FORBIDDEN_EXTRA_NAME =
   /^(GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|TOKEN)|ACTIONS_.*|INPUT_.*|RUNNER_TEMP)$/
 
 /** Where the programs that build a jail look for others: never a folder of the work tree. */
-export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+/** What a program Patchsmith runs on the host beside a jail sees: nothing of the workflow's. */
+export const HOST_ENV = { PATH: HOST_PATH, LC_ALL: 'C' }
 
 /**
  * Names that make a program load or run something other than itself: the dynamic loader's and

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { lstatSync, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { PatchsmithError } from '../contract/index.js'
 import { join } from 'node:path'
-import { HOST_PATH } from './environment.js'
+import { HOST_ENV } from './environment.js'
 import type { Programs, SpawnSpec } from './jail-command.js'
 import {
   LONGEST_LISTED,
@@ -57,9 +57,6 @@ const WRAPPER = [
   'fi',
   'exit $rc'
 ].join('\n')
-
-/** What a program Patchsmith runs on the host here sees: nothing of the workflow's (a library path). */
-const HOST_ENV = { PATH: HOST_PATH, LC_ALL: 'C' }
 
 /** The wrapper's own failure (a command's own 125 still comes with a listing). */
 const OVERLAY_FAILED = 125

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { findInPath } from '@actions/io'
-import { HOST_PATH } from './environment.js'
+import { HOST_ENV } from './environment.js'
 import type { Programs } from './jail-command.js'
 
 /** How long a program here may take to answer (the probe, `bwrap --help`). */
@@ -28,11 +28,10 @@ export async function findPrograms(): Promise<Programs> {
 
 function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
   try {
-    const env = { PATH: HOST_PATH, LC_ALL: 'C' }
     const help = execFileSync(bwrap, ['--help'], {
       encoding: 'utf8',
       timeout: PROBE_TIMEOUT_MS,
-      env
+      env: HOST_ENV
     })
     return { size: help.includes('--size'), perms: help.includes('--perms') }
   } catch {
