@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import { skipWithout } from '../support/sandbox-needs.js'
 import {
   BRANCH,
   PY_CALC,
@@ -64,34 +65,37 @@ describe('proof by reproduction (issue 35)', () => {
     expect(result.pull_request?.body).toContain('self.assertEqual(add(2, 3), 5)')
   })
 
-  it('(node dist/cli.js, pytest) a test that passes on the base is refused and asked again with its output', async () => {
-    const setup: Setup = {
-      files: {
-        'calc.py': PY_CALC,
-        'test_calc.py': 'from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n'
-      },
-      command: 'python3 -m pytest -q -p no:cacheprovider'
+  it.skipIf(skipWithout('pytest'))(
+    '(node dist/cli.js, pytest) a test that passes on the base is refused and asked again with its output',
+    async () => {
+      const setup: Setup = {
+        files: {
+          'calc.py': PY_CALC,
+          'test_calc.py': 'from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n'
+        },
+        command: 'python3 -m pytest -q -p no:cacheprovider'
+      }
+      const passing = `from calc import mul\n\n\ndef test_add_two_numbers():\n    assert mul(2, 3) == 6\n`
+      const failing = `from calc import add\n\n\ndef test_add_two_numbers():\n    assert add(2, 3) == 5\n`
+      const { repo, server, paths } = await setUp(setup, {
+        tests: [newFile('test_issue_7.py', passing), newFile('test_issue_7.py', failing)],
+        drafts: [PY_FIX]
+      })
+      const { cli, result } = await runReproCli(repo, server.url, paths, setup.command)
+      expect(cli.exitCode, cli.stderr).toBe(0)
+      expect(cli.stderr).toMatch(
+        /Verified \(reproduced-and-fixed\): the new test test_issue_7.py failed/
+      )
+      const asked = server.requests.filter(isReproductionCall).map((r) => JSON.stringify(r.body))
+      expect(asked).toHaveLength(2)
+      expect(asked[1]).toContain('was not a reproduction: it passes on the base')
+      expect(result.data![0]!.verification).toMatchObject({
+        status: 'reproduced-and-fixed',
+        tests: [{ id: 'test_issue_7.py::test_add_two_numbers', base: 'failed', after: 'passed' }]
+      })
+      expect(repo.git('show', `${BRANCH}:test_issue_7.py`)).toContain('assert add(2, 3) == 5')
     }
-    const passing = `from calc import mul\n\n\ndef test_add_two_numbers():\n    assert mul(2, 3) == 6\n`
-    const failing = `from calc import add\n\n\ndef test_add_two_numbers():\n    assert add(2, 3) == 5\n`
-    const { repo, server, paths } = await setUp(setup, {
-      tests: [newFile('test_issue_7.py', passing), newFile('test_issue_7.py', failing)],
-      drafts: [PY_FIX]
-    })
-    const { cli, result } = await runReproCli(repo, server.url, paths, setup.command)
-    expect(cli.exitCode, cli.stderr).toBe(0)
-    expect(cli.stderr).toMatch(
-      /Verified \(reproduced-and-fixed\): the new test test_issue_7.py failed/
-    )
-    const asked = server.requests.filter(isReproductionCall).map((r) => JSON.stringify(r.body))
-    expect(asked).toHaveLength(2)
-    expect(asked[1]).toContain('was not a reproduction: it passes on the base')
-    expect(result.data![0]!.verification).toMatchObject({
-      status: 'reproduced-and-fixed',
-      tests: [{ id: 'test_issue_7.py::test_add_two_numbers', base: 'failed', after: 'passed' }]
-    })
-    expect(repo.git('show', `${BRANCH}:test_issue_7.py`)).toContain('assert add(2, 3) == 5')
-  })
+  )
 
   it('(node dist/index.js, node:test) a test that fails only because a module cannot be found is refused; the next one reproduces', async () => {
     const setup: Setup = {

@@ -1,8 +1,9 @@
 /**
- * What the sandbox tests need from this machine, and why one skips. A machine without
- * bubblewrap or sudo (a fresh clone) still passes `npm test`: those tests skip, and the run
- * ends with ONE line naming what to install (plain-summary-reporter.ts). Under
- * PATCHSMITH_REQUIRE_SANDBOX=1 (.ci/run) they run, and fail where the machine lacks them.
+ * What the sandbox tests (and the few that run pytest) need from this machine, and why one
+ * skips. A machine without bubblewrap, sudo or pytest (a fresh clone) still passes `npm test`:
+ * those tests skip, and the run ends with ONE line naming what to install
+ * (plain-summary-reporter.ts). Under PATCHSMITH_REQUIRE_SANDBOX=1 (.ci/run) they run, and fail
+ * where the machine lacks them.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -10,15 +11,15 @@ import { existsSync } from 'node:fs'
 export const REQUIRE_SANDBOX = process.env.PATCHSMITH_REQUIRE_SANDBOX === '1'
 export const SUDO_USER = 'patchsmith-sudo'
 
-export type Need = 'bubblewrap' | 'unshare' | 'sudo-unshare'
+export type Need = 'bubblewrap' | 'unshare' | 'sudo-unshare' | 'pytest'
 
 const has = (program: string) =>
   spawnSync('sh', ['-c', `PATH=$PATH:/usr/sbin:/sbin command -v ${program}`]).status === 0
 
-let reasons: Partial<Record<Need, string>> | undefined
+let reasons: Partial<Record<Exclude<Need, 'pytest'>, string>> | undefined
 
 /** Why each backend's tests cannot run here (absent: they can). */
-export function sandboxGaps(): Partial<Record<Need, string>> {
+export function sandboxGaps(): Partial<Record<Exclude<Need, 'pytest'>, string>> {
   if (reasons) return reasons
   const root = process.getuid?.() === 0
   reasons = {}
@@ -48,18 +49,37 @@ export function sandboxGaps(): Partial<Record<Need, string>> {
   return reasons
 }
 
-/** Whether tests that need `backend` skip here (never under PATCHSMITH_REQUIRE_SANDBOX=1). */
-export function skipWithout(backend: Need): boolean {
-  return !REQUIRE_SANDBOX && !!sandboxGaps()[backend]
+let pytestGap: string | null | undefined
+
+/**
+ * Why the tests that run a real pytest cannot run here (Debian's python3 comes without it), or
+ * null: asked apart from the sandbox's needs, since only a few files need it.
+ */
+function pytestMissing(): string | null {
+  if (pytestGap !== undefined) return pytestGap
+  const probe = spawnSync('python3', ['-m', 'pytest', '--version'], {
+    stdio: 'ignore',
+    timeout: 60_000
+  })
+  pytestGap =
+    probe.status === 0 ? null : 'python3 cannot run pytest: apt-get install python3-pytest'
+  return pytestGap
+}
+
+/** Whether tests that need `what` skip here (never under PATCHSMITH_REQUIRE_SANDBOX=1). */
+export function skipWithout(what: Need): boolean {
+  if (REQUIRE_SANDBOX) return false
+  return what === 'pytest' ? pytestMissing() !== null : !!sandboxGaps()[what]
 }
 
 /** The one line a run with skipped sandbox tests ends with, or undefined. */
 export function sandboxSkipLine(): string | undefined {
   if (REQUIRE_SANDBOX) return undefined
-  const gaps = Object.entries(sandboxGaps())
+  const pytest = pytestMissing()
+  const gaps = [...Object.entries(sandboxGaps()), ...(pytest ? [['pytest', pytest]] : [])]
   if (gaps.length === 0) return undefined
-  const what = gaps.map(([backend, reason]) => `${backend} (${reason})`).join('; ')
-  return `Sandbox tests skipped on this machine: ${what}. PATCHSMITH_REQUIRE_SANDBOX=1 makes them fail instead.`
+  const what = gaps.map(([need, reason]) => `${need} (${reason})`).join('; ')
+  return `Tests skipped on this machine for what it lacks: ${what}. PATCHSMITH_REQUIRE_SANDBOX=1 makes them fail instead.`
 }
 
 /**
