@@ -18,10 +18,20 @@ export function costLine(metrics: CodeAgentOutput['metrics']): string {
   const usd = typeof m.cost?.usd === 'number' ? `${formatUsd(m.cost.usd)} · ` : ''
   const calls = n('calls')
   return (
-    `${usd}${n('total').toLocaleString('en-US')} tokens ` +
-    `(${n('prompt').toLocaleString('en-US')} in, ${n('completion').toLocaleString('en-US')} out)` +
+    `${usd}${grouped(n('total'))} tokens ` +
+    `(${grouped(n('prompt'))} in, ${grouped(n('completion'))} out)` +
     ` · ${calls} model call${calls === 1 ? '' : 's'}`
   )
+}
+
+/**
+ * 1234567 as "1,234,567", as toLocaleString('en-US') writes it. By hand for whole numbers:
+ * the first Intl call of a process loads ICU's number data, about 20 ms of every run's CPU.
+ */
+function grouped(value: number): string {
+  return Number.isSafeInteger(value)
+    ? String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+    : value.toLocaleString('en-US')
 }
 
 /** The files the commits changed, as inline code. */
