@@ -1,5 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { mapConcurrent } from '../../src/agent/concurrency.js'
 import { extractDiff } from '../../src/edits/index.js'
@@ -571,5 +571,19 @@ describe('RunBudget', () => {
     const time = new RunBudget({ maxAttempts: 9, maxTotalTokens: 0, timeLimitMs: 20 })
     await new Promise((resolve) => time.signal.addEventListener('abort', resolve))
     expect(() => time.beforeAttempt(2)).toThrow(/time-limit/)
+  })
+
+  it('counts the time as up once its deadline has aborted the calls, though the clock reads a millisecond short', async () => {
+    const time = new RunBudget({ maxAttempts: 9, maxTotalTokens: 0, timeLimitMs: 20 })
+    await new Promise((resolve) => time.signal.addEventListener('abort', resolve))
+    // The timer and Date.now() round apart: the signal can fire while the clock says 1 ms is
+    // left (the test above failed so, once, under load).
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(time.startedAt + 19)
+    try {
+      expect(time.remainingMs()).toBe(0)
+      expect(() => time.beforeAttempt(2)).toThrow(/time-limit/)
+    } finally {
+      clock.mockRestore()
+    }
   })
 })

@@ -30,17 +30,18 @@ export class RunBudget {
   private tokensUsed = 0
   private readonly usage = { prompt: 0, cached: 0, completion: 0 }
   private readonly repairReasons: Record<string, number> = {}
+  private readonly deadlineSignal: AbortSignal
 
   /** `cancel`: aborted by the entry on SIGINT, SIGTERM or SIGHUP (its reason is the signal). */
   constructor(
     readonly limits: BudgetLimits,
     private readonly cancel?: AbortSignal
   ) {
-    const deadline =
+    this.deadlineSignal =
       limits.timeLimitMs > 0
         ? AbortSignal.timeout(limits.timeLimitMs)
         : new AbortController().signal
-    this.signal = cancel ? AbortSignal.any([deadline, cancel]) : deadline
+    this.signal = cancel ? AbortSignal.any([this.deadlineSignal, cancel]) : this.deadlineSignal
   }
 
   /** The CANCELLED error when the run was cancelled, else undefined. */
@@ -63,8 +64,13 @@ export class RunBudget {
     return this.tokensUsed
   }
 
+  /**
+   * Never above 0 once the deadline has aborted the calls: its timer and Date.now() round apart,
+   * so the signal may fire in the millisecond before the deadline reads as passed.
+   */
   remainingMs(): number {
-    return this.deadline - Date.now()
+    const left = this.deadline - Date.now()
+    return this.deadlineSignal.aborted ? Math.min(0, left) : left
   }
 
   /**
