@@ -193,11 +193,14 @@ ${body}
       code: 'VALIDATION_FAILED',
       details: { rule: 'commit-hook', timed_out: true, exit_code: 124 }
     })
-    // The whole group went: the hook's sleep is not left running.
-    const hook = Number(readFileSync(pidFile, 'utf8'))
-    expect(
-      existsSync(`/proc/${hook}`) && !readFileSync(`/proc/${hook}/stat`, 'utf8').includes(') Z')
-    ).toBe(false)
+    // The whole group went: the hook's sleep is not left running (where the hook got as far as
+    // writing its pid before the limit: on a loaded machine it may not have).
+    if (existsSync(pidFile)) {
+      const hook = Number(readFileSync(pidFile, 'utf8'))
+      expect(
+        existsSync(`/proc/${hook}`) && !readFileSync(`/proc/${hook}/stat`, 'utf8').includes(') Z')
+      ).toBe(false)
+    }
     expect(existsSync(join(repo.dir, '.git', 'index.lock'))).toBe(false)
     await branch.rollback()
     expect(repo.git('log', '--format=%s', '-1')).toBe('initial')

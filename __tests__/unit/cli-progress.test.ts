@@ -21,7 +21,8 @@ describe('CliProgress', () => {
     const { reporter, nextLine } = progress()
     const line = nextLine()
     reporter.phase('draft', 2)
-    expect(await line).toMatch(/^patchsmith \[0 s\] still drafting repair 1 of 3 \(0 s\)\n$/)
+    // Seconds, not a set figure: a worker held up for a second on a loaded machine reads 1 s.
+    expect(await line).toMatch(/^patchsmith \[\d+ s\] still drafting repair 1 of 3 \(\d+ s\)\n$/)
     reporter.stop()
   })
 
@@ -32,9 +33,9 @@ describe('CliProgress', () => {
     expect(lines[0]).toBe(
       'patchsmith [0 s] Running `npm test` (on the untouched base, for the proof)\n'
     )
-    expect(await nextLine()).toMatch(/still running `npm test` \(0 s\)\n$/)
+    expect(await nextLine()).toMatch(/still running `npm test` \(\d+ s\)\n$/)
     ended(1)
-    expect(lines.at(-1)).toMatch(/`npm test` exited 1 after 0 s\n$/)
+    expect(lines.at(-1)).toMatch(/`npm test` exited 1 after \d+ s\n$/)
     reporter.stop()
     const count = lines.length
     reporter.logger.info('late')
