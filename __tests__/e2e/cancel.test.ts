@@ -203,7 +203,15 @@ describe('runs that meet another run or an operation in progress', () => {
     repo.git('push', '-q', 'origin', '--delete', 'fix/5-hostile')
     repo.git('checkout', '-q', 'main')
     repo.git('branch', '-q', '-D', 'fix/5-hostile')
-    const model = await readmeModel(1_500)
+    // The run that took the lock drafts only once the other has been refused (its result is
+    // written): it holds the lock that long however slowly a loaded machine starts the other.
+    const model = await readmeModel(() =>
+      until(
+        () => ['a.json', 'b.json'].some((name) => existsSync(join(repo.root, name))),
+        'the other run to be refused'
+      )
+    )
+    expect(['a.json', 'b.json'].filter((name) => existsSync(join(repo.root, name)))).toEqual([])
     try {
       const [a, b] = await Promise.all([
         runOn(repo, model.url, 'a.json'),

@@ -33,12 +33,14 @@ export function userWork(repo: TestRepo): void {
   writeFileSync(join(repo.dir, 'notes.txt'), 'my notes\n')
 }
 
-export function readmeModel(delayMs = 0) {
-  return startModelServer((request) =>
-    lastUserMessage(request).startsWith('Write the subject line')
-      ? 'fix(readme): add an exclamation mark to the greeting'
-      : { content: README_FIX, delayMs }
-  )
+/** The README fix's model; its draft answered once `hold` (if given) has resolved. */
+export function readmeModel(hold?: () => Promise<void>) {
+  return startModelServer(async (request) => {
+    if (lastUserMessage(request).startsWith('Write the subject line'))
+      return 'fix(readme): add an exclamation mark to the greeting'
+    await hold?.()
+    return { content: README_FIX }
+  })
 }
 
 /** The action again on a hostile run's workspace, issue and plan. */
