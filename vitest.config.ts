@@ -31,8 +31,9 @@ const OWN_PROCESS = [
 /**
  * Files that bind host sockets a list does not name where they are (relative, renamed, linked,
  * in a work tree): while one exists, every jail of every run searches the shown trees whole
- * (host-sockets.ts), /usr and the toolchains, about a second of CPU each. They run on their own,
- * after the rest (131 such searches in one suite before, from the other files' runs).
+ * (host-sockets.ts), /usr and the toolchains, about half a second of CPU a jail (one find a
+ * tree). They run on their own, after the rest (131 such searches in one suite before, from the
+ * other files' runs).
  */
 const HOST_SOCKETS = [
   '__tests__/e2e/host-socket-swap.test.ts',

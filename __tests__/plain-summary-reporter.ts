@@ -3,7 +3,8 @@ import { sandboxSkipLine } from './support/sandbox-needs.js'
 
 /**
  * Ends the run with one plain line, `N passed, N failed, N skipped`, that any CI can read, after
- * the one line saying why sandbox tests skipped, if they did.
+ * the one line saying why tests skipped for what this machine lacks (bubblewrap, sudo, pytest),
+ * if they did.
  */
 export default class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -16,7 +17,7 @@ export default class PlainSummaryReporter implements Reporter {
         else counts.skipped++
       }
     }
-    // Why sandbox tests skipped (no bubblewrap or sudo here), once for the whole run.
+    // Why tests skipped (no bubblewrap, sudo or pytest here), once for the whole run.
     const gaps = counts.skipped > 0 ? sandboxSkipLine() : undefined
     if (gaps) process.stdout.write(`\nSKIP ${gaps}\n`)
     process.stdout.write(

@@ -72,7 +72,7 @@ export function skipWithout(what: Need): boolean {
   return what === 'pytest' ? pytestMissing() !== null : !!sandboxGaps()[what]
 }
 
-/** The one line a run with skipped sandbox tests ends with, or undefined. */
+/** The one line a run with tests skipped for what this machine lacks ends with, or undefined. */
 export function sandboxSkipLine(): string | undefined {
   if (REQUIRE_SANDBOX) return undefined
   const pytest = pytestMissing()

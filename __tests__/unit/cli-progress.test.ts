@@ -30,8 +30,8 @@ describe('CliProgress', () => {
     const { reporter, lines, nextLine } = progress()
     reporter.phase('validate')
     const ended = reporter.command('npm test', 'on the untouched base, for the proof')
-    expect(lines[0]).toBe(
-      'patchsmith [0 s] Running `npm test` (on the untouched base, for the proof)\n'
+    expect(lines[0]).toMatch(
+      /^patchsmith \[\d+ s\] Running `npm test` \(on the untouched base, for the proof\)\n$/
     )
     expect(await nextLine()).toMatch(/still running `npm test` \(\d+ s\)\n$/)
     ended(1)

@@ -179,7 +179,7 @@ export class ModelClient {
     const maxRetries = this.options.maxRetries ?? 4
     const started = Date.now()
     for (let retries = 0; ;) {
-      const remaining = (budget?.deadline ?? Infinity) - Date.now()
+      const remaining = budget ? budget.remainingMs() : Infinity
       if (budget && remaining <= 0) throw budget.timeLimitError(`waiting for the model (${label})`)
       const tryMs = Math.min(this.options.timeoutMs, remaining)
       const timer = new AbortController()
