@@ -294,3 +294,40 @@ describe('Sandbox.open, the programs it runs as root outside the jail', () => {
     }
   )
 })
+
+describe('the programs that build the jail', () => {
+  it.skipIf(skipWithout('bubblewrap'))(
+    'are never taken from a PATH folder inside the work tree, by its path or through a link (attack round 13)',
+    async () => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'sandbox-path' })
+      const marker = join(repo.root, 'ran-on-host')
+      // What a validation command could rewrite for the next jail: run as root, outside it.
+      mkdirSync(join(repo.dir, 'bin'))
+      const fake = join(repo.dir, 'bin', 'bwrap')
+      writeFileSync(fake, `#!/bin/sh\ntouch '${marker}'\nexec /usr/bin/env -u PATH bwrap "$@"\n`)
+      chmodSync(fake, 0o755)
+      const linked = join(repo.root, 'tools')
+      execFileSync('ln', ['-s', join(repo.dir, 'bin'), linked])
+      const saved = process.env.PATH
+      try {
+        for (const entry of [join(repo.dir, 'bin'), linked]) {
+          process.env.PATH = `${entry}:${saved}`
+          const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+          const sandbox = await Sandbox.open(layout, ['bubblewrap'], { overlay: false })
+          try {
+            expect(sandbox.active).toBe(true)
+            const spec = sandbox.spawnSpec('true', repo.dir, { PATH: '/usr/bin:/bin' })
+            expect(spec.file.startsWith(repo.dir)).toBe(false)
+            expect(spec.file.startsWith(linked)).toBe(false)
+          } finally {
+            sandbox.dispose()
+          }
+          expect(existsSync(marker)).toBe(false)
+        }
+      } finally {
+        process.env.PATH = saved
+        repo.cleanup()
+      }
+    }
+  )
+})

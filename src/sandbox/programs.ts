@@ -1,18 +1,26 @@
 import { execFileSync } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, realpathSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { findInPath } from '@actions/io'
 import { HOST_ENV } from './environment.js'
 import type { Programs } from './jail-command.js'
+import { contains } from './layout.js'
 
 /** How long a program here may take to answer (the probe, `bwrap --help`). */
 export const PROBE_TIMEOUT_MS = 15_000
 
-/** The programs the backends run, found once per run on the PATH (absolute entries only). */
-export async function findPrograms(): Promise<Programs> {
-  // Never through a relative PATH entry: it names a folder of the working directory (the work
-  // tree), and these run as root outside the jail, find in the upper validation wrote.
-  const find = async (name: string) => (await findInPath(name)).find((path) => isAbsolute(path))
+/**
+ * The programs the backends run, found once per run on the PATH (absolute entries only), never
+ * in `writable`: the work tree and git's folders, where a command writes.
+ */
+export async function findPrograms(writable: readonly string[] = []): Promise<Programs> {
+  // Never through a relative PATH entry, nor an absolute one into the work tree (a workflow's
+  // `$GITHUB_WORKSPACE/bin`): these run as root outside the jail, and a validation command can
+  // rewrite a program there for the next jail (found by attack round 13).
+  const reals = writable.map(realPath)
+  const outside = (path: string) =>
+    isAbsolute(path) && !reals.some((folder) => contains(folder, realPath(path)))
+  const find = async (name: string) => (await findInPath(name)).find(outside)
   const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
   // perl and env: the unshare backends' seccomp loader (attribute-filter.ts).
   names.push('perl', 'env')
@@ -36,6 +44,15 @@ function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
     return { size: help.includes('--size'), perms: help.includes('--perms') }
   } catch {
     return { size: false, perms: false }
+  }
+}
+
+/** `path` with every link on the way followed (as it is where it cannot be). */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
   }
 }
 

@@ -88,7 +88,7 @@ export class Sandbox {
     candidates: readonly BackendName[] = BACKENDS,
     options: SandboxOptions = {}
   ): Promise<Sandbox> {
-    const programs = await findPrograms()
+    const programs = await findPrograms([layout.workTree, ...layout.gitDirs])
     const reasons: string[] = []
     const root = process.getuid?.() === 0
     for (const backend of candidates.map(backendNamed)) {
