@@ -297,32 +297,47 @@ describe('Sandbox.open, the programs it runs as root outside the jail', () => {
 
 describe('the programs that build the jail', () => {
   it.skipIf(skipWithout('bubblewrap'))(
-    'are never taken from a PATH folder inside the work tree, by its path or through a link (attack round 13)',
+    'are never taken from a PATH folder inside the work tree: by its path, a `..name` folder, through a link, or a link there to the real one (attack rounds 13 and 14)',
     async () => {
       const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'sandbox-path' })
       const marker = join(repo.root, 'ran-on-host')
+      const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim()
       // What a validation command could rewrite for the next jail: run as root, outside it.
-      mkdirSync(join(repo.dir, 'bin'))
-      const fake = join(repo.dir, 'bin', 'bwrap')
-      writeFileSync(fake, `#!/bin/sh\ntouch '${marker}'\nexec /usr/bin/env -u PATH bwrap "$@"\n`)
-      chmodSync(fake, 0o755)
+      const fakeIn = (folder: string) => {
+        mkdirSync(folder, { recursive: true })
+        const fake = join(folder, 'bwrap')
+        writeFileSync(fake, `#!/bin/sh\ntouch '${marker}'\nexec '${real}' "$@"\n`)
+        chmodSync(fake, 0o755)
+        return folder
+      }
       const linked = join(repo.root, 'tools')
-      execFileSync('ln', ['-s', join(repo.dir, 'bin'), linked])
+      execFileSync('ln', ['-s', fakeIn(join(repo.dir, 'bin')), linked])
+      // A link in the tree to the real program: the command can replace the link.
+      mkdirSync(join(repo.dir, 'links'))
+      execFileSync('ln', ['-s', real, join(repo.dir, 'links', 'bwrap')])
+      const entries = [
+        join(repo.dir, 'bin'),
+        linked,
+        fakeIn(join(repo.dir, '..bin')),
+        join(repo.dir, 'links')
+      ]
       const saved = process.env.PATH
       try {
-        for (const entry of [join(repo.dir, 'bin'), linked]) {
+        for (const entry of entries) {
           process.env.PATH = `${entry}:${saved}`
           const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
           const sandbox = await Sandbox.open(layout, ['bubblewrap'], { overlay: false })
           try {
             expect(sandbox.active).toBe(true)
             const spec = sandbox.spawnSpec('true', repo.dir, { PATH: '/usr/bin:/bin' })
-            expect(spec.file.startsWith(repo.dir)).toBe(false)
-            expect(spec.file.startsWith(linked)).toBe(false)
+            expect(
+              [spec.file, ...spec.args].some((arg) => arg.startsWith(entry)),
+              entry
+            ).toBe(false)
           } finally {
             sandbox.dispose()
           }
-          expect(existsSync(marker)).toBe(false)
+          expect(existsSync(marker), entry).toBe(false)
         }
       } finally {
         process.env.PATH = saved

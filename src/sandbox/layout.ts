@@ -197,8 +197,8 @@ function safe<T>(read: () => T): T | undefined {
   }
 }
 
-/** `inner` is `outer` or lies below it. */
+/** `inner` is `outer` or lies below it (`outer/..name` does too: only a `..` segment leaves). */
 export function contains(outer: string, inner: string): boolean {
   const path = relative(outer, inner)
-  return path === '' || (!path.startsWith('..') && !isAbsolute(path))
+  return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path))
 }

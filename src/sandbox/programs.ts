@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { accessSync, constants, realpathSync } from 'node:fs'
-import { isAbsolute } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { findInPath } from '@actions/io'
 import { HOST_ENV } from './environment.js'
 import type { Programs } from './jail-command.js'
@@ -17,9 +17,15 @@ export async function findPrograms(writable: readonly string[] = []): Promise<Pr
   // Never through a relative PATH entry, nor an absolute one into the work tree (a workflow's
   // `$GITHUB_WORKSPACE/bin`): these run as root outside the jail, and a validation command can
   // rewrite a program there for the next jail (found by attack round 13).
-  const reals = writable.map(realPath)
+  // As written and with links followed, for the folders and for the program: a PATH entry through
+  // a link into the tree, or a link in the tree to a system program (the command can replace
+  // the link), is as much inside as the tree's own folder.
+  const folders = writable.flatMap((folder) => [resolve(folder), realPath(folder)])
   const outside = (path: string) =>
-    isAbsolute(path) && !reals.some((folder) => contains(folder, realPath(path)))
+    isAbsolute(path) &&
+    [resolve(path), realPath(dirname(path)), realPath(path)].every(
+      (place) => !folders.some((folder) => contains(folder, place))
+    )
   const find = async (name: string) => (await findInPath(name)).find(outside)
   const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
   // perl and env: the unshare backends' seccomp loader (attribute-filter.ts).
