@@ -1,4 +1,4 @@
-import { isAbsolute } from 'node:path'
+import { outsideOf } from '../sandbox/index.js'
 import { findInPath } from '@actions/io'
 import { assertNoEndlessSources, attributeAndIgnoreSources } from './endless-sources.js'
 import { gitEnv } from './git-env.js'
@@ -33,9 +33,12 @@ let program: Promise<string> | undefined
  */
 export function gitProgram(): Promise<string> {
   // Never through a relative PATH entry: it names a folder of the work tree (the working
-  // directory of every git command), where validation writes.
+  // directory of every git command), where validation writes. Nor an absolute one into the
+  // checkout the run starts in (a workflow's `$GITHUB_WORKSPACE/bin`): a committed `bin/git`
+  // would run on the host, and validation could rewrite it (attack round 14).
+  const checkouts = [process.cwd(), process.env.GITHUB_WORKSPACE ?? ''].filter(Boolean)
   program ??= findInPath('git').then((paths) => {
-    const found = paths.find((path) => isAbsolute(path))
+    const found = paths.find((path) => outsideOf(path, checkouts))
     if (!found) throw new Error('Unable to locate git in an absolute folder of PATH.')
     return found
   })

@@ -17,16 +17,8 @@ export async function findPrograms(writable: readonly string[] = []): Promise<Pr
   // Never through a relative PATH entry, nor an absolute one into the work tree (a workflow's
   // `$GITHUB_WORKSPACE/bin`): these run as root outside the jail, and a validation command can
   // rewrite a program there for the next jail (found by attack round 13).
-  // As written and with links followed, for the folders and for the program: a PATH entry through
-  // a link into the tree, or a link in the tree to a system program (the command can replace
-  // the link), is as much inside as the tree's own folder.
-  const folders = writable.flatMap((folder) => [resolve(folder), realPath(folder)])
-  const outside = (path: string) =>
-    isAbsolute(path) &&
-    [resolve(path), realPath(dirname(path)), realPath(path)].every(
-      (place) => !folders.some((folder) => contains(folder, place))
-    )
-  const find = async (name: string) => (await findInPath(name)).find(outside)
+  const find = async (name: string) =>
+    (await findInPath(name)).find((path) => outsideOf(path, writable))
   const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
   // perl and env: the unshare backends' seccomp loader (attribute-filter.ts).
   names.push('perl', 'env')
@@ -51,6 +43,21 @@ function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
   } catch {
     return { size: false, perms: false }
   }
+}
+
+/**
+ * Whether the program at `path` (absolute) lies outside every one of `folders`, as written and
+ * with links followed, its folder and itself: a PATH entry through a link into the tree, or a
+ * link in the tree to a system program (a command can replace the link), is as much inside.
+ */
+export function outsideOf(path: string, folders: readonly string[]): boolean {
+  const places = folders.flatMap((folder) => [resolve(folder), realPath(folder)])
+  return (
+    isAbsolute(path) &&
+    [resolve(path), realPath(dirname(path)), realPath(path)].every(
+      (place) => !places.some((folder) => contains(folder, place))
+    )
+  )
 }
 
 /** `path` with every link on the way followed (as it is where it cannot be). */
