@@ -30,7 +30,7 @@ export function sudoJail(
   const mine = mkdtempSync('/tmp/patchsmith-sudo-jail-')
   mkdirSync(join(mine, 'stash'))
   mkdirSync(join(mine, 'git'))
-  const covers = gitFileCovers(layout.gitDirs, join(mine, 'git'))
+  const covers = gitFileCovers(layout.gitDirs, join(mine, 'git'), '/usr/bin/git')
   execFileSync('chmod', ['-R', 'a+rX', mine])
   const programs = Object.fromEntries(
     ['unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'ip', 'runuser'].map((name) => [

@@ -1,7 +1,7 @@
 /**
- * git's path is looked up once per process (so this file has a process of its own): never from
- * an absolute PATH entry into the checkout the run starts in, where a committed or rewritten
- * `bin/git` would run on the host.
+ * git's PATH is looked up once per process (so this file has a process of its own): never from
+ * an absolute PATH entry into the repository worked on or the checkout the run starts in,
+ * where a committed or rewritten `bin/git` would run on the host.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,21 +9,29 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { gitProgram } from '../../src/git/git-seal.js'
 
-it('takes git from no absolute PATH entry into the checkout it starts in, even by a link there (attack round 14)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'patchsmith-git-program-'))
+it('takes git from no absolute PATH entry into the checkout it starts in, nor into the repository given (a CLI run with --repo elsewhere), even by a link there (attack round 14)', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'patchsmith-git-program-'))
+  const [checkout, repo] = [join(root, 'checkout'), join(root, 'repo')]
   const saved = { path: process.env.PATH, cwd: process.cwd() }
   try {
-    mkdirSync(join(dir, 'bin'))
-    writeFileSync(join(dir, 'bin', 'git'), '#!/bin/sh\nexec /usr/bin/git "$@"\n')
-    chmodSync(join(dir, 'bin', 'git'), 0o755)
-    process.chdir(dir)
-    process.env.PATH = `${join(dir, 'bin')}:${saved.path}`
-    const git = await gitProgram()
-    expect(git.startsWith(dir)).toBe(false)
+    for (const dir of [checkout, repo]) {
+      mkdirSync(join(dir, 'bin'), { recursive: true })
+      writeFileSync(join(dir, 'bin', 'git'), '#!/bin/sh\nexec /usr/bin/git "$@"\n')
+      chmodSync(join(dir, 'bin', 'git'), 0o755)
+    }
+    process.chdir(checkout)
+    process.env.PATH = `${join(checkout, 'bin')}:${join(repo, 'bin')}:${saved.path}`
+    // Started in the checkout: its bin is passed over, the repository's is all that is left.
+    expect(await gitProgram()).toBe(join(repo, 'bin', 'git'))
+    const git = await gitProgram(repo)
+    expect(git.startsWith(root)).toBe(false)
     expect(git).toMatch(/^\/.*\/git$/)
+    // Started elsewhere, working on the repository: neither is taken.
+    process.chdir(tmpdir())
+    expect((await gitProgram(checkout)).startsWith(root)).toBe(false)
   } finally {
     process.env.PATH = saved.path
     process.chdir(saved.cwd)
-    rmSync(dir, { recursive: true, force: true })
+    rmSync(root, { recursive: true, force: true })
   }
 })

@@ -301,20 +301,25 @@ describe('the programs that build the jail', () => {
     async () => {
       const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'sandbox-path' })
       const marker = join(repo.root, 'ran-on-host')
-      const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim()
-      // What a validation command could rewrite for the next jail: run as root, outside it.
+      const real = (name: string) =>
+        execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim()
+      // What a validation command could rewrite for the next jail: run as root, outside it
+      // (bwrap starts it; git reads the repository's config files for their covers).
       const fakeIn = (folder: string) => {
         mkdirSync(folder, { recursive: true })
-        const fake = join(folder, 'bwrap')
-        writeFileSync(fake, `#!/bin/sh\ntouch '${marker}'\nexec '${real}' "$@"\n`)
-        chmodSync(fake, 0o755)
+        for (const name of ['bwrap', 'git']) {
+          const fake = join(folder, name)
+          writeFileSync(fake, `#!/bin/sh\ntouch '${marker}'\nexec '${real(name)}' "$@"\n`)
+          chmodSync(fake, 0o755)
+        }
         return folder
       }
       const linked = join(repo.root, 'tools')
       execFileSync('ln', ['-s', fakeIn(join(repo.dir, 'bin')), linked])
       // A link in the tree to the real program: the command can replace the link.
       mkdirSync(join(repo.dir, 'links'))
-      execFileSync('ln', ['-s', real, join(repo.dir, 'links', 'bwrap')])
+      for (const name of ['bwrap', 'git'])
+        execFileSync('ln', ['-s', real(name), join(repo.dir, 'links', name)])
       const entries = [
         join(repo.dir, 'bin'),
         linked,

@@ -48,7 +48,7 @@ export class GitRunner {
   async exec(args: readonly string[], options: GitExecOptions = {}): Promise<GitOutput> {
     const { full, env } = await this.sealed(args, options)
     if (options.hooks && this.hookJail) return this.execWithHooks(full, options)
-    const output = await gitProcess(await gitProgram(), full, {
+    const output = await gitProcess(await gitProgram(this.dir), full, {
       long: Boolean(options.network || options.hooks),
       timeoutMs: options.hooks ? this.hookLimitMs?.() : undefined,
       cwd: this.dir,
@@ -68,7 +68,7 @@ export class GitRunner {
   objectReader(extra: Record<string, string>): ObjectReader {
     return new ObjectReader(async () => {
       const { full, env } = await this.sealed(['cat-file', '--batch'], { env: extra })
-      return gitBatchProcess(await gitProgram(), full, { cwd: this.dir, env })
+      return gitBatchProcess(await gitProgram(this.dir), full, { cwd: this.dir, env })
     })
   }
 
@@ -115,7 +115,7 @@ export class GitRunner {
       ...options.env,
       GIT_CONFIG_PARAMETERS: ConfigSeal.parameters(await this.seal.get(), options.env)
     }
-    const command = [await gitProgram(), ...args].map(shellQuote).join(' ')
+    const command = [await gitProgram(this.dir), ...args].map(shellQuote).join(' ')
     // Made again where the jail failed before git started (a covered socket went).
     const output = await startedInJail(async () => {
       // Where the sandbox has one, on an overlay of the work tree with .git written through:

@@ -24,24 +24,34 @@ import {
 export const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false']
 export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null']
 
-let program: Promise<string> | undefined
+let onPath: Promise<string[]> | undefined
+const programs = new Map<string, Promise<string>>()
 
 /**
- * git's absolute path, looked up once: a folder on PATH that validation commands can write
- * (node_modules/.bin, say) cannot put another `git` in front of the push, and no later
+ * git's absolute path, from one PATH lookup: a folder on PATH that validation commands can
+ * write (node_modules/.bin, say) cannot put another `git` in front of the push, and no later
  * command searches PATH again.
  */
-export function gitProgram(): Promise<string> {
+export function gitProgram(workTree?: string): Promise<string> {
   // Never through a relative PATH entry: it names a folder of the work tree (the working
   // directory of every git command), where validation writes. Nor an absolute one into the
-  // checkout the run starts in (a workflow's `$GITHUB_WORKSPACE/bin`): a committed `bin/git`
-  // would run on the host, and validation could rewrite it (attack round 14).
-  const checkouts = [process.cwd(), process.env.GITHUB_WORKSPACE ?? ''].filter(Boolean)
-  program ??= findInPath('git').then((paths) => {
-    const found = paths.find((path) => outsideOf(path, checkouts))
-    if (!found) throw new Error('Unable to locate git in an absolute folder of PATH.')
-    return found
-  })
+  // repository worked on, or the checkout the run starts in (a workflow's
+  // `$GITHUB_WORKSPACE/bin`): a committed `bin/git` would run on the host, and validation
+  // could rewrite it (attack round 14).
+  const checkouts = [workTree, process.cwd(), process.env.GITHUB_WORKSPACE].filter(
+    (folder): folder is string => Boolean(folder)
+  )
+  const key = checkouts.join('\0')
+  onPath ??= findInPath('git')
+  let program = programs.get(key)
+  if (!program) {
+    program = onPath.then((paths) => {
+      const found = paths.find((path) => outsideOf(path, checkouts))
+      if (!found) throw new Error('Unable to locate git in an absolute folder of PATH.')
+      return found
+    })
+    programs.set(key, program)
+  }
   return program
 }
 
@@ -103,7 +113,7 @@ export class ConfigSeal {
   ): Promise<Seal> {
     this.started()
     const args = [...SAFE_CONFIG, ...NO_HOOKS, ...CONFIG_LIST]
-    const output = await gitProcess(await gitProgram(), args, {
+    const output = await gitProcess(await gitProgram(this.dir), args, {
       cwd: this.dir,
       silent: true,
       ignoreReturnCode: true,

@@ -26,7 +26,7 @@ export async function replayWorkspace(
   sourceRepo: string,
   baseCommit: string
 ): Promise<ReplayWorkspace> {
-  const git = await sealedGit()
+  const git = await sealedGit(sourceRepo)
   if (!/^[0-9a-f]{40}$/.test(baseCommit) || !treeWith(git, sourceRepo, baseCommit))
     throw new InvalidInputError(
       `The recorded base commit ${baseCommit} is not in ${sourceRepo}: fetch it first (git fetch origin), or give the repository with --repo [rule replay-base-missing].`,
@@ -55,7 +55,7 @@ export async function replayWorkspace(
 
 /** The tree of a commit in a repository, or undefined. */
 export async function treeIn(repo: string, sha: string): Promise<string | undefined> {
-  return treeWith(await sealedGit(), repo, sha)
+  return treeWith(await sealedGit(repo), repo, sha)
 }
 
 function treeWith(git: SealedGit, repo: string, sha: string): string | undefined {
@@ -73,8 +73,8 @@ type SealedGit = (cwd: string, ...args: Array<string | { input: string }>) => st
  * git by its absolute path (never a `git` a validation command put first on PATH), with no
  * hooks and no fsmonitor program of the repository's config.
  */
-async function sealedGit(): Promise<SealedGit> {
-  const program = await gitProgram()
+async function sealedGit(repo: string): Promise<SealedGit> {
+  const program = await gitProgram(repo)
   return (cwd, ...args) => {
     const last = args.at(-1)
     const input = typeof last === 'object' ? last.input : undefined

@@ -29,12 +29,17 @@ const SKIP = new Set(['objects', 'refs', 'logs', 'hooks', 'info', 'lfs', 'rr-cac
  * config file (a worktree's, a submodule's) is shown as a copy without them; every credential
  * store and included file is shown empty.
  */
-export function gitFileCovers(gitDirs: readonly string[], into: string): GitFileCover[] {
+export function gitFileCovers(
+  gitDirs: readonly string[],
+  into: string,
+  /** git's absolute path (never from the work tree: this runs on the host); none shows them empty. */
+  git: string | undefined
+): GitFileCover[] {
   const covers = new Map<string, GitFileCover>()
   let count = 0
   for (const gitDir of gitDirs)
     for (const file of configFiles(gitDir)) {
-      const entries = readConfig(file)
+      const entries = git ? readConfig(git, file) : undefined
       const source = join(into, `config-${count++}`)
       if (entries) writeFileSync(source, render(entries), { mode: 0o644 })
       else writeFileSync(source, '', { mode: 0o644 })
@@ -78,9 +83,9 @@ function walk(dir: string): string[] {
 }
 
 /** The file's entries as git reads them (git parses its own syntax); undefined if unreadable. */
-function readConfig(file: string): Entry[] | undefined {
+function readConfig(git: string, file: string): Entry[] | undefined {
   try {
-    const text = execFileSync('git', ['config', '--file', file, '--no-includes', '--list', '-z'], {
+    const text = execFileSync(git, ['config', '--file', file, '--no-includes', '--list', '-z'], {
       cwd: '/',
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', HOME: '/' },

@@ -61,6 +61,8 @@ export interface Programs {
   env?: string
   /** For the overlay's listing (overlay.ts). */
   find?: string
+  /** To read the repository's config files for their covers (git-config.ts). */
+  git?: string
   /** What this bubblewrap understands (`--size`, `--perms` came with later versions). */
   bwrapOptions?: { size: boolean; perms: boolean }
 }

@@ -22,6 +22,7 @@ export async function findPrograms(writable: readonly string[] = []): Promise<Pr
   const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
   // perl and env: the unshare backends' seccomp loader (attribute-filter.ts).
   names.push('perl', 'env')
+  names.push('git')
   const paths = await Promise.all(names.map(find))
   const found: Programs = Object.fromEntries(names.map((name, index) => [name, paths[index]]))
   // sbin is not on every user's PATH.

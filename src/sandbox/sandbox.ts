@@ -100,7 +100,7 @@ export class Sandbox {
         continue
       }
       const privateDir = privateFolder()
-      const gitFiles = gitFileCovers(layout.gitDirs, join(privateDir, 'git'))
+      const gitFiles = gitFileCovers(layout.gitDirs, join(privateDir, 'git'), programs.git)
       const sandbox = new Sandbox(backend, layout, programs, privateDir, [], options, gitFiles)
       sandbox.filter = writeAttributeFilter(privateDir)
       // The probe in an overlay first: passing, it proves both; failing, the jail alone is tried.
