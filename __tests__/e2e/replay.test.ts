@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCli } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -40,11 +41,33 @@ async function recordedRun(): Promise<{
   return { repo, replayFile, recording }
 }
 
-function replay(file: string, repo: TestRepo, ...flags: string[]) {
-  return runCli(['replay', file, '--repo', repo.dir, ...flags, '--json'], {
-    env: { OPENAI_API_KEY: 'sk-replayer-never-sent-5678' }
+function replay(file: string, repo: TestRepo, ...flags: Array<string | Record<string, string>>) {
+  const env = flags.find((flag) => typeof flag === 'object')
+  const args = flags.filter((flag) => typeof flag === 'string')
+  return runCli(['replay', file, '--repo', repo.dir, ...args, '--json'], {
+    env: { OPENAI_API_KEY: 'sk-replayer-never-sent-5678', ...env }
   })
 }
+
+/** Stand-ins for the programs Patchsmith runs on the host, each leaving a marker, in `folder`. */
+function plantHostPrograms(folder: string): { folder: string; marker: string } {
+  const marker = join(dirname(folder), 'ran-on-host')
+  mkdirSync(folder)
+  for (const name of HOST_PROGRAMS) {
+    const real = execFileSync('sh', ['-c', `command -v ${name} || true`], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }
+    }).trim()
+    if (!real) continue
+    writeFileSync(join(folder, name), `#!/bin/sh\ntouch '${marker}'\nexec '${real}' "$@"\n`, {
+      mode: 0o755
+    })
+  }
+  return { folder, marker }
+}
+
+const HOST_PROGRAMS =
+  'git bwrap unshare sudo setpriv prlimit mount umount ip find perl env ssh'.split(' ')
 
 function refs(repo: TestRepo): string {
   return repo.git('for-each-ref', '--format=%(refname) %(objectname)')
@@ -70,9 +93,16 @@ describe('patchsmith replay (node dist/cli.js)', () => {
     // The key is a secret: never in the recording.
     expect(readFileSync(replayFile, 'utf8')).not.toContain('sk-recorded-run-1234')
     const before = refs(repo)
+    // The jail's programs and git in a folder of the source repository on PATH: the replay
+    // works on a clone elsewhere, and still never runs them (attack round 15).
+    const planted = plantHostPrograms(join(repo.dir, 'tools'))
 
-    const run = await replay(replayFile, repo, ...LINT)
+    const run = await replay(replayFile, repo, ...LINT, {
+      PATH: `${planted.folder}:${process.env.PATH}`
+    })
 
+    expect(existsSync(planted.marker)).toBe(false)
+    rmSync(planted.folder, { recursive: true })
     expect(run.exitCode, run.stderr).toBe(0)
     const verdict = JSON.parse(run.stdout) as { same: boolean; commits: Array<{ tree: string }> }
     expect(verdict.same).toBe(true)

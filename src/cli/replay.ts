@@ -16,6 +16,7 @@ import {
 } from '../contract/index.js'
 import { runMasker } from '../engine/index.js'
 import { runMode } from '../modes/index.js'
+import { distrustCheckout } from '../sandbox/index.js'
 import {
   COMMAND_SETTINGS,
   readReplayFile,
@@ -78,6 +79,8 @@ export async function replayCommand(parsed: CliInvocation, io: ReplayIo): Promis
     return refused(toAgentError(error), io, parsed.json)
   }
   const source = resolve(parsed.settings.repo ?? '.')
+  // The run works on a clone elsewhere: the source's committed programs never run on the host.
+  distrustCheckout(source)
   let workspace
   try {
     workspace = await replayWorkspace(source, replay.base_commit)

@@ -1,3 +1,5 @@
+import { hostPath } from '../sandbox/index.js'
+
 // What a local git process needs from the parent: where programs and home are, the locale, the
 // temp folder, an identity the user set, git's own tracing and the user's command-line config.
 const LOCAL =
@@ -13,13 +15,18 @@ const REMOTE =
  * `ACTIONS_*`, file-command variable or anything else of the action's. A remote command also
  * gets what a push needs; its token comes from push-auth in the command's own `env`.
  */
-export function gitEnv(env: NodeJS.ProcessEnv, remote: boolean): Record<string, string> {
+export function gitEnv(
+  env: NodeJS.ProcessEnv,
+  remote: boolean,
+  /** Where git runs: its PATH (ssh, a credential helper) keeps no entry into it (hostPath). */
+  workTree: string
+): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue
     if (LOCAL.test(name) || (remote && REMOTE.test(name))) result[name] = value
   }
-  return result
+  return { ...result, PATH: hostPath(env.PATH, [workTree]) }
 }
 
 // Programs git would start for a pager or an editor: `cat` and `:` are git's own no-ops.
@@ -31,12 +38,13 @@ export const NO_PROGRAMS = { GIT_PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDI
  * command's own variables, and the seal's config parameters last, so they win.
  */
 export function sealedEnv(
+  workTree: string,
   options: { network?: boolean; hooks?: boolean; env?: Record<string, string> },
   configParameters: string,
   globalConfig: string
 ): Record<string, string> {
   return {
-    ...gitEnv(process.env, Boolean(options.network)),
+    ...gitEnv(process.env, Boolean(options.network), workTree),
     GIT_TERMINAL_PROMPT: '0',
     // git 2.44 and later: no lazy fetch of a missing object behind a local command.
     GIT_NO_LAZY_FETCH: '1',

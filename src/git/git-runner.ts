@@ -84,7 +84,7 @@ export class GitRunner {
       ...(options.network ? REMOTE_CONFIG : [])
     ]
     const parameters = ConfigSeal.parameters(seal, options.env)
-    const env = sealedEnv(options, parameters, identityFallbackConfig(process.env))
+    const env = sealedEnv(this.dir, options, parameters, identityFallbackConfig(process.env))
     return { full: [...config, ...args], env }
   }
 

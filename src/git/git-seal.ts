@@ -1,4 +1,4 @@
-import { outsideOf } from '../sandbox/index.js'
+import { distrusted, trustedOnHost } from '../sandbox/index.js'
 import { findInPath } from '@actions/io'
 import { assertNoEndlessSources, attributeAndIgnoreSources } from './endless-sources.js'
 import { gitEnv } from './git-env.js'
@@ -35,18 +35,16 @@ const programs = new Map<string, Promise<string>>()
 export function gitProgram(workTree?: string): Promise<string> {
   // Never through a relative PATH entry: it names a folder of the work tree (the working
   // directory of every git command), where validation writes. Nor an absolute one into the
-  // repository worked on, or the checkout the run starts in (a workflow's
+  // repository worked on, or a checkout the run starts in or names (a workflow's
   // `$GITHUB_WORKSPACE/bin`): a committed `bin/git` would run on the host, and validation
   // could rewrite it (attack round 14).
-  const checkouts = [workTree, process.cwd(), process.env.GITHUB_WORKSPACE].filter(
-    (folder): folder is string => Boolean(folder)
-  )
-  const key = checkouts.join('\0')
+  const folders = workTree ? [workTree] : []
+  const key = distrusted(folders).join('\0')
   onPath ??= findInPath('git')
   let program = programs.get(key)
   if (!program) {
     program = onPath.then((paths) => {
-      const found = paths.find((path) => outsideOf(path, checkouts))
+      const found = paths.find((path) => trustedOnHost(path, folders))
       if (!found) throw new Error('Unable to locate git in an absolute folder of PATH.')
       return found
     })
@@ -118,7 +116,7 @@ export class ConfigSeal {
       silent: true,
       ignoreReturnCode: true,
       env: {
-        ...gitEnv(process.env, false),
+        ...gitEnv(process.env, false, this.dir),
         GIT_CONFIG_NOSYSTEM: '1',
         LC_ALL: 'C',
         GIT_CONFIG_GLOBAL: identityFallbackConfig(process.env)

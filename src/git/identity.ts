@@ -2,7 +2,6 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { processStartTime } from '../sandbox/index.js'
-import { gitEnv } from './git-env.js'
 import type { ConfigEntry } from './repo-config.js'
 
 export const FALLBACK_IDENTITY = {
@@ -103,7 +102,8 @@ function quote(path: string): string {
  * git would change the value (characters it strips or drops) or make one up (nothing set).
  */
 export function committerIdent(entries: readonly ConfigEntry[]): string | undefined {
-  const env = gitEnv(process.env, false)
+  // The variables read here pass git's allowlist (gitEnv) as they are.
+  const env = process.env
   const last = (key: string) => entries.filter((entry) => entry.key === key).at(-1)?.value
   const name = env.GIT_COMMITTER_NAME ?? last('committer.name') ?? last('user.name')
   const email =

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InvalidInputError } from '../contract/index.js'
 import { gitProgram, NO_HOOKS, SAFE_CONFIG } from '../git/index.js'
+import { hostPath } from '../sandbox/index.js'
 
 /** The branch a replay starts on, at the recorded base commit. */
 const REPLAY_BASE_BRANCH = 'replay-base'
@@ -83,7 +84,7 @@ async function sealedGit(repo: string): Promise<SealedGit> {
       encoding: 'utf8',
       input,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }
+      env: { ...process.env, PATH: hostPath(process.env.PATH, [repo]), GIT_TERMINAL_PROMPT: '0' }
     })
   }
 }
