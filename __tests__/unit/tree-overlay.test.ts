@@ -305,6 +305,39 @@ describe.skipIf(skipWithout('unshare'))('the work tree as an overlay', () => {
     expect(existsSync(join(root, 'overlay'))).toBe(false)
   })
 
+  it('carries validation-keep output beside a chain nested past what the wrapper lists, which it drops and names', () => {
+    const root = mkdtempSync(join(tmpdir(), 'patchsmith-overlay-'))
+    folders.push(root)
+    const work = join(root, 'work')
+    mkdirSync(join(work, '.git'), { recursive: true })
+    // A folder of the user's already past the listed length, which the command writes into.
+    const mine = 'dist/' + Array.from({ length: 215 }, () => 'u0123456789abcdef').join('/')
+    mkdirSync(join(work, mine), { recursive: true })
+    const carry = {
+      carries: (path: string) => path.startsWith('dist/'),
+      mayHold: (folder: string) => folder === 'dist' || folder.startsWith('dist/')
+    }
+    const overlay = TreeOverlay.create(join(root, 'overlay'), work, programs, [], carry)!
+    const chain = (name: string) =>
+      `i=0; while [ $i -lt 260 ]; do mkdir ${name} && cd ${name} || break; i=$((i+1)); done; echo $i >&2; echo bottom > f`
+    const done = run(
+      overlay,
+      `mkdir -p dist && echo ok > dist/top.js && (cd dist && ${chain('d0123456789abcdef')}) && (cd '${mine}' && echo deep > mine.txt && ${chain('v')})`
+    )
+    expect(done.status, done.stderr).toBe(0)
+    expect(readFileSync(join(work, 'dist/top.js'), 'utf8')).toBe('ok\n')
+    expect(existsSync(join(work, 'dist/d0123456789abcdef'))).toBe(false)
+    // Made level by level while listed, each taken away again once nothing in it was carried.
+    const tops = overlay.record.droppedTops
+    expect(tops.some((path) => path.startsWith('dist/d0123456789abcdef/'))).toBe(true)
+    const dropped = [...overlay.record.dropped]
+    expect(
+      dropped.some((path) => path.startsWith(`${mine.split('/').slice(0, 200).join('/')}/`))
+    ).toBe(true)
+    expect(overlay.record.unreadable).toEqual([])
+    overlay.dispose()
+  })
+
   it('is none where the folder is on another file system than the tree', () => {
     const { work } = tree()
     expect(TreeOverlay.create('/dev/shm/patchsmith-overlay-test', work, programs)).toBeUndefined()

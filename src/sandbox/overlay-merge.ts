@@ -133,9 +133,14 @@ export function mergeOverlay(
       if (isWhiteout(from) || record.kept(path)) continue
       const there = lstatSync(join(workTree, path), { throwIfNoEntry: false })
       const carried = !dropping && (!carry || (from.isFile() && carry.carries(path)))
+      const listed = Buffer.byteLength(path) + 2 < LONGEST_LISTED
       if (from.isDirectory() && there?.isDirectory()) {
-        const listed = Buffer.byteLength(path) + 2 < LONGEST_LISTED
-        const enter = !dropping && listed && (!carry || carry.mayHold(path))
+        // Past what the wrapper lists nothing is carried, nor looked into: the folder is named.
+        if (!listed) {
+          drop(upper, path, from, record, false)
+          continue
+        }
+        const enter = !dropping && (!carry || carry.mayHold(path))
         if (enter && (from.mode & 0o7777) !== (there.mode & 0o7777)) {
           chmodSync(join(workTree, path), from.mode & 0o7777)
           record.touched.add(path)
@@ -143,7 +148,8 @@ export function mergeOverlay(
         merge(path, !enter)
         continue
       }
-      if (carry && !carried && from.isDirectory() && !there && !dropping && carry.mayHold(path)) {
+      const partly = carry && !carried && from.isDirectory() && !there && !dropping
+      if (partly && listed && carry.mayHold(path)) {
         // A folder only some of whose contents are carried: made in the tree, gone if empty.
         mkdirSync(join(workTree, path), from.mode & 0o7777)
         try {
@@ -204,7 +210,7 @@ function freshCopy(upper: string, path: string, stats: Stats): string {
  */
 function drop(upper: string, path: string, stats: Stats, record: OverlayRecord, isNew: boolean) {
   if (isNew) record.droppedTops.push(path)
-  if (!stats.isDirectory()) {
+  if (!stats.isDirectory() || Buffer.byteLength(path) > LONGEST_DROPPED_NAME) {
     record.dropped.add(path)
     return
   }
