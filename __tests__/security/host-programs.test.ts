@@ -4,8 +4,9 @@
  * model-edited `bin/ssh` would run as root outside the jail with the push token in its
  * environment (attack round 15).
  */
+import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/index.js'
 import { hostPath, trustedOnHost } from '../../src/sandbox/index.js'
@@ -53,6 +54,34 @@ describe("git's own programs on the host", () => {
       process.env.PATH = saved
     }
     expect(existsSync(marker)).toBe(false)
+  })
+
+  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16)', () => {
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-trust' })
+    cleanups.push(() => repo.cleanup())
+    const system = dirname(
+      execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+    )
+    // A host link to a committed link to the system's folder: the tree's link can be repointed.
+    symlinkSync(system, join(repo.dir, 'toolbox'))
+    symlinkSync(join(repo.dir, 'toolbox'), join(repo.root, 'tools'))
+    expect(trustedOnHost(join(repo.root, 'tools', 'git'), [repo.dir])).toBe(false)
+    expect(trustedOnHost(join(system, 'git'), [repo.dir])).toBe(true)
+    // A host link to /proc/self: its cwd is the work tree in git started there.
+    symlinkSync('/proc/self', join(repo.root, 'self'))
+    expect(trustedOnHost(join(repo.root, 'self', 'cwd', 'bin'), [repo.dir])).toBe(false)
+    // A folder that is not there (yet) is not trusted either.
+    expect(trustedOnHost(join(repo.root, 'later', 'bin'), [repo.dir])).toBe(false)
+    if (process.getuid?.() !== 0) return
+    const alias = join(repo.root, 'alias')
+    mkdirSync(alias)
+    mkdirSync(join(repo.dir, 'bin'))
+    execFileSync('mount', ['--bind', repo.dir, alias])
+    try {
+      expect(trustedOnHost(join(alias, 'bin'), [repo.dir])).toBe(false)
+    } finally {
+      execFileSync('umount', [alias])
+    }
   })
 
   it('get a PATH of trusted entries alone, never an empty one', () => {

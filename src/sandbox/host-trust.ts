@@ -1,0 +1,114 @@
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
+import { contains } from './layout.js'
+
+/** Checkouts a command names besides its work tree (replay's source repository). */
+const namedCheckouts = new Set<string>()
+
+/** No program on the host is ever taken from `folder` (for as long as this process lives). */
+export function distrustCheckout(folder: string): void {
+  namedCheckouts.add(resolve(folder))
+}
+
+/**
+ * Where no program run on the host may come from: `folders` (the work tree, git's folders), the
+ * folder this process started in, the workflow's checkout (`GITHUB_WORKSPACE`) and the
+ * checkouts a command named. A committed `bin/git` there, or one a model edit or validation
+ * rewrote, would run as root outside the jail (attack rounds 13 to 16).
+ */
+export function distrusted(folders: readonly string[]): string[] {
+  const started = [process.cwd(), process.env.GITHUB_WORKSPACE ?? '']
+  // The root holds every program: a run started there distrusts its own folders only.
+  return [...folders, ...started, ...namedCheckouts].filter((folder) => folder && folder !== '/')
+}
+
+/** Folders where every process sees something of its own: `/proc/self`, `/dev/fd`. */
+const PER_PROCESS = ['/proc', '/dev']
+
+/**
+ * Whether the program (or PATH folder) at `path` may run on the host. Followed link by link,
+ * nothing on the way may lie in a distrusted folder, by its path or by its device and inode (a
+ * bind mount of the tree elsewhere): not the folders passed through, not a link (whoever can
+ * write its folder can point it elsewhere later: `/opt/x -> <tree>/tools -> /usr/bin`), not the
+ * end. Nor under /proc or /dev (`/proc/self/cwd/bin` is the work tree's `bin` in a child started
+ * there), and the whole way must exist now.
+ */
+export function trustedOnHost(path: string, folders: readonly string[]): boolean {
+  if (!isAbsolute(path)) return false
+  const places = placesOf(path)
+  if (!places) return false
+  const untrusted = distrusted(folders)
+  const named = [...PER_PROCESS, ...untrusted.flatMap((folder) => [resolve(folder), real(folder)])]
+  const identities = new Set(untrusted.map(identity).filter(Boolean))
+  return places.every(
+    (place) =>
+      !named.some((folder) => contains(folder, place.path)) &&
+      !(place.identity && identities.has(place.identity))
+  )
+}
+
+/**
+ * The PATH of a program run on the host in the work tree, which starts others by name (git:
+ * `ssh`, a credential helper): its trusted entries alone. A relative or empty entry names the
+ * work tree itself; never empty, which would too.
+ */
+export function hostPath(path: string | undefined, folders: readonly string[]): string {
+  const entries = (path ?? '').split(delimiter).filter((entry) => trustedOnHost(entry, folders))
+  return entries.length > 0 ? entries.join(delimiter) : '/usr/bin:/bin'
+}
+
+interface Place {
+  path: string
+  /** A folder's device and inode. */
+  identity?: string
+}
+
+/** Most links one path may go through (Linux's own bound). */
+const MOST_LINKS = 40
+
+/**
+ * Every folder, link and end `path` goes through when resolved, in order; undefined where a part
+ * is missing or the links do not end. By hand: realpath tells where a path ends, not which
+ * links it went through.
+ */
+function placesOf(path: string): Place[] | undefined {
+  const places: Place[] = []
+  let pending = resolve(path).split('/').filter(Boolean)
+  let current = '/'
+  let links = 0
+  while (pending.length > 0) {
+    const name = pending.shift()!
+    if (name === '.') continue
+    if (name === '..') {
+      current = dirname(current)
+      continue
+    }
+    const next = join(current, name)
+    const stat = lstatSync(next, { throwIfNoEntry: false })
+    if (!stat) return undefined
+    if (stat.isSymbolicLink()) {
+      if (++links > MOST_LINKS) return undefined
+      places.push({ path: next })
+      const target = readlinkSync(next)
+      if (isAbsolute(target)) current = '/'
+      pending = [...target.split('/').filter(Boolean), ...pending]
+      continue
+    }
+    current = next
+    places.push({ path: next, identity: stat.isDirectory() ? `${stat.dev}:${stat.ino}` : '' })
+  }
+  return places
+}
+
+function identity(folder: string): string {
+  const stat = statSync(folder, { throwIfNoEntry: false })
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : ''
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
