@@ -21,42 +21,61 @@ function forwarding(root: string): string {
 }
 
 describe("git's own programs on the host", () => {
+  const none = (): Record<string, string> => ({})
   it.each([
-    ['an absolute entry into the work tree', (dir: string) => join(dir, 'bin')],
-    ['a relative entry', () => 'bin'],
-    ['an empty entry (the working folder)', () => '']
-  ])('never come from %s: a committed ssh does not run, the runner’s does', async (_, entry) => {
-    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-ssh' })
-    cleanups.push(() => repo.cleanup())
-    const marker = join(repo.root, 'ran-on-host')
-    const served = join(repo.root, 'served', 'acme')
-    mkdirSync(served, { recursive: true })
-    symlinkSync(repo.origin, join(served, 'widgets.git'))
-    const planted = `#!/bin/sh\ntouch '${marker}'\n${forwarding(join(repo.root, 'served'))}`
-    for (const path of ['bin/ssh', 'ssh']) {
-      repo.write(path, planted)
-      chmodSync(join(repo.dir, path), 0o755)
+    ['an absolute entry into the work tree', (dir: string) => join(dir, 'bin'), none],
+    ['a relative entry', () => 'bin', none],
+    ['an empty entry (the working folder)', () => '', none],
+    // `lnk/..` is the folder above where the link leads: the tree's bin (attack round 17).
+    ['an entry through a link and ..', (dir: string) => `${dirname(dir)}/lnk/..`, none],
+    // git's own variables (attack round 17): each falls back on the runner's ssh.
+    [
+      'GIT_SSH_COMMAND',
+      () => '/nowhere',
+      (dir: string) => ({ GIT_SSH_COMMAND: `${dir}/bin/ssh -T` })
+    ],
+    ['GIT_SSH', () => '/nowhere', (dir: string) => ({ GIT_SSH: `${dir}/bin/ssh` })],
+    ['GIT_EXEC_PATH', () => '/nowhere', (dir: string) => ({ GIT_EXEC_PATH: `${dir}/bin` })]
+  ])(
+    'never come from %s: a committed ssh does not run, the runner’s does',
+    async (_, entry, vars) => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-ssh' })
+      cleanups.push(() => repo.cleanup())
+      const marker = join(repo.root, 'ran-on-host')
+      const served = join(repo.root, 'served', 'acme')
+      mkdirSync(served, { recursive: true })
+      symlinkSync(repo.origin, join(served, 'widgets.git'))
+      const planted = `#!/bin/sh\ntouch '${marker}'\n${forwarding(join(repo.root, 'served'))}`
+      for (const path of ['bin/ssh', 'ssh']) {
+        repo.write(path, planted)
+        chmodSync(join(repo.dir, path), 0o755)
+      }
+      repo.commitAll('an ssh of the repository')
+      repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
+      const runner = join(repo.root, 'runner-bin')
+      mkdirSync(runner)
+      writeFileSync(join(runner, 'ssh'), `#!/bin/sh\n${forwarding(join(repo.root, 'served'))}`, {
+        mode: 0o755
+      })
+      symlinkSync(join(repo.dir, 'bin', 'sub'), join(repo.root, 'lnk'))
+      mkdirSync(join(repo.dir, 'bin', 'sub'))
+      const saved = { ...process.env }
+      Object.assign(process.env, vars(repo.dir), {
+        PATH: `${entry(repo.dir)}:${runner}:${saved.PATH}`
+      })
+      try {
+        const git = await Git.open(repo.dir)
+        const output = await git.exec(['ls-remote', 'origin', 'refs/heads/main'], { network: true })
+        expect(output.stdout).toContain(repo.gitOrigin('rev-parse', 'main'))
+      } finally {
+        for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
+        process.env.PATH = saved.PATH
+      }
+      expect(existsSync(marker)).toBe(false)
     }
-    repo.commitAll('an ssh of the repository')
-    repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
-    const runner = join(repo.root, 'runner-bin')
-    mkdirSync(runner)
-    writeFileSync(join(runner, 'ssh'), `#!/bin/sh\n${forwarding(join(repo.root, 'served'))}`, {
-      mode: 0o755
-    })
-    const saved = process.env.PATH
-    process.env.PATH = `${entry(repo.dir)}:${runner}:${saved}`
-    try {
-      const git = await Git.open(repo.dir)
-      const output = await git.exec(['ls-remote', 'origin', 'refs/heads/main'], { network: true })
-      expect(output.stdout).toContain(repo.gitOrigin('rev-parse', 'main'))
-    } finally {
-      process.env.PATH = saved
-    }
-    expect(existsSync(marker)).toBe(false)
-  })
+  )
 
-  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16)', () => {
+  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17)', () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-trust' })
     cleanups.push(() => repo.cleanup())
     const system = dirname(
@@ -81,6 +100,17 @@ describe("git's own programs on the host", () => {
       expect(trustedOnHost(join(alias, 'bin'), [repo.dir])).toBe(false)
     } finally {
       execFileSync('umount', [alias])
+    }
+    // A procfs mounted elsewhere (attack round 17): its self/cwd is the tree in a child there.
+    const proc = join(repo.root, 'proc')
+    mkdirSync(proc)
+    execFileSync('mount', ['-t', 'proc', 'proc', proc])
+    try {
+      // Refused as a procfs, wherever the rest of the way leads (here the root's /usr/bin).
+      expect(trustedOnHost(join(proc, 'self', 'root', 'usr', 'bin'), [repo.dir])).toBe(false)
+      expect(trustedOnHost(join(proc, 'self', 'cwd', 'usr', 'bin'), [repo.dir])).toBe(false)
+    } finally {
+      execFileSync('umount', [proc])
     }
   })
 

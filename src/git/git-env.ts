@@ -1,4 +1,4 @@
-import { hostPath } from '../sandbox/index.js'
+import { hostPath, trustedProgramValue } from '../sandbox/index.js'
 
 // What a local git process needs from the parent: where programs and home are, the locale, the
 // temp folder, an identity the user set, git's own tracing and the user's command-line config.
@@ -9,6 +9,11 @@ const LOCAL =
 // set it up (ssh agent, proxies, certificates, askpass, a gh or GCM credential helper).
 const REMOTE =
   /^(SSH_AUTH_SOCK|SSH_AGENT_PID|SSH_ASKPASS|GIT_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_SSH_VARIANT|GIT_SSL_[A-Z_]+|GIT_HTTP_[A-Z_]+|GIT_CURL_VERBOSE|GIT_PROXY_[A-Z_]+|SSL_CERT_FILE|SSL_CERT_DIR|CURL_CA_BUNDLE|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|GH_HOST|GH_CONFIG_DIR|GCM_[A-Z_]+|XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS|DISPLAY)$/
+
+// Of those, the ones that name a program git starts on the host (or the folder it takes its
+// own from): never one in the work tree (attack round 17).
+const PROGRAM =
+  /^(GIT_EXEC_PATH|SSH_ASKPASS|GIT_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND)$/
 
 /**
  * The environment of Patchsmith's git processes, by allowlist: no model key, `INPUT_*`,
@@ -24,6 +29,7 @@ export function gitEnv(
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue
+    if (PROGRAM.test(name) && !trustedProgramValue(value, [workTree])) continue
     if (LOCAL.test(name) || (remote && REMOTE.test(name))) result[name] = value
   }
   return { ...result, PATH: hostPath(env.PATH, [workTree]) }

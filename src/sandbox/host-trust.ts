@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync, statfsSync, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
 
@@ -35,7 +35,7 @@ const PER_PROCESS = ['/proc', '/dev']
  */
 export function trustedOnHost(path: string, folders: readonly string[]): boolean {
   if (!isAbsolute(path)) return false
-  const places = placesOf(path)
+  const places = safely(() => placesOf(path))
   if (!places) return false
   const untrusted = distrusted(folders)
   const named = [...PER_PROCESS, ...untrusted.flatMap((folder) => [resolve(folder), real(folder)])]
@@ -53,8 +53,30 @@ export function trustedOnHost(path: string, folders: readonly string[]): boolean
  * work tree itself; never empty, which would too.
  */
 export function hostPath(path: string | undefined, folders: readonly string[]): string {
-  const entries = (path ?? '').split(delimiter).filter((entry) => trustedOnHost(entry, folders))
-  return entries.length > 0 ? entries.join(delimiter) : '/usr/bin:/bin'
+  // Once per PATH and folders: what validation writes lies in those folders, so it can neither
+  // make an entry trusted nor one judged trusted lead there (every link on its way is outside).
+  const key = `${path ?? ''}\0${distrusted(folders).join('\0')}`
+  let trusted = hostPaths.get(key)
+  if (trusted === undefined) {
+    const entries = (path ?? '').split(delimiter).filter((entry) => trustedOnHost(entry, folders))
+    trusted = entries.length > 0 ? entries.join(delimiter) : '/usr/bin:/bin'
+    hostPaths.set(key, trusted)
+  }
+  return trusted
+}
+
+const hostPaths = new Map<string, string>()
+
+/**
+ * A value of one of git's variables that name a program or its folder (`GIT_SSH_COMMAND`,
+ * `GIT_ASKPASS`, `GIT_EXEC_PATH` …), by the same rule: its program (the first word) a name
+ * looked up on hostPath or a trusted path, and no shell syntax around it (`cd tools && ./ssh`).
+ * Its arguments are the workflow's own.
+ */
+export function trustedProgramValue(value: string, folders: readonly string[]): boolean {
+  if (/[^\w ./:=@+,~-]/.test(value)) return false
+  const program = value.trim().split(/ +/)[0] ?? ''
+  return !program.includes('/') || trustedOnHost(program, folders)
 }
 
 interface Place {
@@ -62,6 +84,9 @@ interface Place {
   /** A folder's device and inode. */
   identity?: string
 }
+
+/** statfs(2)'s type of a procfs. */
+const PROC_SUPER_MAGIC = 0x9fa0
 
 /** Most links one path may go through (Linux's own bound). */
 const MOST_LINKS = 40
@@ -73,7 +98,8 @@ const MOST_LINKS = 40
  */
 function placesOf(path: string): Place[] | undefined {
   const places: Place[] = []
-  let pending = resolve(path).split('/').filter(Boolean)
+  // Not resolve(path): `lnk/..` is the folder above where the link leads, not `.`.
+  let pending = path.split('/').filter(Boolean)
   let current = '/'
   let links = 0
   while (pending.length > 0) {
@@ -95,20 +121,28 @@ function placesOf(path: string): Place[] | undefined {
       continue
     }
     current = next
-    places.push({ path: next, identity: stat.isDirectory() ? `${stat.dev}:${stat.ino}` : '' })
+    if (!stat.isDirectory()) places.push({ path: next })
+    // A procfs mounted anywhere: `self/cwd` there is the work tree in a child started in it.
+    else if (statfsSync(next).type === PROC_SUPER_MAGIC) return undefined
+    else places.push({ path: next, identity: `${stat.dev}:${stat.ino}` })
   }
   return places
 }
 
 function identity(folder: string): string {
-  const stat = statSync(folder, { throwIfNoEntry: false })
+  const stat = safely(() => statSync(folder, { throwIfNoEntry: false }))
   return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : ''
 }
 
-function real(path: string): string {
+/** What `read` gives, or undefined where it fails (a folder this user may not enter: EACCES). */
+function safely<T>(read: () => T): T | undefined {
   try {
-    return realpathSync(path)
+    return read()
   } catch {
-    return path
+    return undefined
   }
+}
+
+function real(path: string): string {
+  return safely(() => realpathSync(path)) ?? path
 }

@@ -19,6 +19,12 @@ export {
   type CollectedOutput
 } from './lifetime.js'
 export { stopLeftovers } from './leftovers.js'
-export { distrustCheckout, distrusted, hostPath, trustedOnHost } from './host-trust.js'
+export {
+  distrustCheckout,
+  distrusted,
+  hostPath,
+  trustedOnHost,
+  trustedProgramValue
+} from './host-trust.js'
 export { TreeOverlay } from './overlay.js'
 export type { CarryRule } from './overlay-merge.js'
