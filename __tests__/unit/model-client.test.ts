@@ -208,6 +208,12 @@ describe('ModelClient against the scripted server', () => {
     expect(budget.summary().stopped_by).toBe('time-limit')
   })
 
+  it('says it stopped at the time-limit wherever the TIMEOUT is made (the retry loop too)', () => {
+    const budget = new RunBudget({ maxAttempts: 4, maxTotalTokens: 0, timeLimitMs: 60_000 })
+    expect(budget.timeLimitError('waiting for the model (a label)').code).toBe('TIMEOUT')
+    expect(budget.summary().stopped_by).toBe('time-limit')
+  })
+
   it('does not wait for a retry that would pass the time-limit', async () => {
     const server = await serve(() => ({
       status: 429,

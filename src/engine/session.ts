@@ -241,7 +241,6 @@ export function withinTimeLimit(error: AgentError, budget: RunBudget): AgentErro
   if (error.code === 'TIMEOUT' || budget.limits.timeLimitMs <= 0 || budget.remainingMs() > 0) {
     return error
   }
-  budget.stoppedBy = 'time-limit'
   const timeout = budget.timeLimitError('before the change was validated').toAgentError()
   return {
     ...timeout,

@@ -96,11 +96,12 @@ export class RunBudget {
   assertTime(when: string): void {
     this.assertNotCancelled(when)
     if (this.remainingMs() > 0) return
-    this.stoppedBy = 'time-limit'
     throw this.timeLimitError(when)
   }
 
+  /** The run's TIMEOUT at the time-limit; the budget says it stopped there (`stopped_by`). */
   timeLimitError(when: string): TimeoutError {
+    this.stoppedBy = 'time-limit'
     const limit = Math.round(this.limits.timeLimitMs / 1000)
     return new TimeoutError(
       `The run reached its time-limit of ${limit} s ${when}; it was stopped and rolled back, so nothing was committed.`,

@@ -47,10 +47,8 @@ export class CallFailures {
         this.where(label)
       )
     }
-    if (budget && (budget.signal.aborted || deadline)) {
-      budget.stoppedBy = 'time-limit'
+    if (budget && (budget.signal.aborted || deadline))
       return budget.timeLimitError(`while waiting for the model (${label})`)
-    }
     const seconds = Math.round(this.site.timeoutMs / 1000)
     return new TimeoutError(
       `The model did not answer the call for ${label} within ${seconds} s (model-timeout).`,
