@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/index.js'
-import { hostPath, trustedOnHost } from '../../src/sandbox/index.js'
+import { hostPath, trustedOnHost, trustedProgramValue } from '../../src/sandbox/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { createRepo } from '../support/repo.js'
 
@@ -35,6 +35,11 @@ describe("git's own programs on the host", () => {
       (dir: string) => ({ GIT_SSH_COMMAND: `${dir}/bin/ssh -T` })
     ],
     ['GIT_SSH', () => '/nowhere', (dir: string) => ({ GIT_SSH: `${dir}/bin/ssh` })],
+    [
+      'an argument of GIT_SSH_COMMAND',
+      () => '/nowhere',
+      (dir: string) => ({ GIT_SSH_COMMAND: `sh ${dir}/bin/ssh` })
+    ],
     ['GIT_EXEC_PATH', () => '/nowhere', (dir: string) => ({ GIT_EXEC_PATH: `${dir}/bin` })]
   ])(
     'never come from %s: a committed ssh does not run, the runner’s does',
@@ -129,6 +134,10 @@ describe("git's own programs on the host", () => {
     expect(hostPath(`bin::${tree}/bin`, [tree])).toBe('/usr/bin:/bin')
     expect(hostPath(undefined, [tree])).toBe('/usr/bin:/bin')
     expect(trustedOnHost('/proc/self/cwd/bin/git', [])).toBe(false)
+    const options = 'ssh -o UserKnownHostsFile=/dev/null -i ~/.ssh/deploy_key'
+    expect(trustedProgramValue(options, [tree])).toBe(true)
+    for (const value of [`ssh -F ${tree}/ssh_config`, 'ssh -F ./cfg', 'cd x && ./ssh'])
+      expect(trustedProgramValue(value, [tree]), value).toBe(false)
     expect(trustedOnHost('/usr/bin/git', [tree])).toBe(true)
   })
 })

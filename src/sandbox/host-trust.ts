@@ -1,4 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync, statfsSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
 
@@ -70,13 +71,23 @@ const hostPaths = new Map<string, string>()
 /**
  * A value of one of git's variables that name a program or its folder (`GIT_SSH_COMMAND`,
  * `GIT_ASKPASS`, `GIT_EXEC_PATH` …), by the same rule: its program (the first word) a name
- * looked up on hostPath or a trusted path, and no shell syntax around it (`cd tools && ./ssh`).
- * Its arguments are the workflow's own.
+ * looked up on hostPath or a trusted path, no shell syntax around it (`cd tools && ./ssh`), and
+ * no argument naming a file in the work tree (`ssh -F <tree>/ssh_config`, `sh <tree>/x`) or
+ * relative to it (`-F ./cfg`). An argument's bare name (`sh x`) is not told from a word.
  */
 export function trustedProgramValue(value: string, folders: readonly string[]): boolean {
   if (/[^\w ./:=@+,~-]/.test(value)) return false
-  const program = value.trim().split(/ +/)[0] ?? ''
-  return !program.includes('/') || trustedOnHost(program, folders)
+  const [program = '', ...args] = value.trim().split(/ +/)
+  if (program.includes('/') && !trustedOnHost(program, folders)) return false
+  const untrusted = distrusted(folders).flatMap((folder) => [resolve(folder), real(folder)])
+  return args.every((word) => {
+    const named = word.slice(word.lastIndexOf('=') + 1).replace(/^~\//, `${homedir()}/`)
+    if (!named.includes('/')) return true
+    if (!isAbsolute(named)) return false
+    return !untrusted.some(
+      (folder) => contains(folder, resolve(named)) || contains(folder, real(named))
+    )
+  })
 }
 
 interface Place {
