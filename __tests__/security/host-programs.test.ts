@@ -106,6 +106,14 @@ describe("git's own programs on the host", () => {
     } finally {
       execFileSync('umount', [alias])
     }
+    // A bind mount of one of the tree's folders (attack round 17).
+    execFileSync('mount', ['--bind', join(repo.dir, 'bin'), alias])
+    try {
+      expect(trustedOnHost(alias, [repo.dir])).toBe(false)
+      expect(trustedOnHost(join(alias, '.'), [repo.dir])).toBe(false)
+    } finally {
+      execFileSync('umount', [alias])
+    }
     // A procfs mounted elsewhere (attack round 17): its self/cwd is the tree in a child there.
     const proc = join(repo.root, 'proc')
     mkdirSync(proc)

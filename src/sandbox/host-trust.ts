@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, statfsSync, statSync } from 'nod
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
+import { boundFrom, ownMounts } from './mount-sources.js'
 
 /** Checkouts a command names besides its work tree (replay's source repository). */
 const namedCheckouts = new Set<string>()
@@ -31,8 +32,8 @@ const PER_PROCESS = ['/proc', '/dev']
  * nothing on the way may lie in a distrusted folder, by its path or by its device and inode (a
  * bind mount of the tree elsewhere): not the folders passed through, not a link (whoever can
  * write its folder can point it elsewhere later: `/opt/x -> <tree>/tools -> /usr/bin`), not the
- * end. Nor under /proc or /dev (`/proc/self/cwd/bin` is the work tree's `bin` in a child started
- * there), and the whole way must exist now.
+ * end, nor where a bind mount shows one of their folders. Nor on a procfs (`/proc/self/cwd/bin`
+ * is the work tree's `bin` in a child started there), and the whole way must exist now.
  */
 export function trustedOnHost(path: string, folders: readonly string[]): boolean {
   if (!isAbsolute(path)) return false
@@ -41,10 +42,15 @@ export function trustedOnHost(path: string, folders: readonly string[]): boolean
   const untrusted = distrusted(folders)
   const named = [...PER_PROCESS, ...untrusted.flatMap((folder) => [resolve(folder), real(folder)])]
   const identities = new Set(untrusted.map(identity).filter(Boolean))
+  const mounts = ownMounts()
+  const inside = (at: string | undefined) =>
+    at !== undefined && named.some((folder) => contains(folder, at))
   return places.every(
     (place) =>
-      !named.some((folder) => contains(folder, place.path)) &&
-      !(place.identity && identities.has(place.identity))
+      !inside(place.path) &&
+      !(place.identity && identities.has(place.identity)) &&
+      // A bind mount of one of the tree's folders elsewhere (attack round 17).
+      !(place.identity && inside(boundFrom(place.path, mounts)))
   )
 }
 
