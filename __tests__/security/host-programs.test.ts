@@ -40,7 +40,24 @@ describe("git's own programs on the host", () => {
       () => '/nowhere',
       (dir: string) => ({ GIT_SSH_COMMAND: `sh ${dir}/bin/ssh` })
     ],
-    ['GIT_EXEC_PATH', () => '/nowhere', (dir: string) => ({ GIT_EXEC_PATH: `${dir}/bin` })]
+    ['GIT_EXEC_PATH', () => '/nowhere', (dir: string) => ({ GIT_EXEC_PATH: `${dir}/bin` })],
+    // A relative exec path is made absolute from the work tree (attack round 18).
+    ['a relative GIT_EXEC_PATH', () => '/nowhere', () => ({ GIT_EXEC_PATH: 'bin' })],
+    // The user's command-line config (attack round 18): emptied by the seal where it runs one.
+    [
+      'core.sshCommand in GIT_CONFIG_COUNT',
+      () => '/nowhere',
+      (dir: string) => ({
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'core.sshCommand',
+        GIT_CONFIG_VALUE_0: `${dir}/bin/ssh`
+      })
+    ],
+    [
+      'core.sshCommand in GIT_CONFIG_PARAMETERS',
+      () => '/nowhere',
+      (dir: string) => ({ GIT_CONFIG_PARAMETERS: `'core.sshCommand'='sh ${dir}/bin/ssh'` })
+    ]
   ])(
     'never come from %s: a committed ssh does not run, the runner’s does',
     async (_, entry, vars) => {
@@ -79,6 +96,27 @@ describe("git's own programs on the host", () => {
       expect(existsSync(marker)).toBe(false)
     }
   )
+
+  it("take nothing from a repository file the user's command-line config includes: refused as the repository's (attack round 18)", async () => {
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-include' })
+    cleanups.push(() => repo.cleanup())
+    repo.write('.gitconfig', '[core]\n\tsshCommand = bin/ssh\n')
+    repo.commitAll('an included config')
+    repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
+    const vars = {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'include.path',
+      GIT_CONFIG_VALUE_0: join(repo.dir, '.gitconfig')
+    }
+    Object.assign(process.env, vars)
+    try {
+      const git = await Git.open(repo.dir)
+      const refused = git.exec(['ls-remote', 'origin'], { network: true })
+      await expect(refused).rejects.toThrow(/core\.sshcommand \(in .*\.gitconfig\)/)
+    } finally {
+      for (const name of Object.keys(vars)) delete process.env[name]
+    }
+  })
 
   it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17)', () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-trust' })

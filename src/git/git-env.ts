@@ -1,4 +1,4 @@
-import { hostPath, trustedProgramValue } from '../sandbox/index.js'
+import { hostPath, trustedOnHost, trustedProgramValue } from '../sandbox/index.js'
 
 // What a local git process needs from the parent: where programs and home are, the locale, the
 // temp folder, an identity the user set, git's own tracing and the user's command-line config.
@@ -30,6 +30,8 @@ export function gitEnv(
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue
     if (PROGRAM.test(name) && !trustedProgramValue(value, [workTree])) continue
+    // git makes a relative exec path absolute from its folder, the work tree.
+    if (name === 'GIT_EXEC_PATH' && !trustedOnHost(value, [workTree])) continue
     if (LOCAL.test(name) || (remote && REMOTE.test(name))) result[name] = value
   }
   return { ...result, PATH: hostPath(env.PATH, [workTree]) }

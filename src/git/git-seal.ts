@@ -134,7 +134,7 @@ export class ConfigSeal {
     const stale = unseen.some((file) => mine.has(file))
     sealed.digest = stale ? 'stale' : digestOf(hashes)
     assertNoEndlessSources(attributeAndIgnoreSources(this.dir, entries))
-    return { entries, pairs: [...STATIC_SEAL, ...driverSeal(entries)] }
+    return { entries, pairs: [...STATIC_SEAL, ...driverSeal(entries, this.dir)] }
   }
 }
 

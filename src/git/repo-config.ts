@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { inDistrusted, trustedProgramValue } from '../sandbox/index.js'
 import { gitDirs } from './git-dirs.js'
 import { configIncludes } from './config-includes.js'
 import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
@@ -27,7 +28,11 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
     const key = newline < 0 ? pair : pair.slice(0, newline)
     const value = newline < 0 ? '' : pair.slice(newline + 1)
     const file = origin.startsWith('file:') ? resolve(cwd, origin.slice(5)) : origin
-    entries.push({ scope, origin: file, key, value })
+    // A file of the repository included from the user's own command-line config
+    // (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT): its entries are the repository's, not the
+    // user's, whatever scope git gives them (attack round 18).
+    const repository = scope === 'command' && isAbsolute(file) && inDistrusted(file, [cwd])
+    entries.push({ scope: repository ? 'local' : scope, origin: file, key, value })
   }
   return entries
 }
@@ -42,6 +47,13 @@ export function repositoryEntries(entries: readonly ConfigEntry[]): ConfigEntry[
 // askpass and alternate-refs commands.
 const DRIVER_PROGRAM =
   /^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(command|textconv)|merge\.(.+)\.driver|trailer\.(.+)\.(cmd|command)|diff\.external|core\.askpass|core\.alternaterefscommand)$/s
+
+// Keys whose value a remote command runs on the host: the user's own (command-line) ones are
+// kept unless they name a program in the repository.
+const HOST_PROGRAM =
+  /^(core\.sshcommand|core\.gitproxy|core\.askpass|credential\.(?:.+\.)?helper)$/s
+/** What each is sealed to: git's own choice (an empty ssh command is one git cannot run). */
+const HOST_DEFAULT: Record<string, string> = { 'core.sshcommand': 'ssh', 'core.gitproxy': 'none' }
 
 /**
  * Config that runs a program, off for every git process Patchsmith starts whatever the config
@@ -75,12 +87,18 @@ export const STATIC_SEAL: ReadonlyArray<[string, string]> = [
  * one fails that one operation instead of running something. Driver names are arbitrary, so
  * they are read from the config itself, again whenever a config file changed (Git.exec).
  */
-export function driverSeal(entries: readonly ConfigEntry[]): Array<[string, string]> {
+export function driverSeal(
+  entries: readonly ConfigEntry[],
+  repoDir: string
+): Array<[string, string]> {
   const seal = new Map<string, string>()
   for (const entry of entries) {
-    if (entry.scope === 'command') continue
+    // The user's own command-line config stays, unless it runs a program of the repository's.
+    const own = entry.scope === 'command' && trustedProgramValue(entry.value, [repoDir])
     const match = DRIVER_PROGRAM.exec(entry.key)
-    if (!match) continue
+    const host = HOST_PROGRAM.exec(entry.key)?.[1]
+    if (entry.scope === 'command' && host && !own) seal.set(entry.key, HOST_DEFAULT[host] ?? '')
+    if (own || !match) continue
     seal.set(entry.key, '')
     if (match[2] !== undefined) seal.set(`filter.${match[2]}.required`, 'false')
   }

@@ -74,6 +74,12 @@ export function hostPath(path: string | undefined, folders: readonly string[]): 
 
 const hostPaths = new Map<string, string>()
 
+/** Whether `path` (absolute) lies in a distrusted folder, as written or with links followed. */
+export function inDistrusted(path: string, folders: readonly string[]): boolean {
+  const untrusted = distrusted(folders).flatMap((folder) => [resolve(folder), real(folder)])
+  return untrusted.some((folder) => contains(folder, resolve(path)) || contains(folder, real(path)))
+}
+
 /**
  * A value of one of git's variables that name a program or its folder (`GIT_SSH_COMMAND`,
  * `GIT_ASKPASS`, `GIT_EXEC_PATH` …), by the same rule: its program (the first word) a name
@@ -85,14 +91,9 @@ export function trustedProgramValue(value: string, folders: readonly string[]): 
   if (/[^\w ./:=@+,~-]/.test(value)) return false
   const [program = '', ...args] = value.trim().split(/ +/)
   if (program.includes('/') && !trustedOnHost(program, folders)) return false
-  const untrusted = distrusted(folders).flatMap((folder) => [resolve(folder), real(folder)])
   return args.every((word) => {
     const named = word.slice(word.lastIndexOf('=') + 1).replace(/^~\//, `${homedir()}/`)
-    if (!named.includes('/')) return true
-    if (!isAbsolute(named)) return false
-    return !untrusted.some(
-      (folder) => contains(folder, resolve(named)) || contains(folder, real(named))
-    )
+    return !named.includes('/') || (isAbsolute(named) && !inDistrusted(named, folders))
   })
 }
 

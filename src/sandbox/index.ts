@@ -23,6 +23,7 @@ export {
   distrustCheckout,
   distrusted,
   hostPath,
+  inDistrusted,
   trustedOnHost,
   trustedProgramValue
 } from './host-trust.js'
