@@ -118,6 +118,71 @@ describe("git's own programs on the host", () => {
     }
   })
 
+  it('list again a repository file the command-line config includes once an edit fills it (attack round 19)', async () => {
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-late-include' })
+    cleanups.push(() => repo.cleanup())
+    const marker = join(repo.root, 'ran-on-host')
+    repo.write('ci/git.cfg', '# empty for now\n')
+    repo.write('bin/ssh', `#!/bin/sh\ntouch '${marker}'\nexit 1\n`)
+    chmodSync(join(repo.dir, 'bin/ssh'), 0o755)
+    repo.commitAll('an included config, empty')
+    repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
+    const vars = {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'include.path',
+      GIT_CONFIG_VALUE_0: join(repo.dir, 'ci', 'git.cfg')
+    }
+    Object.assign(process.env, vars)
+    try {
+      const git = await Git.open(repo.dir)
+      await git.exec(['status', '--porcelain'])
+      // What an approved model edit could write there.
+      repo.write('ci/git.cfg', '[core]\n\tsshCommand = bin/ssh\n')
+      const refused = git.exec(['ls-remote', 'origin'], { network: true })
+      await expect(refused).rejects.toThrow(/unsafe-git-config/)
+    } finally {
+      for (const name of Object.keys(vars)) delete process.env[name]
+    }
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('refuse a command-line url rewrite into the work tree (its hooks would run on the host), and keep an include from outside it (attack round 19)', async () => {
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-insteadof' })
+    cleanups.push(() => repo.cleanup())
+    repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
+    const fake = join(repo.dir, 'fake.git')
+    const rewrite = {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: `url.${fake}.insteadOf`,
+      GIT_CONFIG_VALUE_0: 'git@github.com:acme/widgets.git'
+    }
+    // The workspace around a repository in its subfolder is not the repository's own.
+    writeFileSync(join(repo.root, 'ci.gitconfig'), '[url "git@github.com:"]\n\tinsteadOf = gh:\n')
+    const include = {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'include.path',
+      GIT_CONFIG_VALUE_0: join(repo.root, 'ci.gitconfig'),
+      GITHUB_WORKSPACE: repo.root
+    }
+    for (const [vars, refused] of [
+      [rewrite, true],
+      [include, false]
+    ] as const) {
+      const saved = { ...process.env }
+      Object.assign(process.env, vars)
+      try {
+        const git = await Git.open(repo.dir)
+        const listed = git.exec(['config', '--list'], { network: true })
+        if (refused) await expect(listed).rejects.toThrow(/unsafe-git-config/)
+        else await expect(listed).resolves.toBeDefined()
+      } finally {
+        for (const name of Object.keys(vars))
+          if (saved[name] === undefined) delete process.env[name]
+          else process.env[name] = saved[name]
+      }
+    }
+  })
+
   it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17)', () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-trust' })
     cleanups.push(() => repo.cleanup())

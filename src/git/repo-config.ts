@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
+import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
-import { inDistrusted, trustedProgramValue } from '../sandbox/index.js'
+import { contains, trustedProgramValue } from '../sandbox/index.js'
 import { gitDirs } from './git-dirs.js'
 import { configIncludes } from './config-includes.js'
 import { MOST_CONFIG_BYTES, readRegularFile } from './regular-file.js'
@@ -28,13 +29,33 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
     const key = newline < 0 ? pair : pair.slice(0, newline)
     const value = newline < 0 ? '' : pair.slice(newline + 1)
     const file = origin.startsWith('file:') ? resolve(cwd, origin.slice(5)) : origin
-    // A file of the repository included from the user's own command-line config
-    // (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT): its entries are the repository's, not the
-    // user's, whatever scope git gives them (attack round 18).
-    const repository = scope === 'command' && isAbsolute(file) && inDistrusted(file, [cwd])
-    entries.push({ scope: repository ? 'local' : scope, origin: file, key, value })
+    entries.push({ scope: ownedByRepository(scope, file, key, cwd), origin: file, key, value })
   }
   return entries
+}
+
+/**
+ * The user's own command-line config (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT) is the
+ * repository's where it comes from a file of the work tree it includes (attack round 18), or
+ * sends a remote command into the work tree (`url.<tree>/x.git.insteadOf`: a local transport
+ * that runs the hooks there, round 19): refused at a remote command like the repository's own.
+ */
+function ownedByRepository(scope: string, origin: string, key: string, repoDir: string): string {
+  if (scope !== 'command') return scope
+  const url = /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1]
+  const place = url?.replace(/^file:\/\//, '') ?? origin
+  return isAbsolute(place) && insideFolder(repoDir, place) ? 'local' : scope
+}
+
+function insideFolder(folder: string, path: string): boolean {
+  const real = (at: string) => {
+    try {
+      return realpathSync(at)
+    } catch {
+      return at
+    }
+  }
+  return contains(resolve(folder), resolve(path)) || contains(real(folder), real(path))
 }
 
 /** Entries the repository controls: its own config, worktree config and what they include. */
@@ -144,12 +165,16 @@ export function configFiles(repoDir: string, entries: readonly ConfigEntry[]): s
   configIncludes(repoDir).forEach((file) => files.add(file))
   for (const entry of entries) {
     if (isAbsolute(entry.origin)) files.add(entry.origin)
-    if (!/^include(if\..*)?\.path$/s.test(entry.key) || !isAbsolute(entry.origin)) continue
+    // From a file, or from the command line (GIT_CONFIG_COUNT, GIT_CONFIG_PARAMETERS), where
+    // only an absolute or `~/` path is included: a target empty at first still changes the
+    // digest when an edit fills it (attack round 19).
+    if (!/^include(if\..*)?\.path$/s.test(entry.key)) continue
     const value = entry.value
     if (!value || value.startsWith('%(prefix)/')) continue
     const home = process.env.HOME || homedir()
     if (value === '~' || value.startsWith('~/')) files.add(join(home, value.slice(1)))
-    else files.add(isAbsolute(value) ? value : resolve(dirname(entry.origin), value))
+    else if (isAbsolute(value)) files.add(value)
+    else if (isAbsolute(entry.origin)) files.add(resolve(dirname(entry.origin), value))
   }
   if (entries.some((entry) => /^includeif\.onbranch:/s.test(entry.key)))
     dirs.forEach((dir) => files.add(join(dir, 'HEAD')))

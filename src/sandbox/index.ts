@@ -6,7 +6,7 @@ export { JAIL_SETUP_FAILED, REMOUNT_FAILED, unshareSpec } from './unshare.js'
 export { bubblewrapSpec } from './bubblewrap.js'
 export { jailPlan, socketCover, type JailPlan } from './jail-plan.js'
 export { gitFileCovers } from './git-config.js'
-export { jailLayout, type SandboxLayout } from './layout.js'
+export { contains, jailLayout, type SandboxLayout } from './layout.js'
 export { gitFoldersAt } from './host-view.js'
 export { validationEnv, FORBIDDEN_EXTRA_NAME } from './environment.js'
 export {
@@ -23,7 +23,6 @@ export {
   distrustCheckout,
   distrusted,
   hostPath,
-  inDistrusted,
   trustedOnHost,
   trustedProgramValue
 } from './host-trust.js'
