@@ -164,8 +164,11 @@ describe("git's own programs on the host", () => {
       GIT_CONFIG_VALUE_0: join(repo.root, 'ci.gitconfig'),
       GITHUB_WORKSPACE: repo.root
     }
+    // A relative base is a path from where git runs: the work tree.
+    const relative = { ...rewrite, GIT_CONFIG_KEY_0: 'url.fake.git.insteadOf' }
     for (const [vars, refused] of [
       [rewrite, true],
+      [relative, true],
       [include, false]
     ] as const) {
       const saved = { ...process.env }

@@ -43,7 +43,14 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
 function ownedByRepository(scope: string, origin: string, key: string, repoDir: string): string {
   if (scope !== 'command') return scope
   const url = /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1]
-  const place = url?.replace(/^file:\/\//, '') ?? origin
+  let place = origin
+  if (url !== undefined) {
+    if (/^file:\/\//i.test(url)) place = url.slice('file://'.length)
+    // Another host's URL (`https://…`, `git@host:path`) leaves the machine.
+    else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]*:/.test(url)) return scope
+    // A local path, relative to where git runs: the work tree.
+    else place = resolve(repoDir, url)
+  }
   return isAbsolute(place) && insideFolder(repoDir, place) ? 'local' : scope
 }
 
