@@ -118,33 +118,42 @@ describe("git's own programs on the host", () => {
     }
   })
 
-  it('list again a repository file the command-line config includes once an edit fills it (attack round 19)', async () => {
-    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-late-include' })
-    cleanups.push(() => repo.cleanup())
-    const marker = join(repo.root, 'ran-on-host')
-    repo.write('ci/git.cfg', '# empty for now\n')
-    repo.write('bin/ssh', `#!/bin/sh\ntouch '${marker}'\nexit 1\n`)
-    chmodSync(join(repo.dir, 'bin/ssh'), 0o755)
-    repo.commitAll('an included config, empty')
-    repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
-    const vars = {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'include.path',
-      GIT_CONFIG_VALUE_0: join(repo.dir, 'ci', 'git.cfg')
+  it.each([
+    ['by its path', (dir: string) => join(dir, 'ci', 'git.cfg')],
+    // `L/..` where L links to the tree's ci/sub: ci, as the kernel reads it (attack round 20).
+    ['through a link and ..', (dir: string) => `${dirname(dir)}/L/../git.cfg`]
+  ])(
+    'list again a repository file the command-line config includes %s once an edit fills it (attack rounds 19, 20)',
+    async (_, included) => {
+      const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-late-include' })
+      cleanups.push(() => repo.cleanup())
+      const marker = join(repo.root, 'ran-on-host')
+      repo.write('ci/git.cfg', '# empty for now\n')
+      repo.write('ci/sub/keep', '')
+      repo.write('bin/ssh', `#!/bin/sh\ntouch '${marker}'\nexit 1\n`)
+      chmodSync(join(repo.dir, 'bin/ssh'), 0o755)
+      repo.commitAll('an included config, empty')
+      repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
+      symlinkSync(join(repo.dir, 'ci', 'sub'), join(repo.root, 'L'))
+      const vars = {
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'include.path',
+        GIT_CONFIG_VALUE_0: included(repo.dir)
+      }
+      Object.assign(process.env, vars)
+      try {
+        const git = await Git.open(repo.dir)
+        await git.exec(['status', '--porcelain'])
+        // What an approved model edit could write there.
+        repo.write('ci/git.cfg', '[core]\n\tsshCommand = bin/ssh\n')
+        const refused = git.exec(['ls-remote', 'origin'], { network: true })
+        await expect(refused).rejects.toThrow(/unsafe-git-config/)
+      } finally {
+        for (const name of Object.keys(vars)) delete process.env[name]
+      }
+      expect(existsSync(marker)).toBe(false)
     }
-    Object.assign(process.env, vars)
-    try {
-      const git = await Git.open(repo.dir)
-      await git.exec(['status', '--porcelain'])
-      // What an approved model edit could write there.
-      repo.write('ci/git.cfg', '[core]\n\tsshCommand = bin/ssh\n')
-      const refused = git.exec(['ls-remote', 'origin'], { network: true })
-      await expect(refused).rejects.toThrow(/unsafe-git-config/)
-    } finally {
-      for (const name of Object.keys(vars)) delete process.env[name]
-    }
-    expect(existsSync(marker)).toBe(false)
-  })
+  )
 
   it('refuse a command-line url rewrite into the work tree (its hooks would run on the host), and keep an include from outside it (attack round 19)', async () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-insteadof' })
@@ -164,11 +173,14 @@ describe("git's own programs on the host", () => {
       GIT_CONFIG_VALUE_0: join(repo.root, 'ci.gitconfig'),
       GITHUB_WORKSPACE: repo.root
     }
-    // A relative base is a path from where git runs: the work tree.
+    // A relative base is a path from where git runs: the work tree; git drops a file URL's
+    // host (attack round 20).
     const relative = { ...rewrite, GIT_CONFIG_KEY_0: 'url.fake.git.insteadOf' }
+    const localhost = { ...rewrite, GIT_CONFIG_KEY_0: `url.file://localhost${fake}.insteadOf` }
     for (const [vars, refused] of [
       [rewrite, true],
       [relative, true],
+      [localhost, true],
       [include, false]
     ] as const) {
       const saved = { ...process.env }

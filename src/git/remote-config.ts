@@ -123,10 +123,10 @@ function sameFile(origin: string, own: string): boolean {
 }
 
 function canonical(path: string): string {
-  const full = resolve(path)
+  // As the kernel reads it: a link is followed before a `..` after it.
   try {
-    return existsSync(full) ? realpathSync(full) : full
+    return existsSync(path) ? realpathSync.native(path) : resolve(path)
   } catch {
-    return full
+    return resolve(path)
   }
 }

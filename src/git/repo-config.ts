@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join } from 'node:path'
 import { contains, trustedProgramValue } from '../sandbox/index.js'
 import { gitDirs } from './git-dirs.js'
 import { configIncludes } from './config-includes.js'
@@ -28,7 +28,13 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
     const newline = pair.indexOf('\n')
     const key = newline < 0 ? pair : pair.slice(0, newline)
     const value = newline < 0 ? '' : pair.slice(newline + 1)
-    const file = origin.startsWith('file:') ? resolve(cwd, origin.slice(5)) : origin
+    // Kept as git names it: `a/link/..` is not `a` (the kernel follows the link first).
+    const named = origin.slice(5)
+    const file = origin.startsWith('file:')
+      ? isAbsolute(named)
+        ? named
+        : join(cwd, named)
+      : origin
     entries.push({ scope: ownedByRepository(scope, file, key, cwd), origin: file, key, value })
   }
   return entries
@@ -43,26 +49,24 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
 function ownedByRepository(scope: string, origin: string, key: string, repoDir: string): string {
   if (scope !== 'command') return scope
   const url = /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1]
-  let place = origin
   if (url !== undefined) {
-    if (/^file:\/\//i.test(url)) place = url.slice('file://'.length)
-    // Another host's URL (`https://…`, `git@host:path`) leaves the machine.
-    else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]*:/.test(url)) return scope
-    // A local path, relative to where git runs: the work tree.
-    else place = resolve(repoDir, url)
+    // Any rewrite to this machine (a path, `file://`) counts: git reads such a URL its own way
+    // (`file://localhost/…`, `%6F`, relative to the work tree), which is not checked here.
+    if (/^file:/i.test(url)) return 'local'
+    return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+:/.test(url) ? scope : 'local'
   }
-  return isAbsolute(place) && insideFolder(repoDir, place) ? 'local' : scope
+  return isAbsolute(origin) && insideFolder(repoDir, origin) ? 'local' : scope
 }
 
 function insideFolder(folder: string, path: string): boolean {
   const real = (at: string) => {
     try {
-      return realpathSync(at)
+      return realpathSync.native(at)
     } catch {
       return at
     }
   }
-  return contains(resolve(folder), resolve(path)) || contains(real(folder), real(path))
+  return contains(real(folder), real(path))
 }
 
 /** Entries the repository controls: its own config, worktree config and what they include. */
@@ -179,13 +183,27 @@ export function configFiles(repoDir: string, entries: readonly ConfigEntry[]): s
     const value = entry.value
     if (!value || value.startsWith('%(prefix)/')) continue
     const home = process.env.HOME || homedir()
-    if (value === '~' || value.startsWith('~/')) files.add(join(home, value.slice(1)))
+    const user = /^~([^/]+)(\/.*)?$/s.exec(value)
+    // Not joined: `a/link/../x` is read as the kernel reads it (join would drop `link/..`).
+    if (value === '~' || value.startsWith('~/')) files.add(`${home}${value.slice(1)}`)
+    else if (user) files.add(`${homeOf(user[1]!) ?? '/nonexistent'}${user[2] ?? ''}`)
     else if (isAbsolute(value)) files.add(value)
-    else if (isAbsolute(entry.origin)) files.add(resolve(dirname(entry.origin), value))
+    else if (isAbsolute(entry.origin)) files.add(`${dirname(entry.origin)}/${value}`)
   }
   if (entries.some((entry) => /^includeif\.onbranch:/s.test(entry.key)))
     dirs.forEach((dir) => files.add(join(dir, 'HEAD')))
-  return [...new Set([...files].map((file) => resolve(file)))].sort()
+  return [...files].sort()
+}
+
+/** `~name`'s folder, from the password file (git expands it with getpwnam). */
+function homeOf(name: string): string | undefined {
+  const line = readRegularFile('/etc/passwd', MOST_CONFIG_BYTES)
+  if (line === undefined || line === 'special') return undefined
+  for (const entry of line.toString('utf8').split('\n')) {
+    const fields = entry.split(':')
+    if (fields[0] === name) return fields[5]
+  }
+  return undefined
 }
 
 /** Each file's content hash (absent files too), to tell when the effective config changed. */

@@ -162,5 +162,5 @@ function safely<T>(read: () => T): T | undefined {
 }
 
 function real(path: string): string {
-  return safely(() => realpathSync(path)) ?? path
+  return safely(() => realpathSync.native(path)) ?? path
 }
