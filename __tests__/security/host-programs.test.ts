@@ -20,6 +20,13 @@ function forwarding(root: string): string {
   return `for a; do last=$a; done\ncd '${root}' && exec /bin/sh -c "$last"\n`
 }
 
+/** How many folders deep git's install prefix is (`/usr`: 1), from its exec path. */
+function prefixDepth(): number {
+  const exec = execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim()
+  const prefix = exec.replace(/\/(lib|libexec)(\/[^/]+)?\/git-core$/, '')
+  return prefix.split('/').filter(Boolean).length
+}
+
 describe("git's own programs on the host", () => {
   const none = (): Record<string, string> => ({})
   it.each([
@@ -121,7 +128,12 @@ describe("git's own programs on the host", () => {
   it.each([
     ['by its path', (dir: string) => join(dir, 'ci', 'git.cfg')],
     // `L/..` where L links to the tree's ci/sub: ci, as the kernel reads it (attack round 20).
-    ['through a link and ..', (dir: string) => `${dirname(dir)}/L/../git.cfg`]
+    ['through a link and ..', (dir: string) => `${dirname(dir)}/L/../git.cfg`],
+    // From git's install prefix, up to the root and down into the tree (attack round 21).
+    [
+      'from %(prefix)',
+      (dir: string) => `%(prefix)/${'../'.repeat(prefixDepth())}${dir.slice(1)}/ci/git.cfg`
+    ]
   ])(
     'list again a repository file the command-line config includes %s once an edit fills it (attack rounds 19, 20)',
     async (_, included) => {
@@ -177,10 +189,23 @@ describe("git's own programs on the host", () => {
     // host (attack round 20).
     const relative = { ...rewrite, GIT_CONFIG_KEY_0: 'url.fake.git.insteadOf' }
     const localhost = { ...rewrite, GIT_CONFIG_KEY_0: `url.file://localhost${fake}.insteadOf` }
+    // A remote's push URL to this machine, or its receive-pack from the tree (attack round 21).
+    const pushurl = {
+      ...rewrite,
+      GIT_CONFIG_KEY_0: 'remote.origin.pushurl',
+      GIT_CONFIG_VALUE_0: fake
+    }
+    const receivepack = {
+      ...pushurl,
+      GIT_CONFIG_KEY_0: 'remote.origin.receivepack',
+      GIT_CONFIG_VALUE_0: `${repo.dir}/tools/rp`
+    }
     for (const [vars, refused] of [
       [rewrite, true],
       [relative, true],
       [localhost, true],
+      [pushurl, true],
+      [receivepack, true],
       [include, false]
     ] as const) {
       const saved = { ...process.env }

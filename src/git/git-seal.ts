@@ -13,6 +13,7 @@ import {
   driverSeal,
   fileHashes,
   parseConfigList,
+  relistsAlways,
   persistedCredentials,
   repositoryEntries,
   repositoryPrograms,
@@ -131,7 +132,7 @@ export class ConfigSeal {
     const hashes = new Map(before)
     const unseen = configFiles(this.dir, entries).filter((file) => !before.has(file))
     fileHashes(unseen).forEach((hash, file) => hashes.set(file, hash))
-    const stale = unseen.some((file) => mine.has(file))
+    const stale = unseen.some((file) => mine.has(file)) || relistsAlways(entries)
     sealed.digest = stale ? 'stale' : digestOf(hashes)
     assertNoEndlessSources(attributeAndIgnoreSources(this.dir, entries))
     return { entries, pairs: [...STATIC_SEAL, ...driverSeal(entries, this.dir)] }

@@ -35,7 +35,12 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
         ? named
         : join(cwd, named)
       : origin
-    entries.push({ scope: ownedByRepository(scope, file, key, cwd), origin: file, key, value })
+    entries.push({
+      scope: ownedByRepository(scope, file, key, value, cwd),
+      origin: file,
+      key,
+      value
+    })
   }
   return entries
 }
@@ -43,19 +48,41 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
 /**
  * The user's own command-line config (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT) is the
  * repository's where it comes from a file of the work tree it includes (attack round 18), or
- * sends a remote command into the work tree (`url.<tree>/x.git.insteadOf`: a local transport
- * that runs the hooks there, round 19): refused at a remote command like the repository's own.
+ * sends a remote command to this machine (`url.<tree>/x.git.insteadOf`, a remote's `pushurl`:
+ * a local transport runs the hooks there, rounds 19 and 21) or to a program of the work tree
+ * (a remote's `receivepack`): refused at a remote command like the repository's own.
  */
-function ownedByRepository(scope: string, origin: string, key: string, repoDir: string): string {
+function ownedByRepository(
+  scope: string,
+  origin: string,
+  key: string,
+  value: string,
+  repoDir: string
+): string {
   if (scope !== 'command') return scope
-  const url = /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1]
-  if (url !== undefined) {
-    // Any rewrite to this machine (a path, `file://`) counts: git reads such a URL its own way
-    // (`file://localhost/…`, `%6F`, relative to the work tree), which is not checked here.
-    if (/^file:/i.test(url)) return 'local'
-    return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+:/.test(url) ? scope : 'local'
-  }
+  const url =
+    /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1] ??
+    (/^remote\..+\.(url|pushurl)$/s.test(key) ? value : undefined)
+  if (url !== undefined) return onThisMachine(url) ? 'local' : scope
+  if (/^remote\..+\.(receivepack|uploadpack)$/s.test(key))
+    return trustedProgramValue(value, [repoDir]) ? scope : 'local'
   return isAbsolute(origin) && insideFolder(repoDir, origin) ? 'local' : scope
+}
+
+/**
+ * A path or `file://` URL: git reads these its own way (`file://localhost/…`, `%6F`, relative to
+ * the work tree), which is not followed here, so every one counts.
+ */
+function onThisMachine(url: string): boolean {
+  if (/^file:/i.test(url)) return true
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^[^/]+:/.test(url)
+}
+
+/** An include git resolves from its own install prefix: listed again before every command. */
+export function relistsAlways(entries: readonly ConfigEntry[]): boolean {
+  return entries.some(
+    (entry) => /^include(if\..*)?\.path$/s.test(entry.key) && entry.value.startsWith('%(prefix)/')
+  )
 }
 
 function insideFolder(folder: string, path: string): boolean {
