@@ -18,7 +18,11 @@ function failedListing(error: unknown): undefined {
 export class UntrackedListing {
   private files?: readonly string[]
 
-  private constructor(private pending?: Promise<readonly string[] | undefined>) {}
+  private constructor(private pending?: Promise<readonly string[] | undefined>) {
+    // A listing no one waits for (a later step failed first) never ends the process as an
+    // unhandled rejection; settled() still throws its error.
+    pending?.catch(() => undefined)
+  }
 
   static none(): UntrackedListing {
     return new UntrackedListing()

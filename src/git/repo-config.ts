@@ -86,14 +86,7 @@ export function relistsAlways(entries: readonly ConfigEntry[]): boolean {
 }
 
 function insideFolder(folder: string, path: string): boolean {
-  const real = (at: string) => {
-    try {
-      return realpathSync.native(at)
-    } catch {
-      return at
-    }
-  }
-  return contains(real(folder), real(path))
+  return contains(physical(folder), physical(path))
 }
 
 /** Entries the repository controls: its own config, worktree config and what they include. */
@@ -219,7 +212,17 @@ export function configFiles(repoDir: string, entries: readonly ConfigEntry[]): s
   }
   if (entries.some((entry) => /^includeif\.onbranch:/s.test(entry.key)))
     dirs.forEach((dir) => files.add(join(dir, 'HEAD')))
-  return [...files].sort()
+  // One spelling per file, the kernel's (a link before a `..` after it); one not there yet as
+  // named, so it is hashed where it will be made.
+  return [...new Set([...files].map(physical))].sort()
+}
+
+function physical(path: string): string {
+  try {
+    return realpathSync.native(path)
+  } catch {
+    return path
+  }
 }
 
 /** `~name`'s folder, from the password file (git expands it with getpwnam). */
