@@ -10,10 +10,9 @@ const LOCAL =
 const REMOTE =
   /^(SSH_AUTH_SOCK|SSH_AGENT_PID|SSH_ASKPASS|GIT_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_SSH_VARIANT|GIT_SSL_[A-Z_]+|GIT_HTTP_[A-Z_]+|GIT_CURL_VERBOSE|GIT_PROXY_[A-Z_]+|SSL_CERT_FILE|SSL_CERT_DIR|CURL_CA_BUNDLE|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|GH_HOST|GH_CONFIG_DIR|GCM_[A-Z_]+|XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS|DISPLAY)$/
 
-// Of those, the ones that name a program git starts on the host (or the folder it takes its
-// own from): never one in the work tree (attack round 17).
-const PROGRAM =
-  /^(GIT_EXEC_PATH|SSH_ASKPASS|GIT_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND)$/
+// Of those, the ones that name a program git starts on the host: never one in the work tree
+// (attack round 17). GIT_EXEC_PATH, the folder it takes its own from, is a trusted folder or none.
+const PROGRAM = /^(SSH_ASKPASS|GIT_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND)$/
 
 /**
  * The environment of Patchsmith's git processes, by allowlist: no model key, `INPUT_*`,
@@ -30,7 +29,7 @@ export function gitEnv(
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue
     if (PROGRAM.test(name) && !trustedProgramValue(value, [workTree])) continue
-    // git makes a relative exec path absolute from its folder, the work tree.
+    // A relative one is made absolute from git's folder, the work tree (attack round 18).
     if (name === 'GIT_EXEC_PATH' && !trustedOnHost(value, [workTree])) continue
     if (LOCAL.test(name) || (remote && REMOTE.test(name))) result[name] = value
   }

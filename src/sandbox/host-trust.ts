@@ -75,14 +75,14 @@ export function hostPath(path: string | undefined, folders: readonly string[]): 
 const hostPaths = new Map<string, string>()
 
 /** Whether `path` (absolute) lies in a distrusted folder, as written or with links followed. */
-export function inDistrusted(path: string, folders: readonly string[]): boolean {
+function inDistrusted(path: string, folders: readonly string[]): boolean {
   const untrusted = distrusted(folders).flatMap((folder) => [resolve(folder), real(folder)])
   return untrusted.some((folder) => contains(folder, resolve(path)) || contains(folder, real(path)))
 }
 
 /**
- * A value of one of git's variables that name a program or its folder (`GIT_SSH_COMMAND`,
- * `GIT_ASKPASS`, `GIT_EXEC_PATH` …), by the same rule: its program (the first word) a name
+ * A value of one of git's variables or config keys that name a program (`GIT_SSH_COMMAND`,
+ * `GIT_ASKPASS`, `core.sshCommand` …), by the same rule: its program (the first word) a name
  * looked up on hostPath or a trusted path, no shell syntax around it (`cd tools && ./ssh`), and
  * no argument naming a file in the work tree (`ssh -F <tree>/ssh_config`, `sh <tree>/x`) or
  * relative to it (`-F ./cfg`). An argument's bare name (`sh x`) is not told from a word.
