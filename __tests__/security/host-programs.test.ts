@@ -27,6 +27,15 @@ function prefixDepth(): number {
   return prefix.split('/').filter(Boolean).length
 }
 
+/** GIT_CONFIG_GLOBAL naming a file beside the work tree whose core.sshCommand is `program`. */
+function globalConfig(program: string) {
+  return (dir: string): Record<string, string> => {
+    const file = join(dirname(dir), 'global.gitconfig')
+    writeFileSync(file, `[core]\n\tsshCommand = ${join(dir, program)}\n`)
+    return { GIT_CONFIG_GLOBAL: file }
+  }
+}
+
 describe("git's own programs on the host", () => {
   const none = (): Record<string, string> => ({})
   it.each([
@@ -64,7 +73,9 @@ describe("git's own programs on the host", () => {
       'core.sshCommand in GIT_CONFIG_PARAMETERS',
       () => '/nowhere',
       (dir: string) => ({ GIT_CONFIG_PARAMETERS: `'core.sshCommand'='sh ${dir}/bin/ssh'` })
-    ]
+    ],
+    // The user's global config (attack round 22): sealed like the command line's, not refused.
+    ['core.sshCommand in the global config', () => '/nowhere', globalConfig('bin/ssh')]
   ])(
     'never come from %s: a committed ssh does not run, the runner’s does',
     async (_, entry, vars) => {
@@ -103,6 +114,31 @@ describe("git's own programs on the host", () => {
       expect(existsSync(marker)).toBe(false)
     }
   )
+
+  it("keep the user's own global core.sshCommand (a deploy key's) where it runs nothing of the tree's", async () => {
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-deploy-ssh' })
+    cleanups.push(() => repo.cleanup())
+    const served = join(repo.root, 'served', 'acme')
+    mkdirSync(served, { recursive: true })
+    symlinkSync(repo.origin, join(served, 'widgets.git'))
+    repo.git('remote', 'set-url', 'origin', 'git@github.com:acme/widgets.git')
+    const used = join(repo.root, 'deploy-key-used')
+    const deploy = join(repo.root, 'runner-bin', 'deploy-ssh')
+    mkdirSync(dirname(deploy))
+    writeFileSync(deploy, `#!/bin/sh\ntouch '${used}'\n${forwarding(join(repo.root, 'served'))}`, {
+      mode: 0o755
+    })
+    writeFileSync(join(repo.root, 'global'), `[core]\n\tsshCommand = ${deploy} -i /dev/null\n`)
+    process.env.GIT_CONFIG_GLOBAL = join(repo.root, 'global')
+    try {
+      const git = await Git.open(repo.dir)
+      const output = await git.exec(['ls-remote', 'origin', 'refs/heads/main'], { network: true })
+      expect(output.stdout).toContain(repo.gitOrigin('rev-parse', 'main'))
+    } finally {
+      delete process.env.GIT_CONFIG_GLOBAL
+    }
+    expect(existsSync(used)).toBe(true)
+  })
 
   it("take nothing from a repository file the user's command-line config includes: refused as the repository's (attack round 18)", async () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-include' })
@@ -200,7 +236,16 @@ describe("git's own programs on the host", () => {
       GIT_CONFIG_KEY_0: 'remote.origin.receivepack',
       GIT_CONFIG_VALUE_0: `${repo.dir}/tools/rp`
     }
+    // A work-tree file the user's global config includes (a setup step's `git config --global
+    // include.path`) is the repository's too (attack round 22).
+    repo.write('.gitconfig', `[url "${fake}"]\n\tinsteadOf = git@github.com:acme/widgets.git\n`)
+    writeFileSync(
+      join(repo.root, 'global'),
+      `[include]\n\tpath = ${join(repo.dir, '.gitconfig')}\n`
+    )
+    const globalInclude = { GIT_CONFIG_GLOBAL: join(repo.root, 'global') }
     for (const [vars, refused] of [
+      [globalInclude, true],
       [rewrite, true],
       [relative, true],
       [localhost, true],

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { SecurityViolationError } from '../contract/index.js'
 import { gitDirs } from './git-dirs.js'
-import { repositoryEntries, type ConfigEntry } from './repo-config.js'
+import { repositoryEntries, usersOwn, type ConfigEntry } from './repo-config.js'
 
 // Repository keys that send a remote command elsewhere or run a program during push, fetch or
 // ls-remote (lower case, as `git config --list` prints them).
@@ -13,6 +13,7 @@ const UNSAFE_REMOTE_KEY =
 const REMOTE_KEY = /^remote\..+\.[^.]+$/s
 // What makes a local command fetch: the partial-clone extension, the transport program keys.
 const PARTIAL_CLONE_KEY = /^(extensions\.partialclone|core\.(sshcommand|gitproxy))$/
+const TRANSPORT_PROGRAM = /^core\.(sshcommand|gitproxy)$/
 
 // The repository's http.* keys that neither send the request elsewhere nor expose what it
 // carries: buffer size and protocol version. Everything else (curloptResolve, proxy, sslVerify,
@@ -62,11 +63,17 @@ export function assertOwnTransportKeys(entries: readonly ConfigEntry[], repoDir:
   refuseKeys(transportKeysElsewhere(entries, ownConfig(repoDir)))
 }
 
+/**
+ * The user's own transport programs (global or system `core.sshCommand`, a deploy key's) are
+ * not refused here: the seal (driverSeal) keeps them where they run nothing of the repository's.
+ */
 function transportKeysElsewhere(entries: readonly ConfigEntry[], own: string): ConfigEntry[] {
   return entries.filter(
     (entry) =>
       entry.scope !== 'command' &&
-      (REMOTE_KEY.test(entry.key) || PARTIAL_CLONE_KEY.test(entry.key)) &&
+      (REMOTE_KEY.test(entry.key) ||
+        (PARTIAL_CLONE_KEY.test(entry.key) &&
+          !(usersOwn(entry.scope) && TRANSPORT_PROGRAM.test(entry.key)))) &&
       !sameFile(entry.origin, own)
   )
 }

@@ -46,8 +46,9 @@ export function parseConfigList(stdout: string, cwd: string): ConfigEntry[] {
 }
 
 /**
- * The user's own command-line config (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT) is the
- * repository's where it comes from a file of the work tree it includes (attack round 18), or
+ * The user's own config (global, system, command line: GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT)
+ * is the repository's where it comes from a file of the work tree it includes (attack rounds 18
+ * and 22: `git config --global include.path $GITHUB_WORKSPACE/.gitconfig` in a setup step), or
  * sends a remote command to this machine (`url.<tree>/x.git.insteadOf`, a remote's `pushurl`:
  * a local transport runs the hooks there, rounds 19 and 21) or to a program of the work tree
  * (a remote's `receivepack`): refused at a remote command like the repository's own.
@@ -59,7 +60,7 @@ function ownedByRepository(
   value: string,
   repoDir: string
 ): string {
-  if (scope !== 'command') return scope
+  if (!usersOwn(scope)) return scope
   const url =
     /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1] ??
     (/^remote\..+\.(url|pushurl)$/s.test(key) ? value : undefined)
@@ -87,6 +88,11 @@ export function relistsAlways(entries: readonly ConfigEntry[]): boolean {
 
 function insideFolder(folder: string, path: string): boolean {
   return contains(physical(folder), physical(path))
+}
+
+/** Config the user sets for every repository (global, system, command line), not the repository. */
+export function usersOwn(scope: string): boolean {
+  return scope !== 'local' && scope !== 'worktree'
 }
 
 /** Entries the repository controls: its own config, worktree config and what they include. */
@@ -145,11 +151,13 @@ export function driverSeal(
 ): Array<[string, string]> {
   const seal = new Map<string, string>()
   for (const entry of entries) {
-    // The user's own command-line config stays, unless it runs a program of the repository's.
-    const own = entry.scope === 'command' && trustedProgramValue(entry.value, [repoDir])
-    const match = DRIVER_PROGRAM.exec(entry.key)
+    const trusted = trustedProgramValue(entry.value, [repoDir])
+    // The user's own transport programs (a deploy key's `ssh -i …` in the global config) stay
+    // unless they run a program of the repository's; so do command-line drivers.
     const host = HOST_PROGRAM.exec(entry.key)?.[1]
-    if (entry.scope === 'command' && host && !own) seal.set(entry.key, HOST_DEFAULT[host] ?? '')
+    if (usersOwn(entry.scope) && host && !trusted) seal.set(entry.key, HOST_DEFAULT[host] ?? '')
+    const own = entry.scope === 'command' && trusted
+    const match = DRIVER_PROGRAM.exec(entry.key)
     if (own || !match) continue
     seal.set(entry.key, '')
     if (match[2] !== undefined) seal.set(`filter.${match[2]}.required`, 'false')
