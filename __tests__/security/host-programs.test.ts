@@ -268,7 +268,7 @@ describe("git's own programs on the host", () => {
     }
   })
 
-  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17)', () => {
+  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17), a bind mount where the tree is a bind mount itself (round 22)', () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-trust' })
     cleanups.push(() => repo.cleanup())
     const system = dirname(
@@ -301,6 +301,27 @@ describe("git's own programs on the host", () => {
       expect(trustedOnHost(join(alias, '.'), [repo.dir])).toBe(false)
     } finally {
       execFileSync('umount', [alias])
+    }
+    // The tree itself reached through a bind mount of part of a file system (a container's
+    // workspace), that file system mounted whole elsewhere or not at all (attack round 22).
+    for (const whole of [true, false]) {
+      const [fs, seen, other] = ['fs', 'seen', 'other'].map((name) => join(repo.root, name))
+      for (const folder of [fs, seen, other]) mkdirSync(folder, { recursive: true })
+      execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', fs!])
+      for (const folder of ['sub/tree/bin', 'sub/elsewhere'])
+        mkdirSync(join(fs!, folder), { recursive: true })
+      execFileSync('mount', ['--bind', join(fs!, 'sub'), seen!])
+      if (!whole) execFileSync('umount', [fs!])
+      const tree = join(seen!, 'tree')
+      execFileSync('mount', ['--bind', join(tree, 'bin'), alias])
+      execFileSync('mount', ['--bind', join(seen!, 'elsewhere'), other!])
+      try {
+        expect(trustedOnHost(alias, [tree])).toBe(false)
+        expect(trustedOnHost(other!, [tree])).toBe(true)
+      } finally {
+        for (const point of [alias, other!, seen!, ...(whole ? [fs!] : [])])
+          execFileSync('umount', [point])
+      }
     }
     // A procfs mounted elsewhere (attack round 17): its self/cwd is the tree in a child there.
     const proc = join(repo.root, 'proc')

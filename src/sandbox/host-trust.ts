@@ -2,7 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, statfsSync, statSync } from 'nod
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
-import { boundFrom, ownMounts } from './mount-sources.js'
+import { ownMounts, placeInFileSystem } from './mount-sources.js'
 
 /** Checkouts a command names besides its work tree (replay's source repository). */
 const namedCheckouts = new Set<string>()
@@ -43,14 +43,20 @@ export function trustedOnHost(path: string, folders: readonly string[]): boolean
   const named = [...PER_PROCESS, ...untrusted.flatMap((folder) => [resolve(folder), real(folder)])]
   const identities = new Set(untrusted.map(identity).filter(Boolean))
   const mounts = ownMounts()
-  const inside = (at: string | undefined) =>
-    at !== undefined && named.some((folder) => contains(folder, at))
+  const untrustedPlaces = untrusted.map((folder) => placeInFileSystem(real(folder), mounts))
+  // A bind mount of one of the tree's folders elsewhere (attack round 17), judged in the file
+  // system itself: also where the tree is reached through a bind mount (round 22).
+  const boundInside = (path: string) => {
+    const at = placeInFileSystem(path, mounts)
+    return untrustedPlaces.some(
+      (folder) => folder && at?.device === folder.device && contains(folder.within, at.within)
+    )
+  }
   return places.every(
     (place) =>
-      !inside(place.path) &&
+      !named.some((folder) => contains(folder, place.path)) &&
       !(place.identity && identities.has(place.identity)) &&
-      // A bind mount of one of the tree's folders elsewhere (attack round 17).
-      !(place.identity && inside(boundFrom(place.path, mounts)))
+      !(place.identity && boundInside(place.path))
   )
 }
 

@@ -9,25 +9,30 @@ export interface Mount {
   point: string
 }
 
+/** Where a path lies in its file system: the device of the mount it is under, and the path there. */
+export interface FileSystemPlace {
+  device: string
+  within: string
+}
+
 /**
- * Where a folder lies when the mount it is under shows part of a file system that is also
- * mounted whole: `/mnt/x/bin` under a bind mount of `/work/tree/tools` at `/mnt/x` lies at
- * `/work/tree/tools/bin`. Undefined elsewhere (no such mount, or mountinfo unreadable). By hand:
- * Node has no call for a path's mount, and realpath does not cross bind mounts.
+ * Where `path` (with links followed) lies in its file system: `/mnt/x/bin` under a bind mount of
+ * `/tools` of device 8:1 at `/mnt/x` lies at `/tools/bin` of 8:1, whether or not that file system
+ * is also mounted whole (a container's workspace often is not). Undefined where mountinfo is
+ * unreadable. By hand: Node has no call for a path's mount, and realpath does not cross bind
+ * mounts.
  */
-export function boundFrom(
-  folder: string,
+export function placeInFileSystem(
+  path: string,
   mounts: readonly Mount[] = ownMounts()
-): string | undefined {
-  // The deepest mount over the folder; of several on one point, the last (the one on top).
+): FileSystemPlace | undefined {
+  // The deepest mount over the path; of several on one point, the last (the one on top).
   let under: Mount | undefined
   for (const mount of mounts)
-    if (contains(mount.point, folder) && mount.point.length >= (under?.point.length ?? 0))
+    if (contains(mount.point, path) && mount.point.length >= (under?.point.length ?? 0))
       under = mount
-  if (!under || under.root === '/') return undefined
-  const whole = mounts.find((mount) => mount.device === under.device && mount.root === '/')
-  if (!whole) return undefined
-  return join(whole.point, under.root, relative(under.point, folder))
+  if (!under) return undefined
+  return { device: under.device, within: join(under.root, relative(under.point, path)) }
 }
 
 /** This process's mounts (/proc/self/mountinfo), read once per call of the trust check. */
