@@ -36,6 +36,14 @@ function globalConfig(program: string) {
   }
 }
 
+/** A folder beside the work tree holding `ssh`, a link to the tree's `bin/ssh`. */
+function linkedSsh(dir: string): string {
+  const folder = join(dirname(dir), 'linked-bin')
+  mkdirSync(folder)
+  symlinkSync(join(dir, 'bin', 'ssh'), join(folder, 'ssh'))
+  return folder
+}
+
 describe("git's own programs on the host", () => {
   const none = (): Record<string, string> => ({})
   it.each([
@@ -44,6 +52,8 @@ describe("git's own programs on the host", () => {
     ['an empty entry (the working folder)', () => '', none],
     // `lnk/..` is the folder above where the link leads: the tree's bin (attack round 17).
     ['an entry through a link and ..', (dir: string) => `${dirname(dir)}/lnk/..`, none],
+    // A folder outside the tree whose ssh is a link into it (attack round 22).
+    ['a link in a trusted folder', linkedSsh, none],
     // git's own variables (attack round 17): each falls back on the runner's ssh.
     [
       'GIT_SSH_COMMAND',

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync, statfsSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statfsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
@@ -71,7 +71,9 @@ export function hostPath(path: string | undefined, folders: readonly string[]): 
   const key = `${path ?? ''}\0${distrusted(folders).join('\0')}`
   let trusted = hostPaths.get(key)
   if (trusted === undefined) {
-    const entries = (path ?? '').split(delimiter).filter((entry) => trustedOnHost(entry, folders))
+    const entries = (path ?? '')
+      .split(delimiter)
+      .filter((entry) => trustedOnHost(entry, folders) && startedByNameTrusted(entry, folders))
     trusted = entries.length > 0 ? entries.join(delimiter) : '/usr/bin:/bin'
     hostPaths.set(key, trusted)
   }
@@ -79,6 +81,21 @@ export function hostPath(path: string | undefined, folders: readonly string[]): 
 }
 
 const hostPaths = new Map<string, string>()
+
+/** What git starts by name from its PATH: ssh, and `git-<name>` (credential and remote helpers). */
+const STARTED_BY_NAME = /^(ssh|git-.+)$/
+
+/**
+ * Whether every program git may start by name from `folder` is trusted itself: a trusted folder
+ * can hold a link into the tree (`/usr/local/bin/ssh -> <tree>/tools/ssh`, a setup step's), whose
+ * end validation can rewrite (attack round 22). Such a folder is left out of git's PATH whole.
+ */
+function startedByNameTrusted(folder: string, folders: readonly string[]): boolean {
+  const names = safely(() => readdirSync(folder)) ?? []
+  return names
+    .filter((name) => STARTED_BY_NAME.test(name))
+    .every((name) => trustedOnHost(join(folder, name), folders))
+}
 
 /** Whether `path` (absolute) lies in a distrusted folder, as written or with links followed. */
 function inDistrusted(path: string, folders: readonly string[]): boolean {
