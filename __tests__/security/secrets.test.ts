@@ -129,7 +129,8 @@ describe('SecretMasker (SECURITY.md (c) layer 1)', () => {
       CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE: '/etc/ssl/certs/ca-certificates.crt',
       SSL_CERT_DIR: '/etc/ssl/certs',
       CLIENT_CERT: 'MIIBkTCB+wIJAKHHIG...',
-      DB_PWD: 'correct-horse'
+      DB_PWD: 'correct-horse',
+      GIT_CONFIG_KEY_0: 'remote.origin.pushurl'
     })
     expect(values.sort()).toEqual(
       [

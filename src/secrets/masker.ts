@@ -22,6 +22,9 @@ const SECRET_SEGMENT =
   /^(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|PAT|KEY|KEYS|APIKEY|CREDENTIAL|CREDENTIALS|CREDS|AUTH|COOKIE|SESSION|PRIVATE|CERT|SIGNING)$/
 
 const WORKING_DIRECTORIES = new Set(['PWD', 'OLDPWD'])
+// git's command-line config names its keys in GIT_CONFIG_KEY_<n> (`remote.origin.pushurl`):
+// masked, a refusal would name `***` as the key to remove.
+const CONFIG_KEY_NAME = /^GIT_CONFIG_KEY_\d+$/
 // A certificate file's or folder's path (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, AWS_CA_BUNDLE, ...):
 // a path, not a secret; masked, it would hide paths in every log line of the job.
 const CERTIFICATE_PATH = /^(\/|[A-Za-z]:[\\/])\S*(\.(pem|crt|cer|der)|[\\/]certs\/?)$/i
@@ -159,12 +162,19 @@ export class SecretMasker {
 
 /**
  * Values of environment variables whose names mark them as secrets (length ≥ 8). The shell's
- * PWD and OLDPWD are working directories and certificate paths are paths, not passwords.
+ * PWD and OLDPWD are working directories, git's GIT_CONFIG_KEY_<n> config keys and certificate
+ * paths are paths, not passwords.
  */
 export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
   const values = new Set<string>()
   for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < 8 || WORKING_DIRECTORIES.has(name) || CERTIFICATE_PATH.test(value))
+    if (
+      !value ||
+      value.length < 8 ||
+      WORKING_DIRECTORIES.has(name) ||
+      CONFIG_KEY_NAME.test(name) ||
+      CERTIFICATE_PATH.test(value)
+    )
       continue
     const segments = name.toUpperCase().split(/[^A-Z0-9]+/)
     if (segments.some((segment) => SECRET_SEGMENT.test(segment))) values.add(value)
