@@ -282,6 +282,32 @@ describe.each(['bubblewrap', 'unshare', 'sudo-unshare'] as BackendName[])(
     )
 
     it.skipIf(skip)(
+      'shows each jail the config as it is then: a token added between two jails is hidden, the rest shown anew',
+      async () => {
+        const dir = checkout(`config-again-${backend}`)
+        git(dir, 'config', '--unset-all', 'http.https://github.com/.extraheader')
+        git(dir, 'config', 'patchsmith.step', 'one')
+        const show = async () => {
+          const jail = await openJail(backend, dir)
+          try {
+            return await jail.run('cat .git/config; echo done')
+          } finally {
+            jail.close()
+          }
+        }
+        expect(await show()).toMatch(/step = "one"[\s\S]*done/)
+        // By file: the sudo jail's user owns the checkout now (no repository discovery for root).
+        const config = join(dir, '.git', 'config')
+        git(dir, 'config', '--file', config, 'patchsmith.step', 'two')
+        git(dir, 'config', '--file', config, 'http.https://github.com/.extraheader', HEADER)
+        const again = await show()
+        expect(again).toMatch(/step = "two"[\s\S]*done/)
+        expect(again).not.toMatch(/extraheader/i)
+        expect(again).not.toContain(TOKEN.slice(4, 20))
+      }
+    )
+
+    it.skipIf(skip)(
       'hides the token of a submodule whose name has several parts (.git/modules/a/b/c/d/config)',
       async () => {
         const dir = checkout(`submodule-${backend}`)

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, lstatSync, readdirSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 
@@ -82,14 +83,33 @@ function walk(dir: string): string[] {
   return files
 }
 
-/** The file's entries as git reads them (git parses its own syntax); undefined if unreadable. */
+/**
+ * The file's entries as git reads them (git parses its own syntax); undefined if unreadable. git
+ * reads the bytes read here (stdin), so the same bytes parse the same: kept per git and content,
+ * a run's jails do not each start git again for an unchanged config.
+ */
 function readConfig(git: string, file: string): Entry[] | undefined {
+  let bytes: Buffer
   try {
-    const text = execFileSync(git, ['config', '--file', file, '--no-includes', '--list', '-z'], {
+    bytes = readFileSync(file)
+  } catch {
+    return undefined
+  }
+  const key = `${git}\0${createHash('sha256').update(bytes).digest('hex')}`
+  if (!parsed.has(key)) parsed.set(key, gitParse(git, bytes))
+  return parsed.get(key)
+}
+
+const parsed = new Map<string, Entry[] | undefined>()
+
+function gitParse(git: string, bytes: Buffer): Entry[] | undefined {
+  try {
+    const text = execFileSync(git, ['config', '--file', '-', '--no-includes', '--list', '-z'], {
       cwd: '/',
       encoding: 'utf8',
+      input: bytes,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', HOME: '/' },
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['pipe', 'pipe', 'ignore'],
       maxBuffer: 16 * 1024 * 1024
     })
     return text

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, statSync } from 'node:fs'
 import { findInPath } from '@actions/io'
 import { HOST_ENV } from './environment.js'
 import type { Programs } from './jail-command.js'
@@ -32,7 +32,20 @@ export async function findPrograms(writable: readonly string[] = []): Promise<Pr
   return { ...found, bwrapOptions: found.bwrap ? bwrapOptions(found.bwrap) : undefined }
 }
 
+/**
+ * What `bwrap --help` offers, asked once per program file (path and identity: a replaced or
+ * rewritten file is asked again), not at every jail of a process that runs many.
+ */
 function bwrapOptions(bwrap: string): Programs['bwrapOptions'] {
+  const stat = statSync(bwrap, { throwIfNoEntry: false, bigint: true })
+  const key = `${bwrap}\0${stat?.dev}:${stat?.ino}:${stat?.size}:${stat?.mtimeNs}:${stat?.ctimeNs}`
+  if (!offered.has(key)) offered.set(key, askBwrap(bwrap))
+  return offered.get(key)
+}
+
+const offered = new Map<string, Programs['bwrapOptions']>()
+
+function askBwrap(bwrap: string): Programs['bwrapOptions'] {
   try {
     const help = execFileSync(bwrap, ['--help'], {
       encoding: 'utf8',
