@@ -151,14 +151,13 @@ export function driverSeal(
 ): Array<[string, string]> {
   const seal = new Map<string, string>()
   for (const entry of entries) {
-    const trusted = trustedProgramValue(entry.value, [repoDir])
+    const trusted = () => trustedProgramValue(entry.value, [repoDir])
     // The user's own transport programs (a deploy key's `ssh -i …` in the global config) stay
     // unless they run a program of the repository's; so do command-line drivers.
     const host = HOST_PROGRAM.exec(entry.key)?.[1]
-    if (usersOwn(entry.scope) && host && !trusted) seal.set(entry.key, HOST_DEFAULT[host] ?? '')
-    const own = entry.scope === 'command' && trusted
+    if (usersOwn(entry.scope) && host && !trusted()) seal.set(entry.key, HOST_DEFAULT[host] ?? '')
     const match = DRIVER_PROGRAM.exec(entry.key)
-    if (own || !match) continue
+    if (!match || (entry.scope === 'command' && trusted())) continue
     seal.set(entry.key, '')
     if (match[2] !== undefined) seal.set(`filter.${match[2]}.required`, 'false')
   }
