@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/index.js'
+import { driverSeal } from '../../src/git/repo-config.js'
 import { hostPath, trustedOnHost, trustedProgramValue } from '../../src/sandbox/index.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { createRepo } from '../support/repo.js'
@@ -27,21 +28,27 @@ function prefixDepth(): number {
   return prefix.split('/').filter(Boolean).length
 }
 
-/** GIT_CONFIG_GLOBAL naming a file beside the work tree whose core.sshCommand is `program`. */
+/**
+ * GIT_CONFIG_GLOBAL naming a file beside the work tree whose core.sshCommand is `program`: in
+ * the tree where it has a folder, else a bare name.
+ */
 function globalConfig(program: string) {
   return (dir: string): Record<string, string> => {
     const file = join(dirname(dir), 'global.gitconfig')
-    writeFileSync(file, `[core]\n\tsshCommand = ${join(dir, program)}\n`)
+    const value = program.includes('/') ? join(dir, program) : program
+    writeFileSync(file, `[core]\n\tsshCommand = ${value}\n`)
     return { GIT_CONFIG_GLOBAL: file }
   }
 }
 
-/** A folder beside the work tree holding `ssh`, a link to the tree's `bin/ssh`. */
-function linkedSsh(dir: string): string {
-  const folder = join(dirname(dir), 'linked-bin')
-  mkdirSync(folder)
-  symlinkSync(join(dir, 'bin', 'ssh'), join(folder, 'ssh'))
-  return folder
+/** A folder beside the work tree holding `name`, a link to the tree's `bin/ssh`. */
+function linkedInto(name: string) {
+  return (dir: string): string => {
+    const folder = join(dirname(dir), 'linked-bin')
+    mkdirSync(folder)
+    symlinkSync(join(dir, 'bin', 'ssh'), join(folder, name))
+    return folder
+  }
 }
 
 describe("git's own programs on the host", () => {
@@ -53,7 +60,7 @@ describe("git's own programs on the host", () => {
     // `lnk/..` is the folder above where the link leads: the tree's bin (attack round 17).
     ['an entry through a link and ..', (dir: string) => `${dirname(dir)}/lnk/..`, none],
     // A folder outside the tree whose ssh is a link into it (attack round 22).
-    ['a link in a trusted folder', linkedSsh, none],
+    ['a link in a trusted folder', linkedInto('ssh'), none],
     // git's own variables (attack round 17): each falls back on the runner's ssh.
     [
       'GIT_SSH_COMMAND',
@@ -85,7 +92,14 @@ describe("git's own programs on the host", () => {
       (dir: string) => ({ GIT_CONFIG_PARAMETERS: `'core.sshCommand'='sh ${dir}/bin/ssh'` })
     ],
     // The user's global config (attack round 22): sealed like the command line's, not refused.
-    ['core.sshCommand in the global config', () => '/nowhere', globalConfig('bin/ssh')]
+    ['core.sshCommand in the global config', () => '/nowhere', globalConfig('bin/ssh')],
+    // A bare name git's shell finds on PATH, a link there into the tree (attack round 23).
+    ['a bare name in the global config', linkedInto('deploy-ssh'), globalConfig('deploy-ssh')],
+    [
+      'a bare argument of GIT_SSH_COMMAND',
+      linkedInto('deploy-ssh'),
+      () => ({ GIT_SSH_COMMAND: 'env deploy-ssh' })
+    ]
   ])(
     'never come from %s: a committed ssh does not run, the runner’s does',
     async (_, entry, vars) => {
@@ -254,8 +268,19 @@ describe("git's own programs on the host", () => {
       `[include]\n\tpath = ${join(repo.dir, '.gitconfig')}\n`
     )
     const globalInclude = { GIT_CONFIG_GLOBAL: join(repo.root, 'global') }
+    // Even to a server elsewhere: the push would go to the attacker's repository (round 23).
+    repo.write(
+      'elsewhere.gitconfig',
+      '[url "git@github.com:attacker/loot.git"]\n\tinsteadOf = git@github.com:acme/widgets.git\n'
+    )
+    writeFileSync(
+      join(repo.root, 'global-elsewhere'),
+      `[include]\n\tpath = ${join(repo.dir, 'elsewhere.gitconfig')}\n`
+    )
+    const globalElsewhere = { GIT_CONFIG_GLOBAL: join(repo.root, 'global-elsewhere') }
     for (const [vars, refused] of [
       [globalInclude, true],
+      [globalElsewhere, true],
       [rewrite, true],
       [relative, true],
       [localhost, true],
@@ -278,7 +303,7 @@ describe("git's own programs on the host", () => {
     }
   })
 
-  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17), a bind mount where the tree is a bind mount itself (round 22)', () => {
+  it('trust no way through the tree: a link chain passing a link there, an alias of /proc/self, a bind mount of the tree (attack round 16), a procfs mounted elsewhere (round 17), a bind mount where the tree is a bind mount itself (round 22), a file system mounted in the tree (round 23)', () => {
     const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'host-trust' })
     cleanups.push(() => repo.cleanup())
     const system = dirname(
@@ -333,6 +358,15 @@ describe("git's own programs on the host", () => {
           execFileSync('umount', [point])
       }
     }
+    // A file system mounted inside the tree, shown elsewhere too (attack round 23).
+    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', join(repo.dir, 'bin')])
+    execFileSync('mount', ['--bind', join(repo.dir, 'bin'), alias])
+    try {
+      expect(trustedOnHost(alias, [repo.dir])).toBe(false)
+    } finally {
+      execFileSync('umount', [alias])
+      execFileSync('umount', [join(repo.dir, 'bin')])
+    }
     // A procfs mounted elsewhere (attack round 17): its self/cwd is the tree in a child there.
     const proc = join(repo.root, 'proc')
     mkdirSync(proc)
@@ -344,6 +378,19 @@ describe("git's own programs on the host", () => {
     } finally {
       execFileSync('umount', [proc])
     }
+  })
+
+  it("seal the repository's credential helpers (a lazy fetch would start them), keep the user's trusted ones (attack round 23)", () => {
+    const helper = (scope: string, value: string) => ({
+      scope,
+      origin: scope === 'local' ? '/w/.git/config' : '/root/.gitconfig',
+      key: 'credential.https://github.com.helper',
+      value
+    })
+    expect(driverSeal([helper('local', '!tools/cred')], '/w')).toEqual([
+      ['credential.https://github.com.helper', '']
+    ])
+    expect(driverSeal([helper('global', 'cache --timeout=60')], '/w')).toEqual([])
   })
 
   it('get a PATH of trusted entries alone, never an empty one', () => {

@@ -61,13 +61,16 @@ function ownedByRepository(
   repoDir: string
 ): string {
   if (!usersOwn(scope)) return scope
+  // First: a file of the tree is the repository's whatever it sets (attack round 23: its url
+  // rewrite to a server elsewhere).
+  if (isAbsolute(origin) && insideFolder(repoDir, origin)) return 'local'
   const url =
     /^url\.(.+)\.(insteadof|pushinsteadof)$/s.exec(key)?.[1] ??
     (/^remote\..+\.(url|pushurl)$/s.test(key) ? value : undefined)
   if (url !== undefined) return onThisMachine(url) ? 'local' : scope
   if (/^remote\..+\.(receivepack|uploadpack)$/s.test(key))
     return trustedProgramValue(value, [repoDir]) ? scope : 'local'
-  return isAbsolute(origin) && insideFolder(repoDir, origin) ? 'local' : scope
+  return scope
 }
 
 /**
@@ -156,6 +159,10 @@ export function driverSeal(
     // unless they run a program of the repository's; so do command-line drivers.
     const host = HOST_PROGRAM.exec(entry.key)?.[1]
     if (usersOwn(entry.scope) && host && !trusted()) seal.set(entry.key, HOST_DEFAULT[host] ?? '')
+    // The repository's credential helper is refused at a remote command; a local one's lazy
+    // fetch from a partial clone would start it too (attack round 23).
+    if (!usersOwn(entry.scope) && /^credential\.(.+\.)?helper$/s.test(entry.key))
+      seal.set(entry.key, '')
     const match = DRIVER_PROGRAM.exec(entry.key)
     if (!match || (entry.scope === 'command' && trusted())) continue
     seal.set(entry.key, '')

@@ -1,4 +1,12 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statfsSync, statSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statfsSync,
+  statSync
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
@@ -43,7 +51,15 @@ export function trustedOnHost(path: string, folders: readonly string[]): boolean
   const named = [...PER_PROCESS, ...untrusted.flatMap((folder) => [resolve(folder), real(folder)])]
   const identities = new Set(untrusted.map(identity).filter(Boolean))
   const mounts = ownMounts()
-  const untrustedPlaces = untrusted.map((folder) => placeInFileSystem(real(folder), mounts))
+  const physical = untrusted.map(real)
+  const untrustedPlaces = [
+    ...physical.map((folder) => placeInFileSystem(folder, mounts)),
+    // A file system mounted inside the tree (a volume at <tree>/tools) is the tree's wherever
+    // else it is mounted too (attack round 23).
+    ...mounts
+      .filter((mount) => physical.some((folder) => contains(folder, mount.point)))
+      .map((mount) => ({ device: mount.device, within: mount.root }))
+  ]
   // A bind mount of one of the tree's folders elsewhere (attack round 17), judged in the file
   // system itself: also where the tree is reached through a bind mount (round 22).
   const boundInside = (path: string) => {
@@ -105,19 +121,33 @@ function inDistrusted(path: string, folders: readonly string[]): boolean {
 
 /**
  * A value of one of git's variables or config keys that name a program (`GIT_SSH_COMMAND`,
- * `GIT_ASKPASS`, `core.sshCommand` …), by the same rule: its program (the first word) a name
- * looked up on hostPath or a trusted path, no shell syntax around it (`cd tools && ./ssh`), and
- * no argument naming a file in the work tree (`ssh -F <tree>/ssh_config`, `sh <tree>/x`) or
- * relative to it (`-F ./cfg`). An argument's bare name (`sh x`) is not told from a word.
+ * `GIT_ASKPASS`, `core.sshCommand` …), by the same rule: no shell syntax (`cd tools && ./ssh`),
+ * its program (the first word) a trusted path, or a name whose program on hostPath, where the
+ * shell finds it, is trusted (not a link into the tree: round 23), and no argument naming a file
+ * in the work tree (`ssh -F <tree>/ssh_config`, `sh <tree>/x`, `sh x`: relative to it), relative
+ * to it (`-F ./cfg`) or an untrusted program on hostPath (`env deploy-ssh`).
  */
 export function trustedProgramValue(value: string, folders: readonly string[]): boolean {
   if (/[^\w ./:=@+,~-]/.test(value)) return false
   const [program = '', ...args] = value.trim().split(/ +/)
-  if (program.includes('/') && !trustedOnHost(program, folders)) return false
+  if (program.includes('/') ? !trustedOnHost(program, folders) : !trustedByName(program, folders))
+    return false
   return args.every((word) => {
     const named = word.slice(word.lastIndexOf('=') + 1).replace(/^~\//, `${homedir()}/`)
-    return !named.includes('/') || (isAbsolute(named) && !inDistrusted(named, folders))
+    if (named.includes('/')) return isAbsolute(named) && !inDistrusted(named, folders)
+    const inTree = distrusted(folders).some((folder) => existsSync(join(folder, named)))
+    return !inTree && trustedByName(named, folders)
   })
+}
+
+/** A bare name: trusted where the first program of that name on hostPath is, or none is there. */
+function trustedByName(name: string, folders: readonly string[]): boolean {
+  if (name === '' || name === '.' || name === '..') return true
+  for (const entry of hostPath(process.env.PATH, folders).split(delimiter)) {
+    const path = join(entry, name)
+    if (safely(() => statSync(path).isFile())) return trustedOnHost(path, folders)
+  }
+  return true
 }
 
 interface Place {
