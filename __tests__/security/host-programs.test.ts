@@ -414,4 +414,32 @@ describe("git's own programs on the host", () => {
       expect(trustedProgramValue(value, [tree]), value).toBe(false)
     expect(trustedOnHost('/usr/bin/git', [tree])).toBe(true)
   })
+
+  it('judge a bare name where the shell finds it, a link leading nowhere yet too, and every part of a value (attack round 23)', () => {
+    const repo = createRepo({ files: { 'tools/keep': '' }, prefix: 'host-bare-name' })
+    cleanups.push(() => repo.cleanup())
+    // A setup step's link to a build output of the tree that validation makes later, before
+    // the maintainer's own program of that name.
+    const [linked, own] = ['linked-bin', 'own-bin'].map((name) => join(repo.root, name))
+    for (const folder of [linked!, own!]) mkdirSync(folder)
+    symlinkSync(join(repo.dir, 'tools', 'deploy-ssh'), join(linked!, 'deploy-ssh'))
+    writeFileSync(join(own!, 'deploy-ssh'), '#!/bin/sh\n', { mode: 0o755 })
+    const saved = process.env.PATH
+    process.env.PATH = `${linked}:${own}:${saved}`
+    try {
+      const tree = [repo.dir]
+      expect(trustedProgramValue('deploy-ssh -o IdentitiesOnly=yes', tree)).toBe(false)
+      expect(trustedProgramValue('ssh -i ~/.ssh/deploy_key -o IdentitiesOnly=yes', tree)).toBe(true)
+      for (const value of [
+        'PATH=tools deploy-ssh',
+        'LD_LIBRARY_PATH=/opt/lib ssh',
+        'env PATH=/usr/bin:tools ssh',
+        'env PATH=:/usr/bin ssh',
+        'sh tools'
+      ])
+        expect(trustedProgramValue(value, tree), value).toBe(false)
+    } finally {
+      process.env.PATH = saved
+    }
+  })
 })

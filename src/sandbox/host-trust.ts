@@ -44,9 +44,14 @@ const PER_PROCESS = ['/proc', '/dev']
  * is the work tree's `bin` in a child started there), and the whole way must exist now.
  */
 export function trustedOnHost(path: string, folders: readonly string[]): boolean {
-  if (!isAbsolute(path)) return false
-  const places = safely(() => placesOf(path))
-  if (!places) return false
+  return hostJudge(folders)(path)
+}
+
+/**
+ * trustedOnHost for many paths against one set of folders: the folders, their identities and
+ * the mount table are read once (a PATH is judged entry by entry, with the programs in them).
+ */
+export function hostJudge(folders: readonly string[]): (path: string) => boolean {
   const untrusted = distrusted(folders)
   const named = [...PER_PROCESS, ...untrusted.flatMap((folder) => [resolve(folder), real(folder)])]
   const identities = new Set(untrusted.map(identity).filter(Boolean))
@@ -68,12 +73,17 @@ export function trustedOnHost(path: string, folders: readonly string[]): boolean
       (folder) => folder && at?.device === folder.device && contains(folder.within, at.within)
     )
   }
-  return places.every(
-    (place) =>
-      !named.some((folder) => contains(folder, place.path)) &&
-      !(place.identity && identities.has(place.identity)) &&
-      !(place.identity && boundInside(place.path))
-  )
+  return (path) => {
+    if (!isAbsolute(path)) return false
+    const places = safely(() => placesOf(path))
+    if (!places) return false
+    return places.every(
+      (place) =>
+        !named.some((folder) => contains(folder, place.path)) &&
+        !(place.identity && identities.has(place.identity)) &&
+        !(place.identity && boundInside(place.path))
+    )
+  }
 }
 
 /**
@@ -87,9 +97,10 @@ export function hostPath(path: string | undefined, folders: readonly string[]): 
   const key = `${path ?? ''}\0${distrusted(folders).join('\0')}`
   let trusted = hostPaths.get(key)
   if (trusted === undefined) {
+    const trusts = hostJudge(folders)
     const entries = (path ?? '')
       .split(delimiter)
-      .filter((entry) => trustedOnHost(entry, folders) && startedByNameTrusted(entry, folders))
+      .filter((entry) => trusts(entry) && startedByNameTrusted(entry, trusts))
     trusted = entries.length > 0 ? entries.join(delimiter) : '/usr/bin:/bin'
     hostPaths.set(key, trusted)
   }
@@ -106,11 +117,11 @@ const STARTED_BY_NAME = /^(ssh|git-.+)$/
  * can hold a link into the tree (`/usr/local/bin/ssh -> <tree>/tools/ssh`, a setup step's), whose
  * end validation can rewrite (attack round 22). Such a folder is left out of git's PATH whole.
  */
-function startedByNameTrusted(folder: string, folders: readonly string[]): boolean {
+function startedByNameTrusted(folder: string, trusts: (path: string) => boolean): boolean {
   const names = safely(() => readdirSync(folder)) ?? []
   return names
     .filter((name) => STARTED_BY_NAME.test(name))
-    .every((name) => trustedOnHost(join(folder, name), folders))
+    .every((name) => trusts(join(folder, name)))
 }
 
 /** Whether `path` (absolute) lies in a distrusted folder, as written or with links followed. */
@@ -130,22 +141,33 @@ function inDistrusted(path: string, folders: readonly string[]): boolean {
 export function trustedProgramValue(value: string, folders: readonly string[]): boolean {
   if (/[^\w ./:=@+,~-]/.test(value)) return false
   const [program = '', ...args] = value.trim().split(/ +/)
+  // `PATH=tools ssh`, `LD_LIBRARY_PATH=…`: a variable set for the program (attack round 23).
+  if (program.includes('=')) return false
   if (program.includes('/') ? !trustedOnHost(program, folders) : !trustedByName(program, folders))
     return false
   return args.every((word) => {
-    const named = word.slice(word.lastIndexOf('=') + 1).replace(/^~\//, `${homedir()}/`)
-    if (named.includes('/')) return isAbsolute(named) && !inDistrusted(named, folders)
-    const inTree = distrusted(folders).some((folder) => existsSync(join(folder, named)))
-    return !inTree && trustedByName(named, folders)
+    // Each part of a value (`PATH=x:tools`): an empty one names the working folder, the tree.
+    const parts = word.slice(word.indexOf('=') + 1).split(':')
+    if (parts.length > 1 && parts.includes('')) return false
+    return parts.every((part) => {
+      const named = part.replace(/^~\//, `${homedir()}/`)
+      if (named.includes('/')) return isAbsolute(named) && !inDistrusted(named, folders)
+      const inTree = distrusted(folders).some((folder) => existsSync(join(folder, named)))
+      return !inTree && trustedByName(named, folders)
+    })
   })
 }
 
-/** A bare name: trusted where the first program of that name on hostPath is, or none is there. */
+/**
+ * A bare name: trusted where the first entry of that name on hostPath is, or none is there. A
+ * link counts even where it leads nowhere yet (into the tree, filled by validation later).
+ */
 function trustedByName(name: string, folders: readonly string[]): boolean {
   if (name === '' || name === '.' || name === '..') return true
   for (const entry of hostPath(process.env.PATH, folders).split(delimiter)) {
     const path = join(entry, name)
-    if (safely(() => statSync(path).isFile())) return trustedOnHost(path, folders)
+    const stat = safely(() => lstatSync(path, { throwIfNoEntry: false }))
+    if (stat && !stat.isDirectory()) return trustedOnHost(path, folders)
   }
   return true
 }

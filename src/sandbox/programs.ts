@@ -3,7 +3,7 @@ import { accessSync, constants, statSync } from 'node:fs'
 import { findInPath } from '@actions/io'
 import { HOST_ENV } from './environment.js'
 import type { Programs } from './jail-command.js'
-import { trustedOnHost } from './host-trust.js'
+import { hostJudge } from './host-trust.js'
 
 /** How long a program here may take to answer (the probe, `bwrap --help`). */
 export const PROBE_TIMEOUT_MS = 15_000
@@ -16,8 +16,8 @@ export async function findPrograms(writable: readonly string[] = []): Promise<Pr
   // Never through a relative PATH entry, nor an absolute one into the work tree (a workflow's
   // `$GITHUB_WORKSPACE/bin`): these run as root outside the jail, and a validation command can
   // rewrite a program there for the next jail (found by attack round 13).
-  const find = async (name: string) =>
-    (await findInPath(name)).find((path) => trustedOnHost(path, writable))
+  const trusts = hostJudge(writable)
+  const find = async (name: string) => (await findInPath(name)).find(trusts)
   const names = ['bwrap', 'unshare', 'sudo', 'setpriv', 'prlimit', 'mount', 'umount', 'ip', 'find']
   // perl and env: the unshare backends' seccomp loader (attribute-filter.ts).
   names.push('perl', 'env')
