@@ -86,10 +86,23 @@ function withoutCredentials(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
 }
 
-/** The line that says why: git's `(reason)` of a rejected ref, else the last line. */
+/** The line that says why: git's `(reason)` of a rejected ref, else the cause git names. */
 function reason(text: string): string {
   const rejected = /\[(?:remote )?rejected\][^\n]*/i.exec(text)
   if (rejected) return rejected[0].trim()
-  const lines = text.split('\n').filter((line) => line.trim().length > 0)
-  return lines[lines.length - 1]?.trim() ?? 'no message'
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !GIT_ADVICE.test(line))
+  // The cause in the network's or the server's own words (`ssh: Could not resolve hostname …`,
+  // `ERROR: Repository not found.`), not git's summary after them.
+  const causes = lines.filter((line) => !GIT_SUMMARY.test(line))
+  return (
+    lines.find((line) => UNREACHABLE.test(line)) ?? causes.at(-1) ?? lines.at(-1) ?? 'no message'
+  )
 }
+
+// What git adds after every failed remote read, whatever the cause.
+const GIT_ADVICE =
+  /^(please make sure you have the correct access rights|and the repository exists\.?)$/i
+const GIT_SUMMARY = /^fatal: could not read from remote repository\.?$/i
