@@ -100,7 +100,7 @@ export function usersOwn(scope: string): boolean {
 
 /** Entries the repository controls: its own config, worktree config and what they include. */
 export function repositoryEntries(entries: readonly ConfigEntry[]): ConfigEntry[] {
-  return entries.filter((entry) => entry.scope === 'local' || entry.scope === 'worktree')
+  return entries.filter((entry) => !usersOwn(entry.scope))
 }
 
 // Keys whose value git runs as a program: for a driver of any name (attributes pick drivers),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { contains } from './layout.js'
+import { unescaped } from './mount-sources.js'
 
 export interface MountTable {
   /** Every mount point of this mount namespace (octal escapes undone), `/` among them. */
@@ -25,9 +26,7 @@ export function mountTable(): MountTable {
     const fields = line.split(' ')
     const point = fields[4]
     if (!point) continue
-    const decoded = point.replace(/\\([0-7]{3})/g, (_, octal: string) =>
-      String.fromCharCode(parseInt(octal, 8))
-    )
+    const decoded = unescaped(point)
     points.push(decoded)
     mounts.push(`${fields[0]} ${decoded}`)
     // After the separator: the file system's type, its source, its own options.

@@ -35,7 +35,7 @@ export function placeInFileSystem(
   return { device: under.device, within: join(under.root, relative(under.point, path)) }
 }
 
-/** This process's mounts (/proc/self/mountinfo), read once per call of the trust check. */
+/** This process's mounts (/proc/self/mountinfo), read once per trust judge (hostJudge). */
 export function ownMounts(): Mount[] {
   let text: string
   try {
@@ -54,8 +54,8 @@ export function ownMounts(): Mount[] {
     }))
 }
 
-/** mountinfo writes space, tab, newline and backslash as octal escapes. */
-function unescaped(field: string): string {
+/** A mountinfo path: it writes space, tab, newline and backslash as octal escapes. */
+export function unescaped(field: string): string {
   return field.replace(/\\([0-7]{3})/g, (_, octal: string) =>
     String.fromCharCode(parseInt(octal, 8))
   )
