@@ -5,7 +5,7 @@
  * environment (attack round 15).
  */
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/index.js'
@@ -413,6 +413,45 @@ describe("git's own programs on the host", () => {
     for (const value of [`ssh -F ${tree}/ssh_config`, 'ssh -F ./cfg', 'cd x && ./ssh'])
       expect(trustedProgramValue(value, [tree]), value).toBe(false)
     expect(trustedOnHost('/usr/bin/git', [tree])).toBe(true)
+  })
+
+  it('trust no program that is a hard link of a file of the tree: validation on the tree itself rewrites it in place (attack round 23)', () => {
+    const repo = createRepo({
+      files: { 'tools/deploy-ssh': '#!/bin/sh\n' },
+      prefix: 'host-hard-link'
+    })
+    cleanups.push(() => repo.cleanup())
+    // A setup step's hard link (`ln`, `cp -l`) of the tree's program into a folder on PATH.
+    const [bin, other] = ['bin', 'other'].map((name) => join(repo.root, name))
+    for (const folder of [bin!, other!]) mkdirSync(folder)
+    linkSync(join(repo.dir, 'tools', 'deploy-ssh'), join(bin!, 'deploy-ssh'))
+    linkSync(join(repo.dir, 'tools', 'deploy-ssh'), join(bin!, 'ssh'))
+    // A hard link of a file outside the tree is nothing of the tree's.
+    writeFileSync(join(other!, 'own-ssh'), '#!/bin/sh\n', { mode: 0o755 })
+    linkSync(join(other!, 'own-ssh'), join(bin!, 'own-ssh'))
+    const tree = [repo.dir]
+    expect(trustedOnHost(join(bin!, 'deploy-ssh'), tree)).toBe(false)
+    expect(trustedOnHost(join(bin!, 'own-ssh'), tree)).toBe(true)
+    // The folder is left out of git's PATH (its ssh is the tree's); by name, as on that PATH.
+    expect(hostPath(`${bin}:/usr/bin`, tree)).toBe('/usr/bin')
+    const saved = process.env.PATH
+    process.env.PATH = `${other}:${saved}`
+    try {
+      expect(trustedProgramValue('own-ssh -o IdentitiesOnly=yes', tree)).toBe(true)
+      expect(trustedProgramValue(`${bin}/deploy-ssh -o IdentitiesOnly=yes`, tree)).toBe(false)
+    } finally {
+      process.env.PATH = saved
+    }
+    if (process.getuid?.() !== 0) return
+    // Nor one the tree's program is bind-mounted onto (a file, not a folder).
+    const bound = join(other!, 'bound-ssh')
+    writeFileSync(bound, '')
+    execFileSync('mount', ['--bind', join(repo.dir, 'tools', 'deploy-ssh'), bound])
+    try {
+      expect(trustedOnHost(bound, tree)).toBe(false)
+    } finally {
+      execFileSync('umount', [bound])
+    }
   })
 
   it('judge a bare name where the shell finds it, a link leading nowhere yet too, and every part of a value (attack round 23)', () => {

@@ -11,6 +11,7 @@ import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { contains } from './layout.js'
 import { ownMounts, placeInFileSystem } from './mount-sources.js'
+import { hardLinkedInto, type FileIdentity } from './tree-hard-links.js'
 
 /** Checkouts a command names besides its work tree (replay's source repository). */
 const namedCheckouts = new Set<string>()
@@ -57,14 +58,16 @@ export function hostJudge(folders: readonly string[]): (path: string) => boolean
   const identities = new Set(untrusted.map(identity).filter(Boolean))
   const mounts = ownMounts()
   const physical = untrusted.map(real)
+  // A file system mounted inside the tree (a volume at <tree>/tools) is the tree's wherever
+  // else it is mounted too (attack round 23).
+  const mountedInside = mounts.filter((mount) =>
+    physical.some((folder) => contains(folder, mount.point))
+  )
   const untrustedPlaces = [
     ...physical.map((folder) => placeInFileSystem(folder, mounts)),
-    // A file system mounted inside the tree (a volume at <tree>/tools) is the tree's wherever
-    // else it is mounted too (attack round 23).
-    ...mounts
-      .filter((mount) => physical.some((folder) => contains(folder, mount.point)))
-      .map((mount) => ({ device: mount.device, within: mount.root }))
+    ...mountedInside.map((mount) => ({ device: mount.device, within: mount.root }))
   ]
+  const treeFolders = [...physical, ...mountedInside.map((mount) => mount.point)]
   // A bind mount of one of the tree's folders elsewhere (attack round 17), judged in the file
   // system itself: also where the tree is reached through a bind mount (round 22).
   const boundInside = (path: string) => {
@@ -81,7 +84,8 @@ export function hostJudge(folders: readonly string[]): (path: string) => boolean
       (place) =>
         !named.some((folder) => contains(folder, place.path)) &&
         !(place.identity && identities.has(place.identity)) &&
-        !(place.identity && boundInside(place.path))
+        !(place.kind !== 'link' && boundInside(place.path)) &&
+        !(place.file && hardLinkedInto(place.file, treeFolders))
     )
   }
 }
@@ -174,8 +178,11 @@ function trustedByName(name: string, folders: readonly string[]): boolean {
 
 interface Place {
   path: string
+  kind: 'link' | 'folder' | 'file'
   /** A folder's device and inode. */
   identity?: string
+  /** A file's. */
+  file?: FileIdentity
 }
 
 /** statfs(2)'s type of a procfs. */
@@ -207,17 +214,17 @@ function placesOf(path: string): Place[] | undefined {
     if (!stat) return undefined
     if (stat.isSymbolicLink()) {
       if (++links > MOST_LINKS) return undefined
-      places.push({ path: next })
+      places.push({ path: next, kind: 'link' })
       const target = readlinkSync(next)
       if (isAbsolute(target)) current = '/'
       pending = [...target.split('/').filter(Boolean), ...pending]
       continue
     }
     current = next
-    if (!stat.isDirectory()) places.push({ path: next })
+    if (!stat.isDirectory()) places.push({ path: next, kind: 'file', file: stat })
     // A procfs mounted anywhere: `self/cwd` there is the work tree in a child started in it.
     else if (statfsSync(next).type === PROC_SUPER_MAGIC) return undefined
-    else places.push({ path: next, identity: `${stat.dev}:${stat.ino}` })
+    else places.push({ path: next, kind: 'folder', identity: `${stat.dev}:${stat.ino}` })
   }
   return places
 }
