@@ -17,7 +17,7 @@ it.each(['true', 'false'])(
     const repo = fruitRepo()
     cleanups.push(() => repo.cleanup())
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
-      'validation-commands': 'chmod 755 fruit.txt; node check.js',
+      'validation-commands': 'chmod 755 fruit.txt; sh check.sh',
       sandbox: 'required',
       settings: `validation-overlay: ${overlay}`
     })

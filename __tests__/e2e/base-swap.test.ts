@@ -25,7 +25,7 @@ describe('the base check', () => {
   it('shows the command the base in the work tree and in git, without rewriting the index', async () => {
     const repo = repoWith()
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
-      'validation-commands': `${NOTE} && node check.js`,
+      'validation-commands': `${NOTE} && sh check.sh`,
       sandbox: 'off'
     })
     expect(run.exitCode, run.stdout).toBe(0)
@@ -46,7 +46,7 @@ describe('the base check', () => {
     const outside = join(repo.root, 'outside.txt')
     writeFileSync(outside, 'not yours\n')
     // The draft's run swaps fruit.txt for a link out of the work tree, then fails.
-    const hostile = `[ "$(cat fruit.txt)" = kiwi ] && rm fruit.txt && ln -s ${outside} fruit.txt; node check.js`
+    const hostile = `[ "$(cat fruit.txt)" = kiwi ] && rm fruit.txt && ln -s ${outside} fruit.txt; sh check.sh`
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       'validation-commands': hostile,
       sandbox: 'off'

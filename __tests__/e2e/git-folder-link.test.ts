@@ -28,7 +28,7 @@ describe.each([
         repo,
         fruitReplies([swap('apple', 'kiwi')]),
         {
-          'validation-commands': 'node check.js && ! touch .git/config 2>/dev/null',
+          'validation-commands': 'sh check.sh && ! touch .git/config 2>/dev/null',
           sandbox: 'required',
           push: 'false'
         },

@@ -53,7 +53,7 @@ describe.each(WAYS)('a commit hook against the object store, %s', (_name, backen
       const done = await runOnFruit(
         repo,
         fruitReplies([swap('apple', 'kiwi')]),
-        { 'validation-commands': 'node check.js', sandbox: 'required', 'git-hooks': 'true' },
+        { 'validation-commands': 'sh check.sh', sandbox: 'required', 'git-hooks': 'true' },
         { PATCHSMITH_SANDBOX_BACKENDS: backend },
         { dist: true, user }
       )
@@ -111,7 +111,7 @@ describe('a commit hook that closes a folder of .git and links reflogs out, ' + 
       const done = await runOnFruit(
         repo,
         fruitReplies([swap('apple', 'kiwi')]),
-        { 'validation-commands': 'node check.js', sandbox: 'required', 'git-hooks': 'true' },
+        { 'validation-commands': 'sh check.sh', sandbox: 'required', 'git-hooks': 'true' },
         { PATCHSMITH_SANDBOX_BACKENDS: WAYS[2][1] },
         { dist: true, user: WAYS[2][2] }
       )

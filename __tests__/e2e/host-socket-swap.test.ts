@@ -47,7 +47,7 @@ async function afterTwoCommands(
     fruitReplies([swap('apple', 'kiwi')]),
     {
       'setup-commands': 'node first.js\nnode second.js',
-      'validation-commands': 'node check.js',
+      'validation-commands': 'sh check.sh',
       sandbox: 'required'
     },
     { PATCHSMITH_SANDBOX_BACKENDS: backend },

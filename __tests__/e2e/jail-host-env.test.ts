@@ -34,7 +34,7 @@ describe.each(DIST_WAYS)('the programs that build the jail, %s', (...way) => {
       const plant = ['libcap-ng.so.0', 'libcap.so.2'].map((name) => `printf junk > ${name}`)
       const { repo, done } = await run(
         way,
-        [plant.join(' && '), 'test "$LD_LIBRARY_PATH" = ":/opt/none" && node check.js'].join('\n'),
+        [plant.join(' && '), 'test "$LD_LIBRARY_PATH" = ":/opt/none" && sh check.sh'].join('\n'),
         () => ({ LD_LIBRARY_PATH: ':/opt/none' })
       )
       expect(done.exitCode, done.stdout).toBe(0)
@@ -52,7 +52,7 @@ describe.each(DIST_WAYS)('the programs that build the jail, %s', (...way) => {
       const fake = `/bin/mkdir -p bin && printf '#!/bin/sh\\necho x > ran-outside-the-jail\\nexec /bin/mkdir "$@"\\n' > bin/mkdir && chmod +x bin/mkdir`
       const { repo, done } = await run(
         way,
-        `${fake}\ntest ! -e ran-outside-the-jail && test "$(command -v mkdir)" = "$PWD/bin/mkdir" && node check.js`,
+        `${fake}\ntest ! -e ran-outside-the-jail && test "$(command -v mkdir)" = "$PWD/bin/mkdir" && sh check.sh`,
         (dir) => ({ PATH: `${dir}/bin:${process.env.PATH}` })
       )
       expect(done.exitCode, done.stdout).toBe(0)
@@ -71,7 +71,7 @@ describe.each(DIST_WAYS.slice(0, 2))(
         const repo = fruitRepo()
         cleanups.push(() => repo.cleanup())
         const inputs = {
-          'validation-commands': 'test "$POSIXLY_CORRECT" = 1 && node check.js',
+          'validation-commands': 'test "$POSIXLY_CORRECT" = 1 && sh check.sh',
           'validation-env': 'POSIXLY_CORRECT'
         }
         const done = await kiwiInJail(repo, backend, inputs, { POSIXLY_CORRECT: '1' })

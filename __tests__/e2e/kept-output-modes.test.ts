@@ -29,7 +29,7 @@ describe.each(WAYS)('output validation-keep carries, %s', (_, backend, overlay, 
         fruitReplies([swap('apple', 'kiwi')]),
         {
           'validation-commands':
-            'mkdir -p dist && cp /bin/sh dist/app && chmod 6755 dist/app && node check.js',
+            'mkdir -p dist && cp /bin/sh dist/app && chmod 6755 dist/app && sh check.sh',
           sandbox: 'required',
           settings: `validation-overlay: ${overlay}\nvalidation-keep: dist/**`
         },

@@ -29,7 +29,7 @@ describe.each(DIST_WAYS)('attributes on folders that were there, %s', (...way) =
       mkdirSync(join(repo.dir, 'node_modules/pkg'), { recursive: true })
       const before = FOLDERS.map((path) => attributesOf(join(repo.dir, path)))
       const inputs = {
-        'validation-commands': `${markAttributesCommand(FOLDERS)} && node check.js`,
+        'validation-commands': `${markAttributesCommand(FOLDERS)} && sh check.sh`,
         settings: 'validation-overlay: false'
       }
       const done = await kiwiInJail(repo, backend, inputs, {}, user)
@@ -60,7 +60,7 @@ describe.each(DIST_WAYS.slice(0, 2))('a file carried from the overlay, %s', (...
       const repo = fruitRepo()
       cleanups.push(() => repo.cleanup())
       // A formatter's rewrite in place: the same content, the file copied up.
-      const rewrite = 'cat fruit.txt > ../f && cat ../f > fruit.txt && node check.js'
+      const rewrite = 'cat fruit.txt > ../f && cat ../f > fruit.txt && sh check.sh'
       const done = await kiwiInJail(repo, backend, { 'validation-commands': rewrite })
       expect(done.exitCode, done.stdout).toBe(0)
       expect(attributesOf(join(repo.dir, 'fruit.txt')).names).toEqual([])
@@ -74,7 +74,7 @@ describe.each(DIST_WAYS.slice(0, 2))('a file carried from the overlay, %s', (...
       const repo = fruitRepo({ '.gitignore': 'out/\n' })
       cleanups.push(() => repo.cleanup())
       const inputs = {
-        'validation-commands': 'mkdir -p out && truncate -s 65M out/big.bin && node check.js',
+        'validation-commands': 'mkdir -p out && truncate -s 65M out/big.bin && sh check.sh',
         settings: 'validation-keep: out/big.bin'
       }
       const done = await kiwiInJail(repo, backend, inputs)

@@ -41,7 +41,7 @@ describe.each(WAYS)('tracked files validation deleted, on the tree itself, %s', 
       repo,
       fruitReplies([swap('apple', 'kiwi')]),
       {
-        'validation-commands': `${validation} && node check.js`,
+        'validation-commands': `${validation} && sh check.sh`,
         sandbox: user ? 'required' : 'off',
         settings: 'validation-overlay: false'
       },

@@ -52,7 +52,7 @@ describe.each(WAYS)(
         {
           'setup-commands':
             'mkdir -p node_modules/pkg && echo "module.exports = 1" > node_modules/pkg/index.js',
-          'validation-commands': `${validation}; node check.js`,
+          'validation-commands': `${validation}; sh check.sh`,
           sandbox: 'required',
           settings: `validation-overlay: false\n${settings}`
         },

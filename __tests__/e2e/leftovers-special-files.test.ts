@@ -71,7 +71,7 @@ describe.each(WAYS)('fifos validation leaves on the tree itself, %s', (...way) =
           `mkdir "$(printf '\\377')" && mkfifo "$(printf '\\377')/.gitignore"`,
           DEEP,
           'mv node_modules/evil moved',
-          'node check.js'
+          'sh check.sh'
         ].join(' && '),
         [swap('apple', 'kiwi')],
         (dir) => {
@@ -100,7 +100,7 @@ describe('a fifo validation leaves before git resets mid-round, ' + HOSTED[0], (
       // The mode change makes the base check reset with git instead of swapping files back.
       const { repo, done } = await run(
         HOSTED,
-        'mkfifo .gitattributes; chmod +x fruit.txt; node check.js',
+        'mkfifo .gitattributes; chmod +x fruit.txt; sh check.sh',
         [swap('apple', 'pear')]
       )
       expect(done.exitCode, done.stdout).toBe(1)
@@ -142,7 +142,7 @@ describe.each(THERE_BEFORE)('a fifo there before the run: %s', (_, way, fifo, pr
   it.runIf(way[3])(
     'stops the git that waits on it: ENVIRONMENT_ERROR naming it, nothing changed',
     async () => {
-      const { repo, done } = await run(way, 'node check.js', [swap('apple', 'kiwi')], (dir) => {
+      const { repo, done } = await run(way, 'sh check.sh', [swap('apple', 'kiwi')], (dir) => {
         prepare(dir)
         execFileSync('mkfifo', [join(dir, fifo)])
       })
@@ -165,7 +165,7 @@ describe.each([WAYS[0], HOSTED])("the user's own fifo, %s", (...way) => {
     async () => {
       const { repo, done } = await run(
         way,
-        'ln node_modules/user.fifo node_modules/link.fifo && node check.js',
+        'ln node_modules/user.fifo node_modules/link.fifo && sh check.sh',
         [swap('apple', 'kiwi')],
         (dir) => {
           mkdirSync(join(dir, 'node_modules'))
@@ -199,7 +199,7 @@ describe.each([
         writeFileSync(join(dir, 'node_modules/user.js'), 'mine\n')
         writeFileSync(join(dir, '.git/hooks/post-commit'), `#!/bin/sh\n${hook}\n`, { mode: 0o755 })
       }
-      const { repo, done } = await run(way, 'node check.js', [swap('apple', 'kiwi')], plant, {
+      const { repo, done } = await run(way, 'sh check.sh', [swap('apple', 'kiwi')], plant, {
         'git-hooks': 'true'
       })
       const kinds = ['notes.txt', 'node_modules/user.js'].map((path) =>
@@ -221,7 +221,7 @@ describe.each([WAYS[0], WAYS[1]])("the work tree's own folder, %s", (...way) => 
       const mine = (dir: string) => mkdirSync(join(dir, 'node_modules/pkg'), { recursive: true })
       const { repo, done } = await run(
         way,
-        'chmod 0777 . && chown 4242:4242 . docs node_modules/pkg && touch docs/x && node check.js',
+        'chmod 0777 . && chown 4242:4242 . docs node_modules/pkg && touch docs/x && sh check.sh',
         [swap('apple', 'kiwi')],
         mine
       )
@@ -283,7 +283,7 @@ describe.each(WAYS)('folders of the user’s that no path from the root names, %
       const into = (where: string, then: string) => `node node_modules/into.js ${where} ${then}`
       const { repo, done } = await run(
         way,
-        `${into('deep', 'plant')} && ${into('odd', 'plant')} && node check.js`,
+        `${into('deep', 'plant')} && ${into('odd', 'plant')} && sh check.sh`,
         [swap('apple', 'kiwi')],
         plant
       )

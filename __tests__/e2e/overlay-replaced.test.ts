@@ -25,7 +25,7 @@ it.each([
     writeFileSync(join(repo.dir, 'dist', 'bundle.js'), 'built\n')
     writeFileSync(join(repo.dir, 'mine.txt'), 'my own\n')
     const hostile =
-      'rm -rf dist && echo planted > dist && rm mine.txt && mkdir mine.txt && echo planted > mine.txt/payload.js && node check.js'
+      'rm -rf dist && echo planted > dist && rm mine.txt && mkdir mine.txt && echo planted > mine.txt/payload.js && sh check.sh'
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       'validation-commands': hostile,
       sandbox: 'required',

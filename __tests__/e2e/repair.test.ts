@@ -26,7 +26,7 @@ describe('the repair loop through the action', () => {
     cleanups.push(() => repo.cleanup())
     writeFileSync(`${repo.dir}/mine.txt`, 'my notes\n')
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'banana')]), {
-      'validation-commands': 'echo report > created.txt; node check.js',
+      'validation-commands': 'echo report > created.txt; sh check.sh',
       'max-repairs': '0'
     })
     expect(run.result.error?.code).toBe('VALIDATION_FAILED')
@@ -70,7 +70,7 @@ describe('the repair loop through the action', () => {
     expect(run.server.requests).toHaveLength(4)
     expect(run.result.error!.code).toBe('VALIDATION_FAILED')
     expect(run.result.error!.details).toMatchObject({
-      command: 'node check.js',
+      command: 'sh check.sh',
       exit_code: 1,
       attempts: 4
     })
@@ -90,13 +90,13 @@ describe('the repair loop through the action', () => {
 
   it('stops early when a repair brings back the same failure, and says why', async () => {
     // banana and cherry fail alike (six letters), and unlike the base's apple.
-    const sameError = `const f = require('fs').readFileSync('fruit.txt', 'utf8').trim()
-if (f !== 'kiwi') { console.error('error: not a kiwi but ' + f.length + ' letters'); process.exit(1) }
+    const sameError = `read -r f < fruit.txt
+if [ "$f" != kiwi ]; then echo "error: not a kiwi but \${#f} letters" >&2; exit 1; fi
 `
     const run = await fruitRun(
       fruitReplies([swap('apple', 'banana'), swap('banana', 'cherry'), swap('cherry', 'kiwi')]),
       {},
-      { 'check.js': sameError }
+      { 'check.sh': sameError }
     )
     expect(run.exitCode).toBe(1)
     expect(run.server.requests).toHaveLength(2)
@@ -117,7 +117,7 @@ if (f !== 'kiwi') { console.error('error: not a kiwi but ' + f.length + ' letter
   })
 
   it('reports a failure that the base already has as preexisting, and lets on-preexisting-failure decide', async () => {
-    const inputs = { 'validation-commands': 'node check.js\nnode broken.js' }
+    const inputs = { 'validation-commands': 'sh check.sh\nnode broken.js' }
     const files = { 'broken.js': 'console.error("error: broken since forever"); process.exit(2)\n' }
     const run = await fruitRun(fruitReplies([swap('apple', 'kiwi'), 'NO_CHANGES']), inputs, files)
     expect(run.exitCode).toBe(1)
@@ -140,17 +140,17 @@ if (f !== 'kiwi') { console.error('error: not a kiwi but ' + f.length + ' letter
     expect(kept.exitCode, kept.stdout).toBe(0)
     const [commit] = kept.result.data!
     expect(commit!.validation_results.map((r) => [r.command, r.exit_code, r.preexisting])).toEqual([
-      ['node check.js', 0, undefined],
+      ['sh check.sh', 0, undefined],
       ['node broken.js', 2, true]
     ])
   })
 
   it('auto-fixes a lint failure in the planned file and undoes what the fixer did elsewhere', async () => {
     const lint = `grep -q ' $' fruit.txt && { echo "error: trailing space" >&2; exit 1; }; exit 0`
-    const fix = `sed -i 's/ *$//' fruit.txt && echo touched >> check.js`
+    const fix = `sed -i 's/ *$//' fruit.txt && echo touched >> check.sh`
     const run = await fruitRun(fruitReplies([swap('apple', 'kiwi  ')]), {
       // Named steps are lines of validation-commands: `lint:` and its fixer `lint-fix:`.
-      'validation-commands': `lint: ${lint}\nlint-fix: ${fix}\nnode check.js`
+      'validation-commands': `lint: ${lint}\nlint-fix: ${fix}\nsh check.sh`
     })
     expect(run.exitCode, run.stdout).toBe(0)
     expect(run.server.requests).toHaveLength(2) // the draft and the commit message: no repair
@@ -169,7 +169,7 @@ if (f !== 'kiwi') { console.error('error: not a kiwi but ' + f.length + ' letter
     const canary = 'ghs_CANARYcanary0123456789abcdefghijklmn'
     const run = await fruitRun(
       fruitReplies([swap('apple', 'kiwi')]),
-      { 'validation-commands': 'node check.js\nenv; echo "token=$GITHUB_TOKEN"; exit 1' },
+      { 'validation-commands': 'sh check.sh\nenv; echo "token=$GITHUB_TOKEN"; exit 1' },
       {},
       { GITHUB_TOKEN: canary, EXTRA_SECRET: 'zX9!canary-Q7' }
     )

@@ -17,7 +17,7 @@ it('never writes the result through a link validation left at its path', async (
   cleanups.push(() => repo.cleanup())
   const outside = join(repo.root, 'runner-file.sh')
   writeFileSync(outside, 'echo runner\n')
-  const hostile = `mkdir -p out && ln -sf ${outside} out/result.json; node check.js`
+  const hostile = `mkdir -p out && ln -sf ${outside} out/result.json; sh check.sh`
   const result = join(repo.dir, 'out', 'result.json')
   await runOnFruit(repo, fruitReplies([swap('apple', 'banana')]), {
     'validation-commands': hostile,
@@ -33,7 +33,7 @@ it('never writes the pull-request body through a link validation left beside the
   cleanups.push(() => repo.cleanup())
   const outside = join(repo.root, 'runner-file.sh')
   writeFileSync(outside, 'echo runner\n')
-  const hostile = `mkdir -p out && ln -sf ${outside} out/pull-request.md; node check.js`
+  const hostile = `mkdir -p out && ln -sf ${outside} out/pull-request.md; sh check.sh`
   const result = join(repo.dir, 'out', 'result.json')
   // runOnFruit reads its own result path; this run's result is at `result`.
   await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
@@ -57,7 +57,7 @@ it.each(['true', 'false'])(
     const outside = join(repo.root, 'runner-folder')
     mkdirSync(outside)
     mkdirSync(join(repo.dir, 'out/run'), { recursive: true })
-    const hostile = `rm -rf out/run && ln -sfn ${outside} out/run; node check.js`
+    const hostile = `rm -rf out/run && ln -sfn ${outside} out/run; sh check.sh`
     const result = join(repo.dir, 'out/run/result.json')
     await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       'validation-commands': hostile,

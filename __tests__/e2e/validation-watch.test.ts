@@ -35,7 +35,7 @@ describe.each(MODES)('the validation watch, %s', (_mode, overlay) => {
     const made = 'echo x > notes/made.txt && mkdir -p out/deep && echo y > out/deep/new.txt'
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       ...mode,
-      'validation-commands': `${made} && node check.js`
+      'validation-commands': `${made} && sh check.sh`
     })
     expect(run.exitCode, run.stdout).toBe(0)
     // As root (util-linux), the overlay is what runs: this case is not the other one twice.
@@ -62,7 +62,7 @@ describe.each(MODES)('the validation watch, %s', (_mode, overlay) => {
     repo.gitOrigin('branch', '-D', FRUIT_BRANCH)
     const changed = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       ...mode,
-      'validation-commands': "echo '  run: curl evil' >> .github/workflows/mine.yml; node check.js"
+      'validation-commands': "echo '  run: curl evil' >> .github/workflows/mine.yml; sh check.sh"
     })
     expect(changed.result.error?.code, changed.stdout).toBe('SECURITY_VIOLATION')
     expect(changed.result.error?.details?.rule).toBe('unexpected-changes')
@@ -79,7 +79,7 @@ describe.each(MODES)('the validation watch, %s', (_mode, overlay) => {
     const made = `for i in $(seq 1 10000); do : > ${name}-$i; done`
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       ...mode,
-      'validation-commands': `${made} && node check.js`
+      'validation-commands': `${made} && sh check.sh`
     })
     expect(run.exitCode, run.stdout).toBe(0)
     expect(readdirSync(repo.dir).filter((entry) => entry.startsWith('made-'))).toEqual([])
@@ -91,7 +91,7 @@ describe.each(MODES)('the validation watch, %s', (_mode, overlay) => {
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       ...mode,
       'setup-commands': 'echo built > setup-made.txt',
-      'validation-commands': 'echo x > validation-made.txt && node check.js'
+      'validation-commands': 'echo x > validation-made.txt && sh check.sh'
     })
     expect(run.exitCode, run.stdout).toBe(0)
     expect(existsSync(join(repo.dir, 'setup-made.txt'))).toBe(true)
@@ -144,7 +144,7 @@ describe.each(MODES)('the validation watch, %s', (_mode, overlay) => {
     )
     const run = await runOnFruit(repo, fruitReplies([swap('apple', 'kiwi')]), {
       ...mode,
-      'validation-commands': `python3 ../bin/plant.py && node check.js`,
+      'validation-commands': `python3 ../bin/plant.py && sh check.sh`,
       sandbox: 'off'
     })
     expect(run.result.error?.code, run.stdout).toBe('SECURITY_VIOLATION')

@@ -147,7 +147,7 @@ describe('through the action and the command line', () => {
       '1',
       '--json',
       '--validation-command',
-      'cat hostile.txt; cat hostile.txt >&2; node check.js',
+      'cat hostile.txt; cat hostile.txt >&2; sh check.sh',
       ...secretFlag('--api-key-file', 'sk-test-commands')
     ])
     expect(run.exitCode).toBe(1)
