@@ -1,10 +1,17 @@
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { SecurityViolationError } from '../contract/index.js'
 import { gitDirs } from '../git/index.js'
 import { journalKeyFolder } from '../run-state/index.js'
-import { BACKENDS, installAdvice, jailLayout, Sandbox, type BackendName } from '../sandbox/index.js'
+import {
+  BACKENDS,
+  installAdvice,
+  jailLayout,
+  linkedOutside,
+  Sandbox,
+  type BackendName
+} from '../sandbox/index.js'
 import type { Logger, RunnerFacts } from '../run/index.js'
 
 /**
@@ -40,6 +47,7 @@ export async function openSandbox(
     overlay: config.validationOverlay
   })
   if (sandbox.active) {
+    if (!sandbox.overlays) refuseLinksOutside(repoDir, sandbox)
     const overlay = sandbox.overlays ? ', on an overlay of the work tree' : ''
     logger.info(`Validation runs in a sandbox (${sandbox.backend}${overlay}).`)
     if (config.validationNetwork === 'open')
@@ -61,6 +69,22 @@ export async function openSandbox(
     `No sandbox works on this machine (${why}): validation commands run with the powers of this step. Install bubblewrap, or set sandbox: required to refuse such runs.`
   )
   return sandbox
+}
+
+/**
+ * Commands run on the work tree itself (no overlay): a file of the tree with a name outside it
+ * (a setup step's hard link into a PATH folder) would be rewritten there too, in place, and a
+ * later step, or git's own ssh at the push, would run it (attack round 24). Refused before any
+ * command runs.
+ */
+function refuseLinksOutside(repoDir: string, sandbox: Sandbox): void {
+  const path = linkedOutside(repoDir)
+  if (path === undefined) return
+  sandbox.dispose()
+  throw new SecurityViolationError(
+    `A file of the work tree has another name outside it (a hard link: ${relative(repoDir, path)}), and validation runs on the work tree itself here, so a command could rewrite that file outside the tree too. Copy it instead of linking it (cp, not ln or cp -l), or run as root with validation-overlay: true, where commands write to an overlay.`,
+    { rule: 'hard-link-outside-tree', path: relative(repoDir, path) }
+  )
 }
 
 /** Which backends to try (tests narrow it, e.g. "unshare" or "none"); all by default. */

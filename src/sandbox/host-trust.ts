@@ -67,7 +67,13 @@ export function hostJudge(folders: readonly string[]): (path: string) => boolean
     ...physical.map((folder) => placeInFileSystem(folder, mounts)),
     ...mountedInside.map((mount) => ({ device: mount.device, within: mount.root }))
   ]
-  const treeFolders = [...physical, ...mountedInside.map((mount) => mount.point)]
+  // What commands write in place: the tree itself, and file systems mounted in it.
+  const treeFolders = [
+    ...folders.map(real),
+    ...mountedInside
+      .filter((mount) => folders.some((folder) => contains(real(folder), mount.point)))
+      .map((mount) => mount.point)
+  ]
   // A bind mount of one of the tree's folders elsewhere (attack round 17), judged in the file
   // system itself: also where the tree is reached through a bind mount (round 22).
   const boundInside = (path: string) => {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { lstatSync } from 'node:fs'
+import { join } from 'node:path'
 
 /** A file's device, inode and number of names (lstat's dev, ino, nlink). */
 export interface FileIdentity {
@@ -11,8 +12,8 @@ export interface FileIdentity {
 /**
  * Whether `file` is also a file under one of `folders` (its other name a hard link there): a
  * program on the host that is a hard link of a file of the tree is rewritten in place by
- * validation on the tree itself (`validation-overlay: false`), and git would run the result
- * (attack round 23). Only a file of more than one name on a folder's device is searched for.
+ * validation on the tree itself, and git would run the result (attack round 23). Only a file of
+ * more than one name on a folder's device is searched for.
  */
 export function hardLinkedInto(file: FileIdentity, folders: readonly string[]): boolean {
   if (file.nlink < 2) return false
@@ -20,9 +21,27 @@ export function hardLinkedInto(file: FileIdentity, folders: readonly string[]): 
     const stat = lstatSync(folder, { throwIfNoEntry: false })
     if (!stat?.isDirectory() || stat.dev !== file.dev) return false
     const linked = multiLinked(folder, `${stat.dev}:${stat.ino}`)
-    // A folder find could not list at all: any file of that device may be its.
+    // A folder find could not search at all: any file of that device may be its.
     return linked === undefined || linked.has(`${file.dev}:${file.ino}`)
   })
+}
+
+/**
+ * A file of the work tree that also has a name outside it (a hard link a setup step made, `ln`
+ * or `cp -l`), or undefined: a command run on the tree itself rewrites such a file in place,
+ * and so the file outside too, a program on the host's PATH perhaps, which later steps (and
+ * git's own ssh) run as the runner (attack round 24). `.git` is left out: the jail shows it
+ * read-only.
+ */
+export function linkedOutside(tree: string): string | undefined {
+  const names = new Map<string, { count: number; links: number; path: string }>()
+  for (const line of listMultiLinked(tree, ['-path', join(tree, '.git'), '-prune', '-o'])) {
+    const [identity = '', links = '', ...path] = line.split(' ')
+    const seen = names.get(identity) ?? { count: 0, links: Number(links), path: path.join(' ') }
+    seen.count++
+    names.set(identity, seen)
+  }
+  return [...names.values()].find((file) => file.count < file.links)?.path
 }
 
 /**
@@ -32,35 +51,47 @@ export function hardLinkedInto(file: FileIdentity, folders: readonly string[]): 
  */
 const searched = new Map<string, Set<string> | undefined>()
 
-/**
- * By hand because no library lists files by link count without a stat of each in JS; find
- * reads them in one process, on the folder's own file system (-xdev: a link never crosses one).
- */
 function multiLinked(folder: string, identity: string): Set<string> | undefined {
   const key = `${folder}\0${identity}`
-  if (searched.has(key)) return searched.get(key)
+  if (!searched.has(key)) {
+    const found = safeList(folder)
+    searched.set(key, found && new Set(found.map((line) => line.split(' ')[0]!)))
+  }
+  return searched.get(key)
+}
+
+function safeList(folder: string): string[] | undefined {
+  try {
+    return listMultiLinked(folder)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `device:inode links path` of each file under `folder` with more than one name, in the file
+ * systems mounted there too. By hand because no library lists files by link count without a
+ * stat of each in JS; find reads them in one process. A folder it cannot read (exit status 1)
+ * is one this user's commands cannot write either: what it listed holds. Throws where find
+ * could not run.
+ */
+function listMultiLinked(folder: string, prune: readonly string[] = []): string[] {
   let out: string
   try {
     out = execFileSync(
       'find',
-      [folder, '-xdev', '-type', 'f', '-links', '+1', '-printf', '%D:%i\\n'],
+      [folder, ...prune, '-type', 'f', '-links', '+1', '-printf', '%D:%i %n %p\\0'],
       {
         env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
         stdio: ['ignore', 'pipe', 'ignore'],
         encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024
+        maxBuffer: 256 * 1024 * 1024
       }
     )
   } catch (error) {
-    // Exit status 1: a folder it could not read; what it listed still holds.
     const failed = error as { status?: number | null; stdout?: string }
-    out = failed.status === 1 && failed.stdout ? failed.stdout : ''
-    if (!out) {
-      searched.set(key, undefined)
-      return undefined
-    }
+    if (failed.status !== 1) throw error
+    out = failed.stdout ?? ''
   }
-  const found = new Set(out.split('\n').filter(Boolean))
-  searched.set(key, found)
-  return found
+  return out.split('\0').filter(Boolean)
 }

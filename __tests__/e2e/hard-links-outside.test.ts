@@ -1,0 +1,72 @@
+/**
+ * A file of the work tree with another name outside it (a setup step's `ln tools/deploy-ssh
+ * /usr/local/bin/`): a command run on the tree itself rewrites it in place, and so the program
+ * outside, which git's own ssh then runs as root with the push token, and later steps too
+ * (attack round 24: Patchsmith's restore after validation left the rewritten program with one
+ * name, trusted at the push). Refused before any command runs; on an overlay commands never
+ * write the tree in place.
+ */
+import { linkSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { cleanupAfterEach } from '../support/cleanups.js'
+import { skipWithout } from '../support/sandbox-needs.js'
+import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
+
+const cleanups = cleanupAfterEach()
+
+const PROGRAM = '#!/bin/sh\nexec ssh "$@"\n'
+const REWRITE = 'echo "touch /tmp/pwned" >> tools/deploy-ssh; sh check.sh'
+
+function linkedRepo() {
+  const repo = fruitRepo({ 'tools/deploy-ssh': PROGRAM })
+  cleanups.push(() => repo.cleanup())
+  const bin = join(repo.root, 'bin')
+  mkdirSync(bin)
+  linkSync(join(repo.dir, 'tools', 'deploy-ssh'), join(bin, 'deploy-ssh'))
+  return { repo, outside: join(bin, 'deploy-ssh') }
+}
+
+describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from outside it', () => {
+  it('is refused before any command runs where commands run on the tree itself', async () => {
+    const { repo, outside } = linkedRepo()
+    const run = await runOnFruit(
+      repo,
+      fruitReplies([swap('apple', 'kiwi')]),
+      {
+        sandbox: 'required',
+        'validation-commands': REWRITE,
+        settings: 'validation-overlay: false'
+      },
+      { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
+    )
+    expect(run.exitCode).toBe(1)
+    expect(run.result.error).toMatchObject({
+      code: 'SECURITY_VIOLATION',
+      details: { rule: 'hard-link-outside-tree', path: 'tools/deploy-ssh' }
+    })
+    expect(run.result.error!.message).toContain('cp, not ln')
+    expect(run.server.requests).toHaveLength(0)
+    expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  it.skipIf(skipWithout('unshare'))(
+    'runs on an overlay, where the file outside is never written',
+    async () => {
+      const { repo, outside } = linkedRepo()
+      const run = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        { sandbox: 'required', 'validation-commands': REWRITE },
+        { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
+      )
+      expect(run.stdout).toContain('on an overlay of the work tree')
+      // What validation did to the file is put back in the tree by a new file, never in place.
+      expect(run.exitCode, run.stdout).toBe(0)
+      expect(run.result.data![0]!.files_changed).toEqual(['fruit.txt'])
+      expect(readFileSync(join(repo.dir, 'tools', 'deploy-ssh'), 'utf8')).toBe(PROGRAM)
+      expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
+    }
+  )
+})
