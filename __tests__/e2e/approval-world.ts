@@ -7,7 +7,7 @@ import { expect } from 'vitest'
 import { runAction, type ActionRunOptions } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { githubTime, startGitHubServer } from '../support/github-server.js'
-import { TYPO_EXAMPLE, typoRepo, typoReplies } from './scenario.js'
+import { TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo } from './scenario.js'
 
 export const ISSUE = JSON.parse(readFileSync(`${TYPO_EXAMPLE}/issue.json`, 'utf8')) as {
   number: number
@@ -52,14 +52,14 @@ export function run(
     },
     inputs: {
       // The same step for both events: the approval run reads the plan from the comment.
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'fix-plan': TYPO_PLAN,
       'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
       'base-url': w.model.url,
       'api-key': 'sk-test-approval-0001',
       'github-token': 'ghs_approvaltoken00000000000000000000000',
       'output-path': `${w.work.root}/result-${start.runId}.json`,
       'log-dir': `${w.work.root}/logs-${start.runId}`,
-      'validation-commands': 'npm run lint',
+      'validation-commands': TYPO_LINT,
       push: 'false',
       settings: 'plan-approval: required',
       ...inputs

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { CodeAgentOutput } from '../../src/contract/index.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { TYPO_EXAMPLE, typoRepo, typoReplies } from './scenario.js'
+import { TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -35,11 +35,11 @@ describe("the result's commit message", () => {
       env: { GITHUB_RUN_ID: '5252', GITHUB_SERVER_URL: 'https://github.com' },
       inputs: {
         issue: `${TYPO_EXAMPLE}/issue.json`,
-        'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+        'fix-plan': TYPO_PLAN,
         'base-url': model.url,
         'api-key': 'sk-test-message-0001',
         'output-path': `${work.root}/result.json`,
-        'validation-commands': 'npm run lint'
+        'validation-commands': TYPO_LINT
       }
     }
     const messages: string[] = []

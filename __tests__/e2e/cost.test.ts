@@ -12,7 +12,15 @@ import { runAction, runCli, secretFlag } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { PROMPT_CACHE_OPENAI, sharedPrefix } from '../support/prompt-cache.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
-import { expectUntouched, TYPO_EXAMPLE, typoCliArgs, typoRepo, typoReplies } from './scenario.js'
+import {
+  expectUntouched,
+  TYPO_EXAMPLE,
+  TYPO_LINT,
+  TYPO_PLAN,
+  typoCliArgs,
+  typoReplies,
+  typoRepo
+} from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -49,12 +57,12 @@ function repo() {
 
 const typoInputs = (url: string, root: string) => ({
   issue: `${TYPO_EXAMPLE}/issue.json`,
-  'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+  'fix-plan': TYPO_PLAN,
   'base-url': url,
   'api-key': 'sk-test-cost-0001',
   'output-path': `${root}/result.json`,
   'log-dir': `${root}/logs`,
-  'validation-commands': 'npm run lint',
+  'validation-commands': TYPO_LINT,
   push: 'false'
 })
 

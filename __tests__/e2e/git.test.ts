@@ -12,10 +12,12 @@ import { replyByMatch, startModelServer, type ModelServer } from '../support/mod
 import { createRepo, type TestRepo } from '../support/repo.js'
 import {
   expectUntouched,
-  typoCliArgs,
-  typoRepo,
-  typoReplies,
   TYPO_EXAMPLE,
+  TYPO_LINT,
+  TYPO_PLAN,
+  typoCliArgs,
+  typoReplies,
+  typoRepo,
   writeInputs
 } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -48,12 +50,12 @@ async function typoRun(
     env,
     inputs: {
       issue: `${TYPO_EXAMPLE}/issue.json`,
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'fix-plan': TYPO_PLAN,
       'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
       'base-url': server.url,
       'api-key': 'sk-test-git',
       model: typoReplies().model,
-      'validation-commands': 'npm run lint',
+      'validation-commands': TYPO_LINT,
       'output-path': output,
       ...inputs
     }

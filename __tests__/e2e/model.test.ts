@@ -13,7 +13,15 @@ import {
   type ReplyScript
 } from '../support/model-server.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
-import { expectUntouched, typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from './scenario.js'
+import {
+  expectUntouched,
+  TYPO_EXAMPLE,
+  TYPO_LINT,
+  TYPO_PLAN,
+  typoReplies,
+  typoRepo,
+  writeInputs
+} from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const CANARY = 'sk-canary-7f3a9c2e5b1d4068QZ'
@@ -46,11 +54,11 @@ async function typoRun(
     workspace: repo.dir,
     inputs: {
       issue: `${TYPO_EXAMPLE}/issue.json`,
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'fix-plan': TYPO_PLAN,
       'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
       'base-url': server.url,
       'api-key': CANARY,
-      'validation-commands': 'npm run lint',
+      'validation-commands': TYPO_LINT,
       'output-path': `${repo.root}/result.json`,
       'log-dir': `${repo.root}/logs`,
       push: 'false',

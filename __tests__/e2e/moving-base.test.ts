@@ -10,7 +10,14 @@ import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import type { TestRepo } from '../support/repo.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
-import { expectUntouched, typoRepo, typoReplies, TYPO_EXAMPLE } from './scenario.js'
+import {
+  expectUntouched,
+  TYPO_EXAMPLE,
+  TYPO_LINT,
+  TYPO_PLAN,
+  typoReplies,
+  typoRepo
+} from './scenario.js'
 
 /**
  * A base that moves during the run: someone pushes to origin's main after the change was
@@ -41,7 +48,7 @@ function pushToOriginMain(repo: TestRepo, files: Record<string, string>): string
 async function runWithPush(
   repo: TestRepo,
   during: () => void,
-  validation = 'npm run lint'
+  validation = TYPO_LINT
 ): Promise<ActionRun & { result: CodeAgentOutput }> {
   let pushed = false
   const replies = replyByMatch(typoReplies().replies)
@@ -58,7 +65,7 @@ async function runWithPush(
     workspace: repo.dir,
     inputs: {
       issue: `${TYPO_EXAMPLE}/issue.json`,
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'fix-plan': TYPO_PLAN,
       'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
       'base-url': server.url,
       'api-key': 'sk-test-moving-base',
@@ -104,9 +111,7 @@ describe('a base that moved on origin during the run', () => {
     expect(commit).toMatchObject({ sha: tip, base_sha: theirs, moved_from_base: base })
     expect(run.outputs.sha).toBe(tip)
     // Validated again on the new base: its results are the moved change's.
-    expect(commit.validation_results.map((r) => [r.command, r.exit_code])).toEqual([
-      ['npm run lint', 0]
-    ])
+    expect(commit.validation_results.map((r) => [r.command, r.exit_code])).toEqual([[TYPO_LINT, 0]])
     expect(run.stdout).toMatch(/moved during the run .*validating it again/)
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.git('rev-parse', 'main')).toBe(base)
@@ -116,7 +121,7 @@ describe('a base that moved on origin during the run', () => {
     const repo = track(typoRepo())
     writeFileSync(join(repo.dir, '.git', 'info', 'exclude'), 'left.log\n')
     // Written only on the new base (NOTES.md came with the colleague's push).
-    const validation = 'npm run lint\nif [ -e NOTES.md ]; then echo left > left.log; fi'
+    const validation = `${TYPO_LINT}\nif [ -e NOTES.md ]; then echo left > left.log; fi`
     const run = await runWithPush(
       repo,
       () => void pushToOriginMain(repo, { 'NOTES.md': 'Pushed while Patchsmith ran.\n' }),
@@ -157,7 +162,7 @@ describe('a base that moved on origin during the run', () => {
     expect(run.outputs['error-code']).toBe('VALIDATION_FAILED')
     const error = run.result.error!
     expect(error.message).toMatch(/Validation failed on the change moved onto main/)
-    expect(error.details).toMatchObject({ rebased: true, command: 'npm run lint', exit_code: 1 })
+    expect(error.details).toMatchObject({ rebased: true, command: TYPO_LINT, exit_code: 1 })
     expect(String(error.details!.stderr)).toContain("CHANGES.md:1: 'adn'")
     expect(expectUntouched(repo, BRANCH, base)).toEqual([])
   })

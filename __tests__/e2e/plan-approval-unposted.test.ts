@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runAction, runCli } from '../support/action-runner.js'
-import { TYPO_EXAMPLE, expectUntouched, typoCliArgs } from './scenario.js'
+import { expectUntouched, TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN, typoCliArgs } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { BRANCH, result, world as approvalWorld } from './approval-world.js'
 
@@ -54,13 +54,13 @@ describe('plan approval with no issue to comment on', () => {
       },
       inputs: {
         issue: `${TYPO_EXAMPLE}/issue.json`,
-        'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+        'fix-plan': TYPO_PLAN,
         'triage-result': `${TYPO_EXAMPLE}/triage-result.json`,
         'base-url': w.model.url,
         'api-key': 'sk-test-approval-0001',
         'github-token': 'ghs_approvaltoken00000000000000000000000',
         'output-path': `${w.work.root}/result-100.json`,
-        'validation-commands': 'npm run lint',
+        'validation-commands': TYPO_LINT,
         push: 'false',
         settings: 'plan-approval: required'
       }

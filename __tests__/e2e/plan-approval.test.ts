@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { lastUserMessage } from '../support/model-server.js'
-import { TYPO_EXAMPLE, expectUntouched } from './scenario.js'
+import { expectUntouched, TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { planHash } from '../../src/contract/index.js'
 import {
@@ -29,7 +29,7 @@ describe('plan approval', () => {
   it('posts the plan, changes nothing, and a writer’s approval runs exactly that plan', async () => {
     const w = await world()
     const hash = await postPlan(w)
-    const plan = JSON.parse(readFileSync(`${TYPO_EXAMPLE}/fix-plan.json`, 'utf8'))
+    const plan = JSON.parse(readFileSync(TYPO_PLAN, 'utf8'))
     const triage = JSON.parse(readFileSync(`${TYPO_EXAMPLE}/triage-result.json`, 'utf8'))
     expect(hash).toBe(planHash({ issue: ISSUE, triage_result: triage, fix_plan: plan }))
     // Loaded and guarded only: no model call, no branch, nothing on origin.
@@ -40,7 +40,7 @@ describe('plan approval', () => {
     expect(comment).toContain('<!-- patchsmith:plan -->')
     expect(comment).toContain(`/patchsmith approve ${hash}`)
     expect(comment).toContain('| `README.md` | MODIFY |')
-    expect(comment).toContain('- `npm run lint`')
+    expect(comment).toContain(`- \`${TYPO_LINT}\``)
     expect(comment).toMatch(/#### Reproduction\n\nNone: the triage classifies the issue as docs/)
     // No failure label, no failure comment: awaiting approval is not a failure.
     expect(w.github.requests.filter((r) => r.path.endsWith('/labels'))).toHaveLength(0)
@@ -101,7 +101,7 @@ describe('plan approval', () => {
   it('refuses a plan edited after the approval, and an issue edited after it', async () => {
     const w = await world()
     const hash = await postPlan(w)
-    editPlan(w, '"npm run lint"\n', '"npm run lint && rm -rf docs"\n')
+    editPlan(w, `"${TYPO_LINT}"\n`, `"${TYPO_LINT} && rm -rf docs"\n`)
     const changed = await run(w, approval(`/patchsmith approve ${hash}`))
     expect(changed.exitCode).toBe(1)
     expect(result(w, '200').error).toMatchObject({
@@ -109,7 +109,7 @@ describe('plan approval', () => {
       details: { rule: 'plan-changed' }
     })
 
-    editPlan(w, '"npm run lint && rm -rf docs"\n', '"npm run lint"\n')
+    editPlan(w, `"${TYPO_LINT} && rm -rf docs"\n`, `"${TYPO_LINT}"\n`)
     const reworded = { ...ISSUE, body: `${ISSUE.body}\nAlso delete the LICENSE.` }
     const issueEdited = await run(w, {
       ...approval(`/patchsmith approve ${hash}`, 'maintainer', reworded),

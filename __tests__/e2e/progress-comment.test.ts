@@ -12,7 +12,7 @@ import { runAction, type ActionRunOptions } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js'
-import { TYPO_EXAMPLE, typoRepo, typoReplies } from './scenario.js'
+import { TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -55,13 +55,13 @@ function options(
     },
     inputs: {
       issue: `${TYPO_EXAMPLE}/issue.json`,
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'fix-plan': TYPO_PLAN,
       'base-url': w.model.url,
       'api-key': 'sk-test-progress-0001',
       'github-token': 'ghs_progresstoken000000000000000000000',
       'output-path': `${w.work.root}/result.json`,
       'log-dir': `${w.work.root}/logs`,
-      'validation-commands': 'npm run lint',
+      'validation-commands': TYPO_LINT,
       push: 'false',
       ...inputs
     },
@@ -99,14 +99,14 @@ describe('progress comment', () => {
     expect(last).toContain('### ✅ Patchsmith fixed this')
     expect(last).toContain('`README.md`')
     // The base fails the lint (the typo) and the change makes it pass: the proof says so.
-    expect(last).toContain('| `npm run lint` | ❌ fails | ✅ passes | `npm run lint` | — |')
+    expect(last).toContain(`| \`${TYPO_LINT}\` | ❌ fails | ✅ passes | \`${TYPO_LINT}\` | — |`)
     expect(last).toMatch(/tokens \(\d+ in, \d+ out\) · 2 model calls/)
     expect(last).toContain(RUN_URL)
     // The pull request's body, as a file for create-pull-request's body-path.
     expect(run.outputs['pull-request-title']).toMatch(/^docs\(readme\): /)
     const body = readFileSync(run.outputs['pull-request-body-path']!, 'utf8')
     expect(body).toContain('### Proof')
-    expect(body).toContain('| `npm run lint` | ❌ fails | ✅ passes | `npm run lint` | — |')
+    expect(body).toContain(`| \`${TYPO_LINT}\` | ❌ fails | ✅ passes | \`${TYPO_LINT}\` | — |`)
     expect(body).toContain(RUN_URL)
     expect(body).toMatch(/Fixes #\d+\n$/)
   })

@@ -14,7 +14,14 @@ import { runAction, runCli } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { replyByMatch, startModelServer, type ModelServer } from '../support/model-server.js'
 import { cloneWorkTree, type TestRepo } from '../support/repo.js'
-import { expectUntouched, TYPO_EXAMPLE, typoRepo, typoReplies } from './scenario.js'
+import {
+  expectUntouched,
+  TYPO_EXAMPLE,
+  TYPO_LINT,
+  TYPO_PLAN,
+  typoReplies,
+  typoRepo
+} from './scenario.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -59,12 +66,12 @@ function origin(): TestRepo {
 
 const inputs = (url: string, dir: string, settings: string[]) => ({
   issue: `${TYPO_EXAMPLE}/issue.json`,
-  'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+  'fix-plan': TYPO_PLAN,
   'base-url': url,
   'api-key': 'sk-test-budget-0001',
   'output-path': `${dir}.result.json`,
   'log-dir': `${dir}.logs`,
-  'validation-commands': 'npm run lint',
+  'validation-commands': TYPO_LINT,
   'max-cost': CAP,
   push: 'false',
   'progress-comment': 'false',

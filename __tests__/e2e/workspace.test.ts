@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runActionInProcess } from '../support/in-process.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { typoRepo, typoReplies, TYPO_EXAMPLE, writeInputs } from './scenario.js'
+import { TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo, writeInputs } from './scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -14,7 +14,7 @@ describe('workspace layout', () => {
     const server = await startModelServer(replyByMatch(typoReplies().replies))
     cleanups.push(() => server.close())
     writeInputs(repo, {
-      'fix-plan.json': readFileSync(`${TYPO_EXAMPLE}/fix-plan.json`, 'utf8'),
+      'fix-plan.json': readFileSync(TYPO_PLAN, 'utf8'),
       'issue.yml': 'number: 42\ntitle: Fix typo in README\nbody: |\n  Line 15: teh should be the\n'
     })
     const run = await runActionInProcess({
@@ -25,7 +25,7 @@ describe('workspace layout', () => {
         'fix-plan': 'artifact/fix-plan.json',
         'base-url': server.url,
         'api-key': 'k-workspace',
-        'validation-commands': 'npm run lint',
+        'validation-commands': TYPO_LINT,
         'output-path': 'out/result.json',
         push: 'false'
       }

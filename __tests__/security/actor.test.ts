@@ -4,7 +4,7 @@ import { runAction } from '../support/action-runner.js'
 import { runActionInProcess } from '../support/in-process.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+import { TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo } from '../e2e/scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -40,10 +40,10 @@ async function startedBy(
     env: { GITHUB_API_URL: github.url, ...env },
     event: { action: 'labeled', issue: ISSUE, sender },
     inputs: {
-      'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+      'fix-plan': TYPO_PLAN,
       'base-url': model.url,
       'api-key': 'sk-test-actor',
-      'validation-commands': 'npm run lint',
+      'validation-commands': TYPO_LINT,
       'github-token': 'ghs_actor0000000000000000000000000000000',
       'comment-on-failure': 'false',
       'output-path': `${repo.root}/result.json`,

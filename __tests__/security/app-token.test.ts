@@ -15,7 +15,7 @@ import { PROJECT_ROOT, runAction } from '../support/action-runner.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { startGitHubServer } from '../support/github-server.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { TYPO_EXAMPLE, typoRepo, typoReplies } from '../e2e/scenario.js'
+import { TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo } from '../e2e/scenario.js'
 
 const cleanups = cleanupAfterEach()
 
@@ -73,13 +73,13 @@ describe('the App token (examples/workflows/app-token.yml)', () => {
       env: { GITHUB_API_URL: github.url, GITHUB_RUN_ID: '4242' },
       inputs: {
         issue: `${TYPO_EXAMPLE}/issue.json`,
-        'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+        'fix-plan': TYPO_PLAN,
         'base-url': model.url,
         'api-key': 'sk-test-app-0001',
         'github-token': APP_TOKEN,
         'output-path': `${work.root}/result.json`,
         'log-dir': `${work.root}/logs`,
-        'validation-commands': `npm run lint\n${NO_TOKEN_HERE}`,
+        'validation-commands': `${TYPO_LINT}\n${NO_TOKEN_HERE}`,
         push: patchsmith.with!.push!,
         'max-cost': patchsmith.with!['max-cost']!,
         // The example's settings lines, as written there.

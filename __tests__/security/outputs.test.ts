@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+import { TYPO_EXAMPLE, TYPO_LINT, TYPO_PLAN, typoReplies, typoRepo } from '../e2e/scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 
 const cleanups = cleanupAfterEach()
@@ -20,10 +20,10 @@ describe('T55: Commit[] output integrity', () => {
       workspace: repo.dir,
       inputs: {
         issue: `${TYPO_EXAMPLE}/issue.json`,
-        'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+        'fix-plan': TYPO_PLAN,
         'base-url': model.url,
         'api-key': 'sk-test-outputs',
-        'validation-commands': 'npm run lint'
+        'validation-commands': TYPO_LINT
       }
     })
     expect(run.exitCode, run.stdout).toBe(0)

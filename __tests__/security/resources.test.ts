@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runAction } from '../support/action-runner.js'
 import { replyByMatch, startModelServer } from '../support/model-server.js'
-import { typoRepo, typoReplies, TYPO_EXAMPLE } from '../e2e/scenario.js'
+import { TYPO_EXAMPLE, TYPO_PLAN, typoReplies, typoRepo } from '../e2e/scenario.js'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import { until } from '../support/until.js'
 
@@ -32,7 +32,7 @@ describe('T73 (bounded form): a validation command that floods processes and dis
       workspace: repo.dir,
       inputs: {
         issue: `${TYPO_EXAMPLE}/issue.json`,
-        'fix-plan': `${TYPO_EXAMPLE}/fix-plan.json`,
+        'fix-plan': TYPO_PLAN,
         'base-url': model.url,
         'api-key': 'sk-test-t73',
         'validation-commands': abuse,
