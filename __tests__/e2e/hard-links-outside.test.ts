@@ -6,7 +6,8 @@
  * name, trusted at the push). Refused before any command runs; on an overlay commands never
  * write the tree in place.
  */
-import { linkSync, mkdirSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { linkSync, lstatSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -14,6 +15,13 @@ import { skipWithout } from '../support/sandbox-needs.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
+
+/** A folder no copy can be made in (as root its mode stops nothing): read-only where it is. */
+function readOnly(folder: string): () => void {
+  execFileSync('mount', ['--bind', folder, folder])
+  execFileSync('mount', ['-o', 'remount,bind,ro', folder])
+  return () => execFileSync('umount', [folder])
+}
 
 const PROGRAM = '#!/bin/sh\nexec ssh "$@"\n'
 const REWRITE = 'echo "touch /tmp/pwned" >> tools/deploy-ssh; sh check.sh'
@@ -28,7 +36,7 @@ function linkedRepo() {
 }
 
 describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from outside it', () => {
-  it('is refused before any command runs where commands run on the tree itself', async () => {
+  it('is made a copy of its own before any command runs where commands run on the tree itself', async () => {
     const { repo, outside } = linkedRepo()
     const run = await runOnFruit(
       repo,
@@ -40,15 +48,40 @@ describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from 
       },
       { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
     )
-    expect(run.exitCode).toBe(1)
-    expect(run.result.error).toMatchObject({
-      code: 'SECURITY_VIOLATION',
-      details: { rule: 'hard-link-outside-tree', path: 'tools/deploy-ssh' }
-    })
-    expect(run.result.error!.message).toContain('cp, not ln')
-    expect(run.server.requests).toHaveLength(0)
+    expect(run.stdout).toContain('1 file(s) of the work tree had a name outside it')
+    // What validation wrote reached the tree's copy alone.
     expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
-    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(lstatSync(outside).nlink).toBe(1)
+    expect(run.result.error?.details?.path ?? run.result.data![0]!.files_changed).not.toContain(
+      'bin/deploy-ssh'
+    )
+  })
+
+  it('is refused where it cannot be made a copy of its own', async () => {
+    const { repo, outside } = linkedRepo()
+    const writable = readOnly(join(repo.dir, 'tools'))
+    try {
+      const run = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        {
+          sandbox: 'required',
+          'validation-commands': REWRITE,
+          settings: 'validation-overlay: false'
+        },
+        { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
+      )
+      expect(run.exitCode).toBe(1)
+      expect(run.result.error).toMatchObject({
+        code: 'SECURITY_VIOLATION',
+        details: { rule: 'hard-link-outside-tree', path: 'tools/deploy-ssh' }
+      })
+      expect(run.result.error!.message).toContain('cp, not ln')
+      expect(run.server.requests).toHaveLength(0)
+      expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
+    } finally {
+      writable()
+    }
   })
 
   it.skipIf(skipWithout('unshare'))(

@@ -9,6 +9,7 @@ import {
   installAdvice,
   jailLayout,
   linkedOutside,
+  separate,
   Sandbox,
   type BackendName
 } from '../sandbox/index.js'
@@ -47,7 +48,7 @@ export async function openSandbox(
     overlay: config.validationOverlay
   })
   if (sandbox.active) {
-    if (!sandbox.overlays) refuseLinksOutside(repoDir, sandbox)
+    if (!sandbox.overlays) separateLinksOutside(repoDir, sandbox, logger)
     const overlay = sandbox.overlays ? ', on an overlay of the work tree' : ''
     logger.info(`Validation runs in a sandbox (${sandbox.backend}${overlay}).`)
     if (config.validationNetwork === 'open')
@@ -73,17 +74,23 @@ export async function openSandbox(
 
 /**
  * Commands run on the work tree itself (no overlay): a file of the tree with a name outside it
- * (a setup step's hard link into a PATH folder) would be rewritten there too, in place, and a
- * later step, or git's own ssh at the push, would run it (attack round 24). Refused before any
- * command runs.
+ * (a setup step's hard link into a PATH folder, pnpm's store) would be rewritten there too, in
+ * place, and a later step, or git's own ssh at the push, would run it (attack round 24). Each
+ * such file becomes a copy of its own before any command runs; one that cannot is refused.
  */
-function refuseLinksOutside(repoDir: string, sandbox: Sandbox): void {
-  const path = linkedOutside(repoDir)
-  if (path === undefined) return
-  sandbox.dispose()
-  throw new SecurityViolationError(
-    `A file of the work tree has another name outside it (a hard link: ${relative(repoDir, path)}), and validation runs on the work tree itself here, so a command could rewrite that file outside the tree too. Copy it instead of linking it (cp, not ln or cp -l), or run as root with validation-overlay: true, where commands write to an overlay.`,
-    { rule: 'hard-link-outside-tree', path: relative(repoDir, path) }
+function separateLinksOutside(repoDir: string, sandbox: Sandbox, logger: Logger): void {
+  const paths = linkedOutside(repoDir)
+  if (paths.length === 0) return
+  const failed = separate(paths)
+  if (failed !== undefined) {
+    sandbox.dispose()
+    throw new SecurityViolationError(
+      `A file of the work tree has another name outside it (a hard link: ${relative(repoDir, failed)}) and could not be made a copy of its own; validation runs on the work tree itself here, so a command could rewrite that file outside the tree too. Copy it instead of linking it (cp, not ln or cp -l), or run as root with validation-overlay: true, where commands write to an overlay.`,
+      { rule: 'hard-link-outside-tree', path: relative(repoDir, failed) }
+    )
+  }
+  logger.info(
+    `${paths.length} file(s) of the work tree had a name outside it (hard links, such as pnpm's store or a setup step's ln): each is now a copy of its own, so no command rewrites a file outside the tree.`
   )
 }
 

@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { lstatSync } from 'node:fs'
-import { join } from 'node:path'
+import {
+  chmodSync,
+  chownSync,
+  constants,
+  copyFileSync,
+  lstatSync,
+  renameSync,
+  rmSync,
+  utimesSync
+} from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 
 /** A file's device, inode and number of names (lstat's dev, ino, nlink). */
 export interface FileIdentity {
@@ -27,21 +36,44 @@ export function hardLinkedInto(file: FileIdentity, folders: readonly string[]): 
 }
 
 /**
- * A file of the work tree that also has a name outside it (a hard link a setup step made, `ln`
- * or `cp -l`), or undefined: a command run on the tree itself rewrites such a file in place,
- * and so the file outside too, a program on the host's PATH perhaps, which later steps (and
- * git's own ssh) run as the runner (attack round 24). `.git` is left out: the jail shows it
- * read-only.
+ * The files of the work tree that also have a name outside it: hard links a setup step made
+ * (`ln`, `cp -l`), or pnpm's store. A command run on the tree itself rewrites such a file in
+ * place, and so the file outside too: a program on the host's PATH that later steps (and git's
+ * own ssh) run as the runner, or a store a cache carries to other workflows (attack round 24).
+ * `.git` is left out: the jail shows it read-only.
  */
-export function linkedOutside(tree: string): string | undefined {
-  const names = new Map<string, { count: number; links: number; path: string }>()
+export function linkedOutside(tree: string): string[] {
+  const names = new Map<string, { paths: string[]; links: number }>()
   for (const line of listMultiLinked(tree, ['-path', join(tree, '.git'), '-prune', '-o'])) {
     const [identity = '', links = '', ...path] = line.split(' ')
-    const seen = names.get(identity) ?? { count: 0, links: Number(links), path: path.join(' ') }
-    seen.count++
+    const seen = names.get(identity) ?? { paths: [], links: Number(links) }
+    seen.paths.push(path.join(' '))
     names.set(identity, seen)
   }
-  return [...names.values()].find((file) => file.count < file.links)?.path
+  return [...names.values()].flatMap((file) => (file.paths.length < file.links ? file.paths : []))
+}
+
+/**
+ * Each file a copy of its own, in place of the shared one (same content, mode, owner and
+ * times; a rename, so never half there): what a command then writes stays in the tree. The
+ * first path that could not be separated, or undefined.
+ */
+export function separate(paths: readonly string[]): string | undefined {
+  for (const path of paths) {
+    const copy = join(dirname(path), `.patchsmith-copy-${process.pid}-${basename(path)}`)
+    try {
+      const stat = lstatSync(path)
+      copyFileSync(path, copy, constants.COPYFILE_EXCL)
+      chownSync(copy, stat.uid, stat.gid)
+      chmodSync(copy, stat.mode & 0o7777)
+      utimesSync(copy, stat.atime, stat.mtime)
+      renameSync(copy, path)
+    } catch {
+      rmSync(copy, { force: true })
+      return path
+    }
+  }
+  return undefined
 }
 
 /**
