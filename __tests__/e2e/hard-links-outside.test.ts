@@ -11,6 +11,7 @@ import { linkSync, lstatSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
+import type { TestRepo } from '../support/repo.js'
 import { skipWithout } from '../support/sandbox-needs.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
@@ -35,42 +36,35 @@ function linkedRepo() {
   return { repo, outside: join(bin, 'deploy-ssh') }
 }
 
+/** A run whose validation rewrites tools/deploy-ssh in place, on the tree itself. */
+function onTheTreeItself(repo: TestRepo) {
+  return runOnFruit(
+    repo,
+    fruitReplies([swap('apple', 'kiwi')]),
+    { sandbox: 'required', 'validation-commands': REWRITE, settings: 'validation-overlay: false' },
+    { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
+  )
+}
+
 describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from outside it', () => {
   it('is made a copy of its own before any command runs where commands run on the tree itself', async () => {
     const { repo, outside } = linkedRepo()
-    const run = await runOnFruit(
-      repo,
-      fruitReplies([swap('apple', 'kiwi')]),
-      {
-        sandbox: 'required',
-        'validation-commands': REWRITE,
-        settings: 'validation-overlay: false'
-      },
-      { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
-    )
+    const run = await onTheTreeItself(repo)
     expect(run.stdout).toContain('1 file(s) of the work tree had a name outside it')
     // What validation wrote reached the tree's copy alone.
     expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
     expect(lstatSync(outside).nlink).toBe(1)
-    expect(run.result.error?.details?.path ?? run.result.data![0]!.files_changed).not.toContain(
-      'bin/deploy-ssh'
-    )
+    // The run goes on: the change committed alone, the tree's own copy put back.
+    expect(run.exitCode, run.stdout).toBe(0)
+    expect(run.result.data![0]!.files_changed).toEqual(['fruit.txt'])
+    expect(readFileSync(join(repo.dir, 'tools', 'deploy-ssh'), 'utf8')).toBe(PROGRAM)
   })
 
   it('is refused where it cannot be made a copy of its own', async () => {
     const { repo, outside } = linkedRepo()
     const writable = readOnly(join(repo.dir, 'tools'))
     try {
-      const run = await runOnFruit(
-        repo,
-        fruitReplies([swap('apple', 'kiwi')]),
-        {
-          sandbox: 'required',
-          'validation-commands': REWRITE,
-          settings: 'validation-overlay: false'
-        },
-        { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
-      )
+      const run = await onTheTreeItself(repo)
       expect(run.exitCode).toBe(1)
       expect(run.result.error).toMatchObject({
         code: 'SECURITY_VIOLATION',
