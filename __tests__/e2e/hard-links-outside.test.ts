@@ -7,7 +7,7 @@
  * write the tree in place.
  */
 import { execFileSync } from 'node:child_process'
-import { linkSync, lstatSync, mkdirSync, readFileSync } from 'node:fs'
+import { linkSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
@@ -17,11 +17,17 @@ import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
 
-/** A folder no copy can be made in (as root its mode stops nothing): read-only where it is. */
-function readOnly(folder: string): () => void {
-  execFileSync('mount', ['--bind', folder, folder])
-  execFileSync('mount', ['-o', 'remount,bind,ro', folder])
-  return () => execFileSync('umount', [folder])
+/**
+ * A folder no copy can be renamed into, its files still writable in place (as root a mode
+ * stops nothing): immutable (chattr +i). Undefined where the file system has no such flag.
+ */
+function immutable(folder: string): (() => void) | undefined {
+  try {
+    execFileSync('chattr', ['+i', folder], { stdio: 'ignore' })
+  } catch {
+    return undefined
+  }
+  return () => execFileSync('chattr', ['-i', folder], { stdio: 'ignore' })
 }
 
 const PROGRAM = '#!/bin/sh\nexec ssh "$@"\n'
@@ -50,7 +56,9 @@ describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from 
   it('is made a copy of its own before any command runs where commands run on the tree itself', async () => {
     const { repo, outside } = linkedRepo()
     const run = await onTheTreeItself(repo)
-    expect(run.stdout).toContain('1 file(s) of the work tree had a name outside it')
+    expect(run.stdout).toContain(
+      "1 file(s) of the work tree or of git's folder had more than one name"
+    )
     // What validation wrote reached the tree's copy alone.
     expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
     expect(lstatSync(outside).nlink).toBe(1)
@@ -60,32 +68,32 @@ describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from 
     expect(readFileSync(join(repo.dir, 'tools', 'deploy-ssh'), 'utf8')).toBe(PROGRAM)
   })
 
-  // Made read-only by a mount: as root (a user's mode stops the copy anyway).
-  it.skipIf(process.getuid?.() !== 0)(
-    'is refused where it cannot be made a copy of its own',
-    async () => {
-      const { repo, outside } = linkedRepo()
-      const writable = readOnly(join(repo.dir, 'tools'))
-      try {
-        const run = await onTheTreeItself(repo)
-        expect(run.exitCode).toBe(1)
-        expect(run.result.error).toMatchObject({
-          code: 'SECURITY_VIOLATION',
-          details: { rule: 'hard-link-outside-tree', path: 'tools/deploy-ssh' }
-        })
-        expect(run.result.error!.message).toContain('cp, not ln')
-        expect(run.server.requests).toHaveLength(0)
-        expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
-      } finally {
-        writable()
-      }
+  it('is refused where it cannot be made a copy of its own', async (context) => {
+    const { repo, outside } = linkedRepo()
+    const undo = immutable(join(repo.dir, 'tools'))
+    if (!undo) return context.skip('chattr +i does not work here')
+    try {
+      const run = await onTheTreeItself(repo)
+      expect(run.exitCode).toBe(1)
+      expect(run.result.error).toMatchObject({
+        code: 'SECURITY_VIOLATION',
+        details: { rule: 'hard-link-outside-tree', path: 'tools/deploy-ssh' }
+      })
+      expect(run.result.error!.message).toContain('cp, not ln')
+      expect(run.server.requests).toHaveLength(0)
+      expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
+    } finally {
+      undo()
     }
-  )
+  })
 
   it.skipIf(skipWithout('unshare'))(
     'runs on an overlay, where the file outside is never written',
     async () => {
       const { repo, outside } = linkedRepo()
+      const hook = join(repo.root, 'bin', 'shared-hook')
+      writeFileSync(hook, '#!/bin/sh\n')
+      linkSync(hook, join(repo.dir, '.git', 'hooks', 'post-commit'))
       const run = await runOnFruit(
         repo,
         fruitReplies([swap('apple', 'kiwi')]),
@@ -93,6 +101,8 @@ describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from 
         { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' }
       )
       expect(run.stdout).toContain('on an overlay of the work tree')
+      // git's folder is written through the overlay (the hooked commit): its links are cut too.
+      expect(lstatSync(hook).nlink).toBe(1)
       // What validation did to the file is put back in the tree by a new file, never in place.
       expect(run.exitCode, run.stdout).toBe(0)
       expect(run.result.data![0]!.files_changed).toEqual(['fruit.txt'])

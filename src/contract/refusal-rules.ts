@@ -48,7 +48,7 @@ export const REFUSAL_RULES = {
   'command-not-allowed': 'the plan asks to run a command that is not a trusted validation command',
   'sandbox-unavailable': 'no sandbox works and the settings require one',
   'hard-link-outside-tree':
-    'a file of the work tree with a name outside it could not be made a copy of its own, and commands run on the tree itself',
+    "a file of the work tree or of git's folder with more than one name could not be made a copy of its own",
   'setup-failed': 'a setup command failed on the base commit',
   'reproduction-required':
     'no test reproduced the issue on the base and `require-reproduction` is set',

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { RunConfig } from '../config.js'
 import { SecurityViolationError } from '../contract/index.js'
@@ -8,7 +8,8 @@ import {
   BACKENDS,
   installAdvice,
   jailLayout,
-  linkedOutside,
+  contains,
+  multiLinkedIn,
   separate,
   Sandbox,
   type BackendName
@@ -48,7 +49,7 @@ export async function openSandbox(
     overlay: config.validationOverlay
   })
   if (sandbox.active) {
-    if (!sandbox.overlays) separateLinksOutside(repoDir, sandbox, logger)
+    separateLinks(repoDir, sandbox, logger)
     const overlay = sandbox.overlays ? ', on an overlay of the work tree' : ''
     logger.info(`Validation runs in a sandbox (${sandbox.backend}${overlay}).`)
     if (config.validationNetwork === 'open')
@@ -73,25 +74,49 @@ export async function openSandbox(
 }
 
 /**
- * Commands run on the work tree itself (no overlay): a file of the tree with a name outside it
- * (a setup step's hard link into a PATH folder, pnpm's store) would be rewritten there too, in
- * place, and a later step, or git's own ssh at the push, would run it (attack round 24). Each
- * such file becomes a copy of its own before any command runs; one that cannot is refused.
+ * What commands may rewrite in place holds no file of more than one name: the work tree where
+ * commands run on it (no overlay), and git's folders, which the hooked commit writes through
+ * even on an overlay (but for the read-only object store). A file with another name, outside
+ * (a setup step's hard link into a PATH folder, pnpm's store, a shared hook), would be
+ * rewritten there too, and a later step, or git's own ssh at the push, would run it (attack
+ * rounds 24 and 25). Each becomes a copy of its own before any command runs; where one cannot,
+ * or a folder hides what it holds, the run is refused.
  */
-function separateLinksOutside(repoDir: string, sandbox: Sandbox, logger: Logger): void {
-  const paths = linkedOutside(repoDir)
-  if (paths.length === 0) return
-  const failed = separate(paths)
-  if (failed !== undefined) {
+function separateLinks(repoDir: string, sandbox: Sandbox, logger: Logger): void {
+  try {
+    separateLinksIn(repoDir, sandbox.overlays, logger)
+  } catch (error) {
     sandbox.dispose()
+    throw error
+  }
+}
+
+function separateLinksIn(repoDir: string, overlays: boolean, logger: Logger): void {
+  const gitFolders = gitDirs(repoDir)
+  const searches = [
+    ...(overlays
+      ? []
+      : [
+          multiLinkedIn(
+            repoDir,
+            gitFolders.filter((dir) => contains(repoDir, dir))
+          )
+        ]),
+    ...gitFolders.map((dir) => multiLinkedIn(dir, [join(dir, 'objects')]))
+  ]
+  const paths = searches.flatMap((search) => search.paths)
+  const failed = searches.find((search) => search.unlisted)?.unlisted ?? separate(paths)
+  if (failed !== undefined) {
+    const path = relative(realpathSync.native(repoDir), failed)
     throw new SecurityViolationError(
-      `A file of the work tree has another name outside it (a hard link: ${relative(repoDir, failed)}) and could not be made a copy of its own; validation runs on the work tree itself here, so a command could rewrite that file outside the tree too. Copy it instead of linking it (cp, not ln or cp -l), or run as root with validation-overlay: true, where commands write to an overlay.`,
-      { rule: 'hard-link-outside-tree', path: relative(repoDir, failed) }
+      `A file of the work tree or of git's folder may have another name elsewhere (a hard link), and could not be made a copy of its own (${path}: ${paths.includes(failed) ? 'the copy failed' : 'a folder this user cannot list, though it can search it'}); a command could rewrite that file where its other name is too. Copy it instead of linking it (cp, not ln or cp -l), make the folder readable, or run as root with validation-overlay: true, where commands write to an overlay.`,
+      { rule: 'hard-link-outside-tree', path }
     )
   }
-  logger.info(
-    `${paths.length} file(s) of the work tree had a name outside it (hard links, such as pnpm's store or a setup step's ln): each is now a copy of its own, so no command rewrites a file outside the tree.`
-  )
+  if (paths.length > 0)
+    logger.info(
+      `${paths.length} file(s) of the work tree or of git's folder had more than one name (hard links, such as pnpm's store or a setup step's ln): each is now a copy of its own, so no command rewrites a file elsewhere.`
+    )
 }
 
 /** Which backends to try (tests narrow it, e.g. "unshare" or "none"); all by default. */

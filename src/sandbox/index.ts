@@ -28,4 +28,4 @@ export {
 } from './host-trust.js'
 export { TreeOverlay } from './overlay.js'
 export type { CarryRule } from './overlay-merge.js'
-export { linkedOutside, separate } from './tree-hard-links.js'
+export { multiLinkedIn, separate } from './tree-hard-links.js'

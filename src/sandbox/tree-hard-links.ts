@@ -1,15 +1,17 @@
 import { execFileSync } from 'node:child_process'
 import {
+  accessSync,
   chmodSync,
   chownSync,
   constants,
   copyFileSync,
   lstatSync,
+  realpathSync,
   renameSync,
   rmSync,
   utimesSync
 } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 
 /** A file's device, inode and number of names (lstat's dev, ino, nlink). */
 export interface FileIdentity {
@@ -35,45 +37,96 @@ export function hardLinkedInto(file: FileIdentity, folders: readonly string[]): 
   })
 }
 
+/** What commands may rewrite in place, searched for files of more than one name. */
+export interface LinkSearch {
+  /** The files of more than one name found. */
+  paths: string[]
+  /** A folder find could not list that this user can still search (and so write in). */
+  unlisted?: string
+}
+
 /**
- * The files of the work tree that also have a name outside it: hard links a setup step made
- * (`ln`, `cp -l`), or pnpm's store. A command run on the tree itself rewrites such a file in
- * place, and so the file outside too: a program on the host's PATH that later steps (and git's
- * own ssh) run as the runner, or a store a cache carries to other workflows (attack round 24).
- * `.git` is left out: the jail shows it read-only.
+ * The files of more than one name under `root` (its real path), `pruned` folders left out:
+ * hard links a setup step made (`ln`, `cp -l`), pnpm's store, a shared hook. A command that
+ * rewrites such a file in place rewrites its other names too, outside the tree perhaps: a
+ * program on the host's PATH that later steps (and git's own ssh) run as the runner, or a
+ * store a cache carries to other workflows (attack rounds 24 and 25). Every one counts, not
+ * only those with a name outside: a folder mounted twice in the tree shows one file twice.
  */
-export function linkedOutside(tree: string): string[] {
-  const names = new Map<string, { paths: string[]; links: number }>()
-  for (const line of listMultiLinked(tree, ['-path', join(tree, '.git'), '-prune', '-o'])) {
-    const [identity = '', links = '', ...path] = line.split(' ')
-    const seen = names.get(identity) ?? { paths: [], links: Number(links) }
-    seen.paths.push(path.join(' '))
-    names.set(identity, seen)
+export function multiLinkedIn(root: string, pruned: readonly string[] = []): LinkSearch {
+  const real = realpathSync.native(root)
+  const inReal = pruned.map((folder) => join(real, relative(root, folder)))
+  const prune = inReal.flatMap((folder, i) => [
+    ...(i > 0 ? ['-o'] : []),
+    '-path',
+    globQuoted(folder)
+  ])
+  const { lines, unreadable } = listMultiLinked(
+    real,
+    prune.length > 0 ? ['(', ...prune, ')', '-prune', '-o'] : []
+  )
+  // A folder listed only in part: one this user cannot search is one its commands cannot
+  // write in either; one it can (mode 0311) hides names they can still rewrite.
+  const open = unreadable.filter((folder) => folder === undefined || searchable(folder))
+  return {
+    paths: lines.map((line) => line.slice(line.indexOf(' ', line.indexOf(' ') + 1) + 1)),
+    ...(open.length > 0 ? { unlisted: open[0] ?? real } : {})
   }
-  return [...names.values()].flatMap((file) => (file.paths.length < file.links ? file.paths : []))
 }
 
 /**
  * Each file a copy of its own, in place of the shared one (same content, mode, owner and
- * times; a rename, so never half there): what a command then writes stays in the tree. The
- * first path that could not be separated, or undefined.
+ * times; a rename, so never half there): what a command then writes stays with that name. A
+ * file this user cannot write is left (its commands cannot write it either). The first path
+ * that could not be separated, or undefined.
  */
 export function separate(paths: readonly string[]): string | undefined {
+  let count = 0
   for (const path of paths) {
-    const copy = join(dirname(path), `.patchsmith-copy-${process.pid}-${basename(path)}`)
+    if (!writable(path)) continue
+    // Short: a name near the longest a folder allows leaves no room for a prefix.
+    const copy = join(dirname(path), `.patchsmith-${process.pid}-${++count}`)
     try {
       const stat = lstatSync(path)
       copyFileSync(path, copy, constants.COPYFILE_EXCL)
-      chownSync(copy, stat.uid, stat.gid)
+      if (stat.uid !== process.getuid?.() || stat.gid !== process.getgid?.())
+        chownSync(copy, stat.uid, stat.gid)
       chmodSync(copy, stat.mode & 0o7777)
       utimesSync(copy, stat.atime, stat.mtime)
       renameSync(copy, path)
     } catch {
-      rmSync(copy, { force: true })
+      try {
+        rmSync(copy, { force: true })
+      } catch {
+        // Nothing was made there.
+      }
       return path
     }
   }
   return undefined
+}
+
+/** find's -path pattern matching `path` alone: its own [ * ? \ escaped. */
+function globQuoted(path: string): string {
+  return path.replace(/[[\]*?\\]/g, '\\$&')
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function searchable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -87,12 +140,12 @@ function multiLinked(folder: string, identity: string): Set<string> | undefined 
   const key = `${folder}\0${identity}`
   if (!searched.has(key)) {
     const found = safeList(folder)
-    searched.set(key, found && new Set(found.map((line) => line.split(' ')[0]!)))
+    searched.set(key, found && new Set(found.lines.map((line) => line.split(' ')[0]!)))
   }
   return searched.get(key)
 }
 
-function safeList(folder: string): string[] | undefined {
+function safeList(folder: string): { lines: string[] } | undefined {
   try {
     return listMultiLinked(folder)
   } catch {
@@ -102,28 +155,37 @@ function safeList(folder: string): string[] | undefined {
 
 /**
  * `device:inode links path` of each file under `folder` with more than one name, in the file
- * systems mounted there too. By hand because no library lists files by link count without a
- * stat of each in JS; find reads them in one process. A folder it cannot read (exit status 1)
- * is one this user's commands cannot write either: what it listed holds. Throws where find
- * could not run.
+ * systems mounted there too, and the folders find could not read (from its `find: 'PATH': …`
+ * lines; undefined for a line naming none). By hand because no library lists files by link
+ * count without a stat of each in JS; find reads them in one process. Throws where find could
+ * not run.
  */
-function listMultiLinked(folder: string, prune: readonly string[] = []): string[] {
+function listMultiLinked(
+  folder: string,
+  prune: readonly string[] = []
+): { lines: string[]; unreadable: Array<string | undefined> } {
   let out: string
+  let errors = ''
   try {
     out = execFileSync(
       'find',
       [folder, ...prune, '-type', 'f', '-links', '+1', '-printf', '%D:%i %n %p\\0'],
       {
         env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
-        stdio: ['ignore', 'pipe', 'ignore'],
+        stdio: ['ignore', 'pipe', 'pipe'],
         encoding: 'utf8',
         maxBuffer: 256 * 1024 * 1024
       }
     )
   } catch (error) {
-    const failed = error as { status?: number | null; stdout?: string }
+    const failed = error as { status?: number | null; stdout?: string; stderr?: string }
     if (failed.status !== 1) throw error
     out = failed.stdout ?? ''
+    errors = failed.stderr ?? ''
   }
-  return out.split('\0').filter(Boolean)
+  const unreadable = errors
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => /^find: '(.*)': /.exec(line)?.[1])
+  return { lines: out.split('\0').filter(Boolean), unreadable }
 }
