@@ -67,7 +67,7 @@ export function multiLinkedIn(root: string, pruned: readonly string[] = []): Lin
   )
   // A folder listed only in part: one this user cannot search is one its commands cannot
   // write in either; one it can (mode 0311) hides names they can still rewrite.
-  const open = unreadable.filter((folder) => folder === undefined || searchable(folder))
+  const open = unreadable.filter((folder) => folder === undefined || may(folder, constants.X_OK))
   return {
     paths: lines.map((line) => line.slice(line.indexOf(' ', line.indexOf(' ') + 1) + 1)),
     ...(open.length > 0 ? { unlisted: open[0] ?? real } : {})
@@ -83,7 +83,7 @@ export function multiLinkedIn(root: string, pruned: readonly string[] = []): Lin
 export function separate(paths: readonly string[]): string | undefined {
   let count = 0
   for (const path of paths) {
-    if (!writable(path)) continue
+    if (!may(path, constants.W_OK)) continue
     // Short: a name near the longest a folder allows leaves no room for a prefix.
     const copy = join(dirname(path), `.patchsmith-${process.pid}-${++count}`)
     try {
@@ -111,18 +111,10 @@ function globQuoted(path: string): string {
   return path.replace(/[[\]*?\\]/g, '\\$&')
 }
 
-function writable(path: string): boolean {
+/** Whether this user may `mode` (constants.W_OK, X_OK) the file at `path`. */
+function may(path: string, mode: number): boolean {
   try {
-    accessSync(path, constants.W_OK)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function searchable(folder: string): boolean {
-  try {
-    accessSync(folder, constants.X_OK)
+    accessSync(path, mode)
     return true
   } catch {
     return false
