@@ -129,7 +129,7 @@ export const GROUPED_SETTINGS: Record<string, { key: string; list?: boolean; abo
   'validation-overlay': {
     key: 'validationOverlay',
     about:
-      'true (default): where the sandbox can (as root, with util-linux unshare and mount, the work tree on the same file system as the temp folder), each validation command runs on an overlay of the work tree and what it did is carried into the tree when it ends, so nothing after validation scans the whole work tree. A command there cannot rename a folder that was in the tree before it (tools copy instead). false: commands run on the work tree itself.'
+      "true (default): where the sandbox can (as root, with util-linux unshare and mount, the work tree on the same file system as the temp folder), each validation command runs on an overlay of the work tree and what it did is carried into the tree when it ends, so nothing after validation scans the whole work tree. A command there cannot rename a folder that was in the tree before it (tools copy instead). false: commands run on the work tree itself. There, a file with more than one name (a hard link, as pnpm's store makes) is first made a copy of its own, so no command rewrites it elsewhere."
   },
   'validation-keep': {
     key: 'validationKeep',
