@@ -7,12 +7,12 @@
  * write the tree in place.
  */
 import { execFileSync } from 'node:child_process'
-import { linkSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleanupAfterEach } from '../support/cleanups.js'
 import type { TestRepo } from '../support/repo.js'
-import { skipWithout } from '../support/sandbox-needs.js'
+import { skipWithout, SUDO_USER } from '../support/sandbox-needs.js'
 import { fruitRepo, fruitReplies, runOnFruit, swap } from './fruit.js'
 
 const cleanups = cleanupAfterEach()
@@ -111,3 +111,40 @@ describe.skipIf(skipWithout('bubblewrap'))('a file of the tree hard-linked from 
     }
   )
 })
+
+describe.skipIf(skipWithout('sudo-unshare') || skipWithout('bubblewrap'))(
+  "a read-only file of the tree hard-linked from outside it, as a GitHub-hosted runner's user",
+  () => {
+    it('is made a copy of its own: its owner may chmod it in the jail (attack round 25)', async () => {
+      const { repo, outside } = linkedRepo()
+      chmodSync(outside, 0o555)
+      // Committed executable, so the tree is clean (a dirty file would be set aside and back).
+      repo.git('update-index', '--chmod=+x', 'tools/deploy-ssh')
+      repo.git('commit', '-qm', 'tools: executable')
+      repo.git('push', '-q', 'origin', 'HEAD')
+      // chown -R (runOnFruit) gives the user both names: the tree's is theirs, read-only.
+      const run = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        {
+          sandbox: 'required',
+          // Rewritten in place, then a fresh copy of the old put back: nothing for the run to see.
+          'validation-commands': [
+            'cp tools/deploy-ssh /tmp/old',
+            'chmod u+w tools/deploy-ssh',
+            'echo "touch /tmp/pwned" >> tools/deploy-ssh',
+            'cp /tmp/old tools/.new && chmod 555 tools/.new && mv tools/.new tools/deploy-ssh',
+            'sh check.sh'
+          ].join('; ')
+        },
+        { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' },
+        { dist: true, user: SUDO_USER }
+      )
+      expect(run.stdout).toContain(
+        "1 file(s) of the work tree or of git's folder had more than one name"
+      )
+      expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
+      expect(lstatSync(outside).nlink).toBe(1)
+    })
+  }
+)

@@ -3,6 +3,8 @@
  * separation into copies of their own (attack rounds 24 and 25).
  */
 import {
+  chmodSync,
+  chownSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -70,7 +72,7 @@ describe('files of more than one name', () => {
     // A name as long as a folder allows: the copy's own name must still fit.
     const names = [join(tree, 'tools', 'deploy-ssh'), join(tree, 'tools', 'x'.repeat(255))]
     for (const name of names) linkSync(program, name)
-    expect(separate(names)).toBeUndefined()
+    expect(separate(names)).toEqual({ copied: 2 })
     for (const name of names) {
       const stat = lstatSync(name)
       expect([stat.nlink, stat.mode & 0o777, stat.mtime.toISOString()]).toEqual([
@@ -83,4 +85,25 @@ describe('files of more than one name', () => {
     expect(readFileSync(program, 'utf8')).toBe('program\n')
     expect(lstatSync(program).nlink).toBe(1)
   })
+  it.skipIf(process.getuid?.() !== 0)(
+    "are copied where the jail's user could write them: as their owner (who may chmod a read-only one), or by a group or everyone",
+    () => {
+      const { tree, outside } = place()
+      const user = 4242
+      const file = (name: string, owner: number, mode: number) => {
+        writeFileSync(join(outside, name), `${name}\n`)
+        chownSync(join(outside, name), owner, owner)
+        chmodSync(join(outside, name), mode)
+        linkSync(join(outside, name), join(tree, name))
+        return join(tree, name)
+      }
+      const own = file('own-read-only', user, 0o555)
+      const shared = file('group-writable', 0, 0o664)
+      const others = file('root-only', 0, 0o644)
+      expect(separate([own, shared, others], user)).toEqual({ copied: 2 })
+      expect([own, shared, others].map((path) => lstatSync(path).nlink)).toEqual([1, 1, 2])
+      expect(lstatSync(own)).toMatchObject({ uid: user, mode: expect.any(Number) })
+      expect(lstatSync(own).mode & 0o777).toBe(0o555)
+    }
+  )
 })

@@ -105,7 +105,8 @@ function separateLinksIn(repoDir: string, overlays: boolean, logger: Logger): vo
     ...gitFolders.map((dir) => multiLinkedIn(dir, [join(dir, 'objects')]))
   ]
   const paths = searches.flatMap((search) => search.paths)
-  const failed = searches.find((search) => search.unlisted)?.unlisted ?? separate(paths)
+  const unlisted = searches.find((search) => search.unlisted)?.unlisted
+  const { copied, failed = unlisted } = unlisted ? { copied: 0 } : separate(paths)
   if (failed !== undefined) {
     const path = relative(realpathSync.native(repoDir), failed)
     throw new SecurityViolationError(
@@ -113,9 +114,9 @@ function separateLinksIn(repoDir: string, overlays: boolean, logger: Logger): vo
       { rule: 'hard-link-outside-tree', path }
     )
   }
-  if (paths.length > 0)
+  if (copied > 0)
     logger.info(
-      `${paths.length} file(s) of the work tree or of git's folder had more than one name (hard links, such as pnpm's store or a setup step's ln): each is now a copy of its own, so no command rewrites a file elsewhere.`
+      `${copied} file(s) of the work tree or of git's folder had more than one name (hard links, such as pnpm's store or a setup step's ln): each is now a copy of its own, so no command rewrites a file elsewhere${copied < paths.length ? `; ${paths.length - copied} more no command here can write were left` : ''}.`
     )
 }
 

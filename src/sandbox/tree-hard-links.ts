@@ -74,36 +74,59 @@ export function multiLinkedIn(root: string, pruned: readonly string[] = []): Lin
   }
 }
 
+/** What separate did: how many files it copied, and the first it could not. */
+export interface Separation {
+  copied: number
+  failed?: string
+}
+
 /**
  * Each file a copy of its own, in place of the shared one (same content, mode, owner and
  * times; a rename, so never half there): what a command then writes stays with that name. A
- * file this user cannot write is left (its commands cannot write it either). The first path
- * that could not be separated, or undefined.
+ * file the jail's user (`uid`: this process's) could not write is left: not its owner, who may
+ * chmod it (attack round 25: a read-only file the runner owns), nor writable by group or others
+ * (the group bits counted whatever the groups, which the jail drops; an ACL's mask shows there).
  */
-export function separate(paths: readonly string[]): string | undefined {
-  let count = 0
+export function separate(
+  paths: readonly string[],
+  uid: number = process.getuid?.() ?? 0
+): Separation {
+  let copied = 0
   for (const path of paths) {
-    if (!may(path, constants.W_OK)) continue
+    const stat = lstatSync(path)
+    if (uid !== 0 && stat.uid !== uid && (stat.mode & 0o022) === 0) continue
     // Short: a name near the longest a folder allows leaves no room for a prefix.
-    const copy = join(dirname(path), `.patchsmith-${process.pid}-${++count}`)
+    const copy = join(dirname(path), `.patchsmith-${process.pid}-${copied + 1}`)
     try {
-      const stat = lstatSync(path)
       copyFileSync(path, copy, constants.COPYFILE_EXCL)
-      if (stat.uid !== process.getuid?.() || stat.gid !== process.getgid?.())
-        chownSync(copy, stat.uid, stat.gid)
+      keepOwner(copy, stat)
       chmodSync(copy, stat.mode & 0o7777)
       utimesSync(copy, stat.atime, stat.mtime)
       renameSync(copy, path)
+      copied++
     } catch {
       try {
         rmSync(copy, { force: true })
       } catch {
         // Nothing was made there.
       }
-      return path
+      return { copied, failed: path }
     }
   }
-  return undefined
+  return { copied }
+}
+
+/**
+ * The copy's owner and group the file's, where this user may give them (root, or a group of
+ * its own); elsewhere the copy stays this user's, as writable as the file was.
+ */
+function keepOwner(copy: string, stat: { uid: number; gid: number }): void {
+  if (stat.uid === process.getuid?.() && stat.gid === process.getgid?.()) return
+  try {
+    chownSync(copy, stat.uid, stat.gid)
+  } catch (error) {
+    if (process.getuid?.() === 0) throw error
+  }
 }
 
 /** find's -path pattern matching `path` alone: its own [ * ? \ escaped. */
