@@ -146,5 +146,30 @@ describe.skipIf(skipWithout('sudo-unshare') || skipWithout('bubblewrap'))(
       expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
       expect(lstatSync(outside).nlink).toBe(1)
     })
+
+    it('is refused where a folder this user cannot list hides it (mode 0311): no command runs', async () => {
+      const { repo, outside } = linkedRepo()
+      const tools = join(repo.dir, 'tools')
+      chmodSync(tools, 0o311)
+      cleanups.push(() => chmodSync(tools, 0o755))
+      const run = await runOnFruit(
+        repo,
+        fruitReplies([swap('apple', 'kiwi')]),
+        { sandbox: 'required', 'validation-commands': REWRITE },
+        { PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' },
+        { dist: true, user: SUDO_USER }
+      )
+      // Refused by whichever guard lists the tree first: this one, or the host-socket search
+      // where it covers the tree (a folder where commands write that this user cannot read).
+      const refusals = {
+        SECURITY_VIOLATION: 'a folder this user cannot list',
+        ENVIRONMENT_ERROR: 'cannot be read by this user'
+      }
+      const { code, message } = run.result.error!
+      expect(Object.keys(refusals)).toContain(code)
+      expect(message).toContain(refusals[code as keyof typeof refusals])
+      expect(run.server.requests).toHaveLength(0)
+      expect(readFileSync(outside, 'utf8')).toBe(PROGRAM)
+    })
   }
 )
