@@ -2,6 +2,7 @@
  * The search for files of more than one name where commands write in place, and their
  * separation into copies of their own (attack rounds 24 and 25).
  */
+import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
   chownSync,
@@ -100,10 +101,40 @@ describe('files of more than one name', () => {
       const own = file('own-read-only', user, 0o555)
       const shared = file('group-writable', 0, 0o664)
       const others = file('root-only', 0, 0o644)
-      expect(separate([own, shared, others], user)).toEqual({ copied: 2 })
+      expect(separate([own, shared, others], { uid: user, gid: user })).toEqual({ copied: 2 })
       expect([own, shared, others].map((path) => lstatSync(path).nlink)).toEqual([1, 1, 2])
       expect(lstatSync(own)).toMatchObject({ uid: user, mode: expect.any(Number) })
       expect(lstatSync(own).mode & 0o777).toBe(0o555)
+    }
+  )
+  it.skipIf(process.getuid?.() !== 0)(
+    "refuse a copy that failed only where the jail's user surely could write the file",
+    (context) => {
+      const { tree, outside } = place()
+      const user = 4242
+      const folder = join(tree, 'build-cache')
+      mkdirSync(folder)
+      const file = (name: string, owner: number) => {
+        writeFileSync(join(outside, name), `${name}\n`)
+        chownSync(join(outside, name), owner, owner)
+        chmodSync(join(outside, name), 0o664)
+        linkSync(join(outside, name), join(folder, name))
+        return join(folder, name)
+      }
+      // A root step's output, group-writable for root's group alone; and one of the user's.
+      const roots = file('roots', 0)
+      const own = file('own', user)
+      try {
+        execFileSync('chattr', ['+i', folder], { stdio: 'ignore' })
+      } catch {
+        return context.skip('chattr +i does not work here')
+      }
+      try {
+        expect(separate([roots], { uid: user, gid: user })).toEqual({ copied: 0 })
+        expect(separate([roots, own], { uid: user, gid: user })).toEqual({ copied: 0, failed: own })
+      } finally {
+        execFileSync('chattr', ['-i', folder], { stdio: 'ignore' })
+      }
     }
   )
 })

@@ -83,24 +83,28 @@ export interface Separation {
 /**
  * Each file a copy of its own, in place of the shared one (same content, mode, owner and
  * times; a rename, so never half there): what a command then writes stays with that name. A
- * file the jail's user (`uid`: this process's) could not write is left: not its owner, who may
+ * file the jail's user (`jail`: this process's) could not write is left: not its owner, who may
  * chmod it (attack round 25: a read-only file the runner owns), nor writable by group or others
  * (the group bits counted whatever the groups, which the jail drops; an ACL's mask shows there).
  */
 export function separate(
   paths: readonly string[],
-  uid: number = process.getuid?.() ?? 0
+  jail: { uid: number; gid: number } = {
+    uid: process.getuid?.() ?? 0,
+    gid: process.getgid?.() ?? 0
+  }
 ): Separation {
   let copied = 0
   for (const path of paths) {
     const stat = lstatSync(path)
-    if (uid !== 0 && stat.uid !== uid && (stat.mode & 0o022) === 0) continue
+    if (jail.uid !== 0 && stat.uid !== jail.uid && (stat.mode & 0o022) === 0) continue
     // Short: a name near the longest a folder allows leaves no room for a prefix.
     const copy = join(dirname(path), `.patchsmith-${process.pid}-${copied + 1}`)
     try {
       copyFileSync(path, copy, constants.COPYFILE_EXCL)
-      keepOwner(copy, stat)
-      chmodSync(copy, stat.mode & 0o7777)
+      const kept = keepOwner(copy, stat)
+      // A copy that is not its owner's and group's never keeps set-user or set-group-ID.
+      chmodSync(copy, stat.mode & (kept ? 0o7777 : 0o1777))
       utimesSync(copy, stat.atime, stat.mtime)
       renameSync(copy, path)
       copied++
@@ -110,7 +114,14 @@ export function separate(
       } catch {
         // Nothing was made there.
       }
-      return { copied, failed: path }
+      // Refused only where the jail's user surely could write it: its owner, everyone, or its
+      // own group (a group bit of another group, a root folder's build output, is left).
+      const surely =
+        jail.uid === 0 ||
+        stat.uid === jail.uid ||
+        (stat.mode & 0o002) !== 0 ||
+        (stat.gid === jail.gid && (stat.mode & 0o020) !== 0)
+      if (surely) return { copied, failed: path }
     }
   }
   return { copied }
@@ -118,15 +129,23 @@ export function separate(
 
 /**
  * The copy's owner and group the file's, where this user may give them (root, or a group of
- * its own); elsewhere the copy stays this user's, as writable as the file was.
+ * its own); elsewhere the copy stays this user's, its group kept where it can be. Whether both
+ * were kept.
  */
-function keepOwner(copy: string, stat: { uid: number; gid: number }): void {
-  if (stat.uid === process.getuid?.() && stat.gid === process.getgid?.()) return
+function keepOwner(copy: string, stat: { uid: number; gid: number }): boolean {
+  if (stat.uid === process.getuid?.() && stat.gid === process.getgid?.()) return true
   try {
     chownSync(copy, stat.uid, stat.gid)
+    return true
   } catch (error) {
     if (process.getuid?.() === 0) throw error
   }
+  try {
+    chownSync(copy, -1, stat.gid)
+  } catch {
+    // This user's own group, then.
+  }
+  return false
 }
 
 /** find's -path pattern matching `path` alone: its own [ * ? \ escaped. */
