@@ -14,6 +14,7 @@ import {
   type JailPlan
 } from '../../src/sandbox/index.js'
 import { unavailableReason } from '../../src/sandbox/backend.js'
+import { setupUnsupported } from '../../src/sandbox/unshare-setup.js'
 
 const ALL = {
   bwrap: '/usr/bin/bwrap',
@@ -50,6 +51,17 @@ describe('the sandbox backends', () => {
     ['sudo-unshare', without('perl'), false, 'no perl']
   ] as const)('%s with %j, root %s: %s', (name, programs, root, reason) => {
     expect(unavailableReason(backendNamed(name), programs, root)).toBe(reason)
+  })
+
+  it('make the unshare jail where perl knows the mount calls by number (x64, arm64) only', () => {
+    expect(setupUnsupported('x64')).toBeUndefined()
+    expect(setupUnsupported('arm64')).toBeUndefined()
+    expect(setupUnsupported('s390x')).toBe(
+      'its mounts are made by system call, whose numbers are known here for x64 and arm64, not s390x'
+    )
+    for (const name of ['unshare', 'sudo-unshare'] as const)
+      expect(backendNamed(name).unsupported).toBe(setupUnsupported)
+    expect(backendNamed('bubblewrap').unsupported).toBeUndefined()
   })
 
   it('advise installing bubblewrap, else a runner with passwordless sudo', () => {

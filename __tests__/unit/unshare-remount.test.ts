@@ -4,7 +4,7 @@
  * shadow, whose path lies on a read-only mount in the end, is no reason to stop.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
@@ -19,6 +19,7 @@ import {
   unshareSpec
 } from '../../src/sandbox/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
+import { refusingRemountsPerl } from '../support/refusing-remounts.js'
 import { skipWithout } from '../support/sandbox-needs.js'
 
 const skip = skipWithout('unshare')
@@ -38,25 +39,18 @@ function repository(): TestRepo {
   return repo
 }
 
-/** A mount(8) that refuses every read-only remount, as a kernel or a locked mount would. */
-function refusingMount(): string {
-  // Not in /tmp: the jail's setup runs mount(8) after it has mounted its own /tmp.
-  const dir = mkdtempSync('/var/tmp/refusing-mount-')
-  made.push(() => rmSync(dir, { recursive: true, force: true }))
-  const path = join(dir, 'mount')
-  writeFileSync(
-    path,
-    `#!/bin/sh\ncase " $* " in *" remount,bind,ro "*) echo "mount: permission denied (refused here)" >&2; exit 32 ;; esac\nexec ${which('mount')} "$@"\n`
-  )
-  chmodSync(path, 0o755)
-  return dir
+/** A perl whose mount calls the kernel refuses when they remount (support/refusing-remounts.ts). */
+function refusingPerl(): { dir: string; perl: string } {
+  const refusing = refusingRemountsPerl()
+  made.push(refusing.remove)
+  return refusing
 }
 
-function programs(mount?: string) {
+function programs(perl?: string) {
   return {
     unshare: which('unshare'),
     setpriv: which('setpriv'),
-    mount: mount ?? which('mount')
+    perl: perl ?? which('perl')
   }
 }
 
@@ -76,10 +70,11 @@ function stash(): string {
 it.skipIf(skip)('stops before the command when a remount fails, naming the mount', () => {
   const repo = repository()
   const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+  const slots = stash()
   const spec = unshareSpec(
-    programs(join(refusingMount(), 'mount')),
+    programs(refusingPerl().perl),
     jailPlan(layout, []),
-    stash(),
+    slots,
     'touch ran',
     repo.dir,
     { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
@@ -88,14 +83,16 @@ it.skipIf(skip)('stops before the command when a remount fails, naming the mount
   )
   const run = spawnSync(spec.file, spec.args, { cwd: repo.dir, env: spec.env, encoding: 'utf8' })
   expect(run.status).toBe(JAIL_SETUP_FAILED)
-  expect(run.stderr).toContain(`${REMOUNT_FAILED} /: mount: permission denied (refused here)`)
+  // The first read-only bind names itself: a slot of the stash, before any tmpfs is made.
+  expect(run.stderr).toContain(`${REMOUNT_FAILED} ${slots}/`)
+  expect(run.stderr.trim()).toMatch(/: Operation not permitted$/)
   expect(existsSync(join(repo.dir, 'ran'))).toBe(false)
 })
 
 it.skipIf(skip)('is not chosen when its probe cannot make the mounts read-only', async () => {
   const repo = repository()
   const saved = process.env.PATH
-  process.env.PATH = `${refusingMount()}:${saved}`
+  process.env.PATH = `${refusingPerl().dir}:${saved}`
   try {
     const sandbox = await Sandbox.open(
       { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] },
@@ -190,7 +187,7 @@ it.skipIf(skip || skipWithout('bubblewrap'))(
 )
 
 it.skipIf(skip)(
-  'a host socket whose file goes between the test and its cover mount does not stop the jail; a cover that fails on a path still there does',
+  'a host socket cover that fails on a path still there stops the jail before the command',
   () => {
     const repo = repository()
     const folder = mkdtempSync('/opt/patchsmith-going-')
@@ -198,39 +195,70 @@ it.skipIf(skip)(
     const socket = join(folder, 'agent.sock')
     const plan = planCovering(repo, socket)
     const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
-    const root = { uid: 0, gid: 0 }
-    // mount(8) as it is when the socket's daemon stops at that moment: the file is gone when the
-    // real mount runs, after the jail's test saw it; or a mount that fails with the file there.
-    const dir = mkdtempSync('/var/tmp/going-mount-')
-    made.push(() => rmSync(dir, { recursive: true, force: true }))
-    const mount = (action: string) => {
-      const path = join(dir, `mount-${action.length}`)
-      writeFileSync(
-        path,
-        `#!/bin/sh\ncase " $* " in *" ${socket} "*) ${action} ;; esac\nexec ${which('mount')} "$@"\n`
-      )
-      chmodSync(path, 0o755)
-      return path
-    }
-    const run = (mountProgram: string) => {
-      writeFileSync(socket, '')
-      const spec = unshareSpec(
-        programs(mountProgram),
-        plan,
-        stash(),
-        'echo jail-ran',
-        repo.dir,
-        env,
-        false,
-        root
-      )
-      return spawnSync(spec.file, spec.args, { cwd: repo.dir, env: spec.env, encoding: 'utf8' })
-    }
-    const went = run(mount(`rm -f ${socket}`))
-    expect(went.stdout.trim(), went.stderr).toBe('jail-ran')
-    const refused = run(mount('echo "mount: refused here" >&2; exit 32'))
+    // What was a socket when the plan was made is a folder now: /dev/null cannot be bound on it.
+    mkdirSync(socket)
+    const spec = unshareSpec(programs(), plan, stash(), 'echo jail-ran', repo.dir, env, false, {
+      uid: 0,
+      gid: 0
+    })
+    const refused = spawnSync(spec.file, spec.args, {
+      cwd: repo.dir,
+      env: spec.env,
+      encoding: 'utf8'
+    })
     expect(refused.stdout).toBe('')
-    expect(refused.stderr).toContain('mount: refused here')
-    expect(refused.status).not.toBe(0)
+    expect(refused.stderr).toContain(`could not cover ${socket}: Not a directory`)
+    expect(refused.status).toBe(JAIL_SETUP_FAILED)
+  }
+)
+
+it.skipIf(skip)(
+  "keeps a mount's nosuid, nodev and noexec when it makes it read-only, and /proc's covers' too",
+  () => {
+    const repo = repository()
+    // A toolchain on a host mount of its own that forbids set-user-ID programs, device nodes
+    // and running anything: a remount that gave the flags up would allow them in the jail.
+    const tool = mkdtempSync('/var/tmp/unshare-flags-')
+    made.push(() => rmSync(tool, { recursive: true, force: true }))
+    const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [], revealed: [tool] }
+    const spec = unshareSpec(
+      programs(),
+      jailPlan(layout, []),
+      stash(),
+      'cat /proc/self/mountinfo',
+      repo.dir,
+      { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+      false,
+      { uid: 0, gid: 0 }
+    )
+    const outer = `${which('mount')} -t tmpfs -o nosuid,nodev,noexec host-mount "$1" && shift && exec "$@"`
+    const run = spawnSync(
+      which('unshare'),
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        outer,
+        'sh',
+        tool,
+        spec.file,
+        ...spec.args
+      ],
+      { cwd: repo.dir, env: spec.env, encoding: 'utf8' }
+    )
+    expect(run.status, run.stderr).toBe(0)
+    const options = (point: string) =>
+      run.stdout
+        .split('\n')
+        .map((line) => line.split(' '))
+        .filter((fields) => fields[4] === point)
+        .map((fields) => fields[5]!.split(','))
+        .at(-1)
+    for (const point of [tool, '/proc/sys'])
+      expect(options(point), point).toEqual(
+        expect.arrayContaining(['ro', 'nosuid', 'nodev', 'noexec'])
+      )
   }
 )

@@ -34,6 +34,8 @@ export interface SandboxBackend<Name extends string = string> {
   install?: string
   /** The mounts are made as root through sudo; the command drops back to the caller's user. */
   viaSudo: boolean
+  /** Why it cannot work on this machine whatever is installed (its architecture), or undefined. */
+  unsupported?: () => string | undefined
   /** The program, arguments and environment that run the job's command in its jail. */
   spec(job: JailJob): SpawnSpec
 }
@@ -48,5 +50,5 @@ export function unavailableReason(
   const missing = backend.needs.find((program) => !programs[program])
   if (missing) return `no ${missing}`
   if (backend.runsAs === 'root' && !root) return 'not running as root'
-  return undefined
+  return backend.unsupported?.()
 }
