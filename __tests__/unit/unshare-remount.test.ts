@@ -260,5 +260,37 @@ it.skipIf(skip)(
       expect(options(point), point).toEqual(
         expect.arrayContaining(['ro', 'nosuid', 'nodev', 'noexec'])
       )
+    // The jail's own /dev (a tmpfs made nosuid and noexec), made read-only by the seal.
+    const dev = run.stdout.split('\n').find((line) => line.includes(' - tmpfs patchsmith-dev '))
+    expect(dev?.split(' ')[5]?.split(',')).toEqual(
+      expect.arrayContaining(['ro', 'nosuid', 'noexec'])
+    )
+  }
+)
+
+it.skipIf(skip)(
+  "stops before any mount where perl's system call numbers are not the host's (another architecture's perl)",
+  () => {
+    const repo = repository()
+    const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+    const spec = unshareSpec(
+      programs(),
+      jailPlan(layout, []),
+      stash(),
+      'touch ran',
+      repo.dir,
+      { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+      false,
+      { uid: 0, gid: 0 }
+    )
+    // The first number is getpid's: a perl built for another architecture would make another call.
+    const args = [...spec.args]
+    args[args.indexOf('-e') + 3] = '1000'
+    const run = spawnSync(spec.file, args, { cwd: repo.dir, env: spec.env, encoding: 'utf8' })
+    expect(run.status).toBe(JAIL_SETUP_FAILED)
+    expect(run.stderr).toContain(
+      "patchsmith: the jail stops: this perl's system calls are not the host's"
+    )
+    expect(existsSync(join(repo.dir, 'ran'))).toBe(false)
   }
 )

@@ -10,6 +10,8 @@ import { JAIL_SETUP_FAILED } from './jail-command.js'
 
 /** The calls the program makes, by number on each host architecture perl's `syscall` needs. */
 interface SetupCalls {
+  /** Checked against perl's own pid first: a perl of another architecture stops the jail. */
+  getpid: number
   mount: number
   umount2: number
   /** The struct statfs of both is the 64-bit generic one: f_flags at byte 80. */
@@ -18,8 +20,8 @@ interface SetupCalls {
 }
 
 const HOST_CALLS: Record<string, SetupCalls> = {
-  x64: { mount: 165, umount2: 166, statfs: 137, faccessat: 269 },
-  arm64: { mount: 40, umount2: 39, statfs: 43, faccessat: 48 }
+  x64: { getpid: 39, mount: 165, umount2: 166, statfs: 137, faccessat: 269 },
+  arm64: { getpid: 172, mount: 40, umount2: 39, statfs: 43, faccessat: 48 }
 }
 
 /** Why the jail cannot be made on this architecture, or undefined. */
@@ -38,8 +40,9 @@ export const MS_NOEXEC = 8
 export const REMOUNT_FAILED = 'patchsmith: the jail stops: it could not make this mount read-only:'
 
 /**
- * One step, as words of argv. Paths starting `@stash` are reached through the stash's open
- * descriptor (`/proc/self/fd/N`), as the shell reached them through descriptor 3.
+ * One step, as words of argv. The source of a bind or a move, or a mount to detach, starting
+ * `@stash` is reached through the stash's open descriptor (`/proc/self/fd/N`); no other word is
+ * ever rewritten.
  */
 export type SetupStep =
   | ['lo', string]
@@ -54,21 +57,25 @@ export type SetupStep =
 // A cover's one call decides: the socket gone (ENOENT) needs none, any other failure stops the
 // jail (no test before it that the socket could go after).
 // Each step dies with JAIL_SETUP_FAILED and what failed, before anything of the command runs.
-// `ro` keeps the mount's nosuid, nodev, noexec and nosymfollow (statfs: ST_* bits 2, 4, 8 and
-// 0x2000) and leaves its atime as it is (the kernel does, given none): a remount sets them all.
+// A read-only remount keeps the mount's nosuid, nodev, noexec and nosymfollow, and leaves its
+// atime as it is (the kernel does, given none): a remount sets them all. They are read with
+// statfs (ST_* bits 2, 4, 8 and 0x2000) from what the remount acts on, the top mount at the path
+// (a line of the mount table may be one it hides); all three where statfs fails. The seal goes past a mount only where its path is gone (ENOENT, ENOTDIR) or the
+// kernel says it lies on a read-only one (EROFS): any other answer stops the jail.
 const PROGRAM = String.raw`
-my ($MOUNT, $UMOUNT, $STATFS, $ACCESS) = map { $_ + 0 } splice(@ARGV, 0, 4);
-my ($stash, $fd, %keep, @trees);
+my ($GETPID, $MOUNT, $UMOUNT, $STATFS, $ACCESS) = map { $_ + 0 } splice(@ARGV, 0, 5);
 sub fail { print STDERR "patchsmith: the jail stops: $_[0]\n"; exit ${JAIL_SETUP_FAILED} }
+syscall($GETPID) == $$ or fail("this perl's system calls are not the host's ($^O, $GETPID)");
+my ($stash, $fd, %keep, @trees);
 sub at { my $p = shift; $p =~ s{^\@stash(?=/|$)}{/proc/self/fd/$fd}; $p }
 sub mnt { my ($s, $d, $t, $f, $o) = @_; syscall($MOUNT, $s // 0, $d, $t // 0, $f + 0, $o // 0) == 0 }
 sub flags {
   my $p = shift; my $b = "\0" x 256;
-  syscall($STATFS, $p, $b) == 0 or return undef;
+  syscall($STATFS, $p, $b) == 0 or return 14;
   my $f = unpack('Q', substr($b, 80, 8));
   return ($f & 14) | ($f & 0x2000 ? 256 : 0);
 }
-sub ro { my $p = shift; my $f = flags($p); defined $f && mnt(undef, $p, undef, 4096 | 32 | 1 | $f) }
+sub ro { my $p = shift; mnt(undef, $p, undef, 4096 | 32 | 1 | flags($p)) }
 sub sealed { my $p = shift; ro($p) or do { print STDERR "${REMOUNT_FAILED} $p: $!\n"; exit ${JAIL_SETUP_FAILED} } }
 sub bindto { my ($s, $d) = @_; mnt($s, $d, undef, 4096) or fail("could not bind $s on $d: $!") }
 sub robind { my ($s, $d) = @_; bindto($s, $d); sealed($d) }
@@ -83,10 +90,10 @@ sub seal {
     my (undef, undef, undef, undef, $p, $o) = split / /;
     next if $o =~ /^ro(,|$)/;
     $p =~ s/\\([0-7]{3})/chr(oct($1))/ge;
-    next if kept($p) || !-e $p;
+    next if kept($p) || (!-e $p && ($! == 2 || $! == 20));
     next if ro($p);
     my $err = "$!";
-    next unless $strict eq 'strict' && syscall($ACCESS, -100, $p, 2, 0) == 0;
+    next if $strict ne 'strict' || (syscall($ACCESS, -100, $p, 2, 0) != 0 && $! == 30);
     print STDERR "${REMOUNT_FAILED} $p: $err\n"; exit ${JAIL_SETUP_FAILED};
   }
 }
@@ -94,7 +101,9 @@ my %words = (tmpfs => 4, home => 4, unstash => 0, seal => 0, map { $_ => 2 } qw(
 while (@ARGV) {
   my $op = shift @ARGV;
   last if $op eq 'exec';
-  my @a = map { at($_) } splice(@ARGV, 0, $words{$op} // 1);
+  my @a = splice(@ARGV, 0, $words{$op} // 1);
+  # Only these read a path of the stash: no other word is ever rewritten.
+  $a[0] = at($a[0]) if $op eq 'bind' || $op eq 'move' || $op eq 'umount';
   if ($op eq 'lo') { my $pid = fork; if (defined $pid && !$pid) { open(STDERR, '>', '/dev/null'); exec { $a[0] } $a[0], 'link', 'set', 'lo', 'up'; exit 127 } waitpid($pid, 0) if $pid }
   elsif ($op eq 'tmpfs') { mnt($a[3], $a[0], 'tmpfs', $a[1], $a[2]) or fail("could not mount a tmpfs on $a[0]: $!") }
   elsif ($op eq 'mkdir') { mkdir($a[0]) or fail("could not make $a[0]: $!") }
@@ -126,7 +135,7 @@ exec { $ARGV[0] } @ARGV or do { print STDERR "$ARGV[0]: $!\n"; exit 127 };
 export function setupArgv(perl: string, steps: readonly SetupStep[], command: readonly string[]) {
   const calls = HOST_CALLS[process.arch]
   if (!calls) throw new Error(`the unshare jail: ${setupUnsupported()}`)
-  const numbers = [calls.mount, calls.umount2, calls.statfs, calls.faccessat].map(String)
+  const numbers = [calls.getpid, calls.mount, calls.umount2, calls.statfs, calls.faccessat]
   const words = steps.flatMap((step) => step.map(String))
-  return [perl, '-e', PROGRAM, '--', ...numbers, ...words, 'exec', ...command]
+  return [perl, '-e', PROGRAM, '--', ...numbers.map(String), ...words, 'exec', ...command]
 }
