@@ -16,7 +16,9 @@ import {
   REMOUNT_FAILED,
   Sandbox,
   socketCover,
-  unshareSpec
+  unshareSpec,
+  type JailPlan,
+  type SandboxLayout
 } from '../../src/sandbox/index.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { refusingRemountsPerl } from '../support/refusing-remounts.js'
@@ -67,20 +69,48 @@ function stash(): string {
   return dir
 }
 
-it.skipIf(skip)('stops before the command when a remount fails, naming the mount', () => {
-  const repo = repository()
-  const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
-  const slots = stash()
-  const spec = unshareSpec(
-    programs(refusingPerl().perl),
-    jailPlan(layout, []),
-    slots,
-    'touch ran',
+/** The unshare jail as root for `plan` (or a layout's), running `command` in the repository. */
+function rootSpec(
+  repo: TestRepo,
+  plan: JailPlan | SandboxLayout,
+  command: string,
+  options: { perl?: string; stash?: string } = {}
+) {
+  return unshareSpec(
+    programs(options.perl),
+    'mounts' in plan ? plan : jailPlan(plan, []),
+    options.stash ?? stash(),
+    command,
     repo.dir,
     { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
     false,
     { uid: 0, gid: 0 }
   )
+}
+
+/**
+ * Runs `spec` where the host has a mount at `point`, made by `outer` (given the point as $1) in a
+ * mount namespace of the test's own, never on the machine.
+ */
+function besideHostMount(
+  repo: TestRepo,
+  spec: ReturnType<typeof unshareSpec>,
+  outer: string,
+  point: string
+) {
+  const args = ['--mount', '--propagation', 'private', 'sh', '-c', outer, 'sh', point]
+  return spawnSync(which('unshare'), [...args, spec.file, ...spec.args], {
+    cwd: repo.dir,
+    env: spec.env,
+    encoding: 'utf8'
+  })
+}
+
+it.skipIf(skip)('stops before the command when a remount fails, naming the mount', () => {
+  const repo = repository()
+  const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
+  const slots = stash()
+  const spec = rootSpec(repo, layout, 'touch ran', { perl: refusingPerl().perl, stash: slots })
   const run = spawnSync(spec.file, spec.args, { cwd: repo.dir, env: spec.env, encoding: 'utf8' })
   expect(run.status).toBe(JAIL_SETUP_FAILED)
   // The first read-only bind names itself: a slot of the stash, before any tmpfs is made.
@@ -126,34 +156,9 @@ it.skipIf(skip)(
     }
     const mounted = join(hidden, 'mounted')
     const command = `touch ran; (touch ${mounted}/x 2>/dev/null && echo writable) || echo read-only`
-    const spec = unshareSpec(
-      programs(),
-      jailPlan(layout, []),
-      stash(),
-      command,
-      repo.dir,
-      { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
-      false,
-      { uid: 0, gid: 0 }
-    )
-    // The host mount is made in a mount namespace of the test's own, never on the machine.
+    const spec = rootSpec(repo, layout, command)
     const outer = `${which('mount')} -t tmpfs host-mount "$1" && mkdir "$1/tool" && shift && exec "$@"`
-    const run = spawnSync(
-      which('unshare'),
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        'sh',
-        '-c',
-        outer,
-        'sh',
-        mounted,
-        spec.file,
-        ...spec.args
-      ],
-      { cwd: repo.dir, env: spec.env, encoding: 'utf8' }
-    )
+    const run = besideHostMount(repo, spec, outer, mounted)
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout.trim(), run.stderr).toBe('read-only')
     expect(existsSync(join(repo.dir, 'ran'))).toBe(true)
@@ -194,13 +199,9 @@ it.skipIf(skip)(
     made.push(() => rmSync(folder, { recursive: true, force: true }))
     const socket = join(folder, 'agent.sock')
     const plan = planCovering(repo, socket)
-    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
     // What was a socket when the plan was made is a folder now: /dev/null cannot be bound on it.
     mkdirSync(socket)
-    const spec = unshareSpec(programs(), plan, stash(), 'echo jail-ran', repo.dir, env, false, {
-      uid: 0,
-      gid: 0
-    })
+    const spec = rootSpec(repo, plan, 'echo jail-ran')
     const refused = spawnSync(spec.file, spec.args, {
       cwd: repo.dir,
       env: spec.env,
@@ -221,33 +222,9 @@ it.skipIf(skip)(
     const tool = mkdtempSync('/var/tmp/unshare-flags-')
     made.push(() => rmSync(tool, { recursive: true, force: true }))
     const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [], revealed: [tool] }
-    const spec = unshareSpec(
-      programs(),
-      jailPlan(layout, []),
-      stash(),
-      'cat /proc/self/mountinfo',
-      repo.dir,
-      { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
-      false,
-      { uid: 0, gid: 0 }
-    )
+    const spec = rootSpec(repo, layout, 'cat /proc/self/mountinfo')
     const outer = `${which('mount')} -t tmpfs -o nosuid,nodev,noexec host-mount "$1" && shift && exec "$@"`
-    const run = spawnSync(
-      which('unshare'),
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        'sh',
-        '-c',
-        outer,
-        'sh',
-        tool,
-        spec.file,
-        ...spec.args
-      ],
-      { cwd: repo.dir, env: spec.env, encoding: 'utf8' }
-    )
+    const run = besideHostMount(repo, spec, outer, tool)
     expect(run.status, run.stderr).toBe(0)
     const options = (point: string) =>
       run.stdout
@@ -273,16 +250,7 @@ it.skipIf(skip)(
   () => {
     const repo = repository()
     const layout = { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] }
-    const spec = unshareSpec(
-      programs(),
-      jailPlan(layout, []),
-      stash(),
-      'touch ran',
-      repo.dir,
-      { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
-      false,
-      { uid: 0, gid: 0 }
-    )
+    const spec = rootSpec(repo, layout, 'touch ran')
     // The first number is getpid's: a perl built for another architecture would make another call.
     const args = [...spec.args]
     args[args.indexOf('-e') + 3] = '1000'
