@@ -50,7 +50,7 @@ export type SetupStep =
   | ['mkdir' | 'touch' | 'ro' | 'stash' | 'umount' | 'cover' | 'procro' | 'chdir', string]
   | ['bind' | 'move' | 'symlink' | 'write' | 'devpts' | 'ensure', string, string]
   | ['home', string, string, number, number]
-  | ['keep' | 'keeptree' | 'unset', string]
+  | ['keeptree' | 'unset', string]
   | ['unstash']
   | ['seal']
 
@@ -60,13 +60,14 @@ export type SetupStep =
 // A read-only remount keeps the mount's nosuid, nodev, noexec and nosymfollow, and leaves its
 // atime as it is (the kernel does, given none): a remount sets them all. They are read with
 // statfs (ST_* bits 2, 4, 8 and 0x2000) from what the remount acts on, the top mount at the path
-// (a line of the mount table may be one it hides); all three where statfs fails. The seal goes past a mount only where its path is gone (ENOENT, ENOTDIR) or the
-// kernel says it lies on a read-only one (EROFS): any other answer stops the jail.
+// (a line of the mount table may be one it hides); all three where statfs fails. The seal goes
+// past a mount only where its path is gone (ENOENT, ENOTDIR) or the kernel says it lies on a
+// read-only one (EROFS): any other answer stops the jail.
 const PROGRAM = String.raw`
 my ($GETPID, $MOUNT, $UMOUNT, $STATFS, $ACCESS) = map { $_ + 0 } splice(@ARGV, 0, 5);
 sub fail { print STDERR "patchsmith: the jail stops: $_[0]\n"; exit ${JAIL_SETUP_FAILED} }
 syscall($GETPID) == $$ or fail("this perl's system calls are not the host's ($^O, $GETPID)");
-my ($stash, $fd, %keep, @trees);
+my ($stash, $fd, @trees);
 sub at { my $p = shift; $p =~ s{^\@stash(?=/|$)}{/proc/self/fd/$fd}; $p }
 sub mnt { my ($s, $d, $t, $f, $o) = @_; syscall($MOUNT, $s // 0, $d, $t // 0, $f + 0, $o // 0) == 0 }
 sub flags {
@@ -81,7 +82,7 @@ sub bindto { my ($s, $d) = @_; mnt($s, $d, undef, 4096) or fail("could not bind 
 sub robind { my ($s, $d) = @_; bindto($s, $d); sealed($d) }
 sub mkpath { my $p = shift; return if -d $p; (my $up = $p) =~ s{/[^/]*$}{}; mkpath($up) if $up ne ''; -d $p or mkdir($p) or fail("could not make $p: $!") }
 sub touch { my $p = shift; open(my $h, '>', $p) or fail("could not make $p: $!"); close $h }
-sub kept { my $p = shift; return 1 if $keep{$p} || $p eq '/proc' || index($p, '/proc/') == 0; for (@trees) { return 1 if $p eq $_ || index($p, "$_/") == 0 } 0 }
+sub kept { my $p = shift; return 1 if $p eq '/proc' || index($p, '/proc/') == 0; for (@trees) { return 1 if $p eq $_ || index($p, "$_/") == 0 } 0 }
 sub seal {
   my $strict = shift;
   open(my $h, '<', '/proc/self/mountinfo') or fail("could not read the mount table: $!");
@@ -121,7 +122,6 @@ while (@ARGV) {
   elsif ($op eq 'devpts') { mnt('devpts', $a[0], 'devpts', 0, $a[1]) }
   elsif ($op eq 'symlink') { symlink($a[0], $a[1]) or fail("could not link $a[1]: $!") }
   elsif ($op eq 'write') { open(my $h, '>', $a[0]) or fail("could not open $a[0]: $!"); print $h "$a[1]\n"; close($h) or fail("could not write $a[0]: $!") }
-  elsif ($op eq 'keep') { $keep{$a[0]} = 1 }
   elsif ($op eq 'keeptree') { push @trees, $a[0] }
   elsif ($op eq 'seal') { seal('first'); seal('strict') }
   elsif ($op eq 'chdir') { chdir($a[0]) or fail("could not enter $a[0]: $!") }
