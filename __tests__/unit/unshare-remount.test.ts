@@ -262,3 +262,23 @@ it.skipIf(skip)(
     expect(existsSync(join(repo.dir, 'ran'))).toBe(false)
   }
 )
+
+it.skipIf(skip)(
+  "runs where the host's /dev/ptmx is a bind mount (LXC's), which the jail's own /dev links over",
+  () => {
+    const repo = repository()
+    const spec = rootSpec(
+      repo,
+      { workTree: repo.dir, gitDirs: gitDirs(repo.dir), hidden: [] },
+      'touch ran'
+    )
+    const run = besideHostMount(
+      repo,
+      spec,
+      'mount --bind /dev/pts/ptmx "$1" && shift && exec "$@"',
+      '/dev/ptmx'
+    )
+    expect(run.status, run.stderr).toBe(0)
+    expect(existsSync(join(repo.dir, 'ran'))).toBe(true)
+  }
+)

@@ -120,6 +120,13 @@ const LOADING_NAME =
   /^(LD_.*|MALLOC_.*|PERL.*|BASH_FUNC_.*|GCONV_PATH|GLIBC_TUNABLES|LOCPATH|NLSPATH|TZ|TZDIR|BASH_ENV|ENV|IFS|CDPATH|SHELLOPTS|BASHOPTS|POSIXLY_CORRECT|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN)$/
 
 /**
+ * gettext reads LANGUAGE's entries as folder names under the locale tree, `../` too (outside
+ * setuid programs): one naming a folder of the work tree would load a message catalog a command
+ * left there into setpriv's or unshare's error messages, as root on the host.
+ */
+const loadingLanguage = (name: string, value: string) => name === 'LANGUAGE' && value.includes('/')
+
+/**
  * A command's environment split in two. The programs that build its jail (bubblewrap, unshare,
  * setpriv, sudo, perl and the scripts around them, as root on the host where Patchsmith is)
  * get it without the names above and with a PATH of the system's folders: a validation command
@@ -134,7 +141,8 @@ export function jailEnvironment(env: Record<string, string>): {
   const host: Record<string, string> = {}
   const lines: string[] = []
   for (const [name, value] of Object.entries(env)) {
-    if (name !== 'PATH' && !LOADING_NAME.test(name)) host[name] = value
+    if (name !== 'PATH' && !LOADING_NAME.test(name) && !loadingLanguage(name, value))
+      host[name] = value
     // A name no shell can export (bash's exported functions) is not handed on at all.
     else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       lines.push(`export ${name}=${shellQuote(value)}`)

@@ -61,7 +61,8 @@ export type SetupStep =
 // atime as it is (the kernel does, given none): a remount sets them all. They are read with
 // statfs (ST_* bits 2, 4, 8 and 0x2000) from what the remount acts on, the top mount at the path
 // (a line of the mount table may be one it hides); all three where statfs fails. The seal goes
-// past a mount only where its path is gone (ENOENT, ENOTDIR) or the kernel says it lies on a
+// past a mount only where its path is gone (ENOENT, ENOTDIR), is a link now (no mount's root is:
+// the jail's own /dev/ptmx over a host's bound one, LXC's) or the kernel says it lies on a
 // read-only one (EROFS): any other answer stops the jail.
 const PROGRAM = String.raw`
 my ($GETPID, $MOUNT, $UMOUNT, $STATFS, $ACCESS) = map { $_ + 0 } splice(@ARGV, 0, 5);
@@ -91,7 +92,7 @@ sub seal {
     my (undef, undef, undef, undef, $p, $o) = split / /;
     next if $o =~ /^ro(,|$)/;
     $p =~ s/\\([0-7]{3})/chr(oct($1))/ge;
-    next if kept($p) || (!-e $p && ($! == 2 || $! == 20));
+    next if kept($p) || -l $p || (!-e $p && ($! == 2 || $! == 20));
     next if ro($p);
     my $err = "$!";
     next if $strict ne 'strict' || (syscall($ACCESS, -100, $p, 2, 0) != 0 && $! == 30);
