@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs'
-import { pidMaxPerNamespace, PROC_COVERS, type JailPlan } from './jail-plan.js'
+import { pidMaxPerNamespace, type JailPlan } from './jail-plan.js'
 
 export interface SpawnSpec {
   file: string
@@ -99,17 +99,22 @@ export function taskLimit(root: boolean): 'pid-namespace' | 'rlimit' | 'none' {
   return pidMaxPerNamespace() ? 'pid-namespace' : 'none'
 }
 
+/** The PID namespace's pid_max to write as root before the command, where it holds the limit. */
+export function namespacePidMax(plan: JailPlan, root: boolean): number | undefined {
+  // The kernel refuses a pid_max under 301.
+  return root && taskLimit(true) === 'pid-namespace' ? Math.max(301, plan.maxTasks) : undefined
+}
+
 /** Shell lines, run with root's powers inside the jail's namespaces: /proc's writable parts. */
 export function procLines(
   plan: JailPlan,
   root: boolean,
   mount: string,
-  names: readonly string[] = PROC_COVERS
+  names: readonly string[]
 ): string[] {
   const lines: string[] = []
-  // The kernel refuses a pid_max under 301.
-  if (root && taskLimit(true) === 'pid-namespace')
-    lines.push(`echo ${Math.max(301, plan.maxTasks)} > /proc/sys/kernel/pid_max`)
+  const pidMax = namespacePidMax(plan, root)
+  if (pidMax) lines.push(`echo ${pidMax} > /proc/sys/kernel/pid_max`)
   // One mount(8) each: it binds and remounts read-only in one go (each exec costs).
   for (const name of names) {
     const path = shellQuote(`/proc/${name}`)

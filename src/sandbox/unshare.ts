@@ -3,7 +3,7 @@ import {
   bounding,
   JAIL_SETUP_FAILED,
   limitPrefix,
-  taskLimit,
+  namespacePidMax,
   type Caller,
   type Programs,
   type SpawnSpec
@@ -118,9 +118,8 @@ export function unshareSpec(
   // The stash holds the host's /dev: detached once everything is moved out of it, through the
   // descriptor (its path may lie under a tmpfs now, or in sight of the jail).
   steps.push(['umount', '@stash/dev'], ['umount', '@stash'], ['unstash'])
-  // The kernel refuses a pid_max under 301.
-  if (!viaSudo && taskLimit(true) === 'pid-namespace')
-    steps.push(['write', '/proc/sys/kernel/pid_max', String(Math.max(301, plan.maxTasks))])
+  const pidMax = namespacePidMax(plan, !viaSudo)
+  if (pidMax) steps.push(['write', '/proc/sys/kernel/pid_max', String(pidMax)])
   for (const name of PROC_COVERS) steps.push(['procro', `/proc/${name}`])
   // Every other mount read-only (a bind remount changes this namespace's copy only); /sys too.
   for (const m of plan.mounts) {
