@@ -54,18 +54,31 @@ execFileSync(
 )
 // ncc names its entry index.js; the chunks are loaded by their own names, relative to it.
 renameSync(join(staging, 'index.js'), join(staging, 'patchsmith.js'))
+// Both entries load the bundle once V8 compiles WebAssembly with its baseline compiler only:
+// undici's HTTP parser and the syntax gate's grammars are WebAssembly, and V8 otherwise also
+// compiles them again with TurboFan on background threads, for code a run uses a few
+// milliseconds: about 0.45 s of CPU and 30 MB of memory a run (measured through dist/index.js).
+// Node leaves V8's flags writable after start for this; the bundle is imported only after the
+// flag is set, so no compile can come first.
+const BASELINE_WASM =
+  "import { setFlagsFromString } from 'node:v8'\n\n" + "setFlagsFromString('--liftoff-only')\n"
 writeFileSync(
   join(staging, 'index.js'),
-  "// The action's entry (action.yml runs.main); the code is in patchsmith.js.\n" +
-    "import { run } from './patchsmith.js'\n\nawait run()\n"
+  "// The action's entry (action.yml runs.main); the code is in patchsmith.js, loaded after V8 is\n" +
+    '// set to compile WebAssembly with its baseline compiler only (scripts/bundle.mjs says why).\n' +
+    BASELINE_WASM +
+    "const { run } = await import('./patchsmith.js')\n" +
+    'await run()\n'
 )
 writeFileSync(
   join(staging, 'cli.js'),
   '#!/usr/bin/env node\n' +
     "// The patchsmith command's entry; the code is in patchsmith.js. On Node 22.1 and later the\n" +
     "// compiled bundle is cached between runs (Node's compile cache; most of a cold start is\n" +
-    '// compiling the 4 MB bundle), so it is loaded after the cache is on.\n' +
-    "import module from 'node:module'\n\n" +
+    '// compiling the 4 MB bundle), so it is loaded after the cache is on, and after V8 is set to\n' +
+    '// compile WebAssembly with its baseline compiler only (scripts/bundle.mjs says why).\n' +
+    "import module from 'node:module'\n" +
+    BASELINE_WASM +
     'module.enableCompileCache?.()\n' +
     "const { cli } = await import('./patchsmith.js')\n" +
     'process.exitCode = await cli(process.argv.slice(2))\n'
