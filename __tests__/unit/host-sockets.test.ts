@@ -5,7 +5,7 @@
  * existed).
  */
 import { execFile, execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { jailPlan } from '../../src/sandbox/index.js'
@@ -34,8 +34,12 @@ it.skipIf(skipWithout('sudo-unshare'))(
     )
     cleanups.push(() => listener.kill())
     await new Promise((resolve) => listener.stdout.once('data', resolve))
+    // A work tree of its own, open to the user: /var/tmp whole held other files' repositories,
+    // whose closed folders stopped this plan (1 failed in an idle suite).
+    const [workTree] = folders('/var/tmp/patchsmith-tree-')
+    chmodSync(workTree, 0o755)
     const plan = join(PROJECT_ROOT, 'src/sandbox/jail-plan.ts')
-    const script = `import(${JSON.stringify(plan)}).then((m) => console.log('mounts', m.jailPlan({ workTree: '/var/tmp', gitDirs: [], hidden: [] }, []).mounts.length))`
+    const script = `import(${JSON.stringify(plan)}).then((m) => console.log('mounts', m.jailPlan({ workTree: ${JSON.stringify(workTree)}, gitDirs: [], hidden: [] }, []).mounts.length))`
     const out = await new Promise<string>((resolve) =>
       execFile(
         'runuser',
