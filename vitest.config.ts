@@ -21,6 +21,7 @@ const OWN_PROCESS = [
   '__tests__/unit/git-identity-folders.test.ts',
   '__tests__/unit/git-program.test.ts',
   '__tests__/unit/git-program-checkout.test.ts',
+  '__tests__/unit/jail-temp-folder.test.ts',
   '__tests__/unit/report.test.ts',
   '__tests__/unit/run-journal.test.ts',
   '__tests__/unit/runner-io.test.ts',

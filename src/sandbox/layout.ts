@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { delimiter, dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { enclosingGitDirs, hostSecrets, rootEntries, SYSTEM_TREES } from './host-view.js'
 
@@ -15,10 +15,10 @@ export interface SandboxLayout {
    */
   enclosingGitDirs?: string[]
   /**
-   * Folders replaced by an empty one: the runner's temp and file commands, the action, logs,
-   * HOME, the runner's work folder around the repository, the host's /run. One that does not
-   * exist (yet) when a command starts is skipped for that command. The work tree (and what
-   * `revealed` names) is shown again inside them.
+   * Folders replaced by an empty one: the runner's temp and file commands, this process's temp
+   * folder, the action, logs, HOME, the runner's work folder around the repository, the host's
+   * /run. One that does not exist (yet) when a command starts is skipped for that command. The
+   * work tree (and what `revealed` names) is shown again inside them.
    */
   hidden: string[]
   /**
@@ -128,6 +128,11 @@ function runnerFolders(env: NodeJS.ProcessEnv, extra: readonly (string | undefin
   add(env.RUNNER_TEMP)
   for (const name of FILE_COMMANDS) add(env[name] ? dirname(env[name]!) : undefined)
   add(env.GITHUB_ACTION_PATH)
+  // This process's temp folder holds what host git and the run read back: the identity config
+  // (GIT_CONFIG_GLOBAL), the sandbox's own folder (sanitized configs, the unshare stash), the
+  // commit's scratch index. A TMPDIR inside the work tree would show them writable.
+  const temp = resolve(tmpdir())
+  if (!SYSTEM_ROOTS.has(temp)) add(temp)
   const runnerRoot = process.execPath.split(`${sep}externals${sep}`)
   if (runnerRoot.length > 1) add(runnerRoot[0])
   extra.forEach(add)
