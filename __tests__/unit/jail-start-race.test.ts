@@ -19,9 +19,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ObjectQuarantine } from '../../src/change/change-objects.js'
 import { Git, gitDirs } from '../../src/git/index.js'
-import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
-import { SecretMasker } from '../../src/secrets/index.js'
-import { runCommand } from '../../src/validation/index.js'
+import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
+import { jailedCommand } from '../support/jailed-command.js'
 import { createRepo, type TestRepo } from '../support/repo.js'
 import { skipWithout } from '../support/sandbox-needs.js'
 
@@ -97,12 +96,8 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
         if (onOverlay) expect(overlay).toBeDefined()
         undo.push(() => overlay?.dispose())
         const specs = goneAfterFirstSpec(sandbox, folder)
-        const result = await runCommand('echo ran >> ran.txt; cat ran.txt; exit 3', {
+        const result = await jailedCommand('echo ran >> ran.txt; cat ran.txt; exit 3', {
           cwd: repo.dir,
-          timeoutMs: 60_000,
-          outputLimit: 1000,
-          masker: new SecretMasker(),
-          env: validationEnv(process.env),
           sandbox,
           overlay
         })
@@ -118,14 +113,7 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
       const specs = goneAfterFirstSpec(sandbox, '/nonexistent/patchsmith-race', 'own')
       const say = "bwrap: Can't mkdir parents for /opt/x: Read-only file system"
       const run = () =>
-        runCommand(`echo ran >> ran.txt; echo "${say}" >&2; exit 1`, {
-          cwd: repo.dir,
-          timeoutMs: 60_000,
-          outputLimit: 1000,
-          masker: new SecretMasker(),
-          env: validationEnv(process.env),
-          sandbox
-        })
+        jailedCommand(`echo ran >> ran.txt; echo "${say}" >&2; exit 1`, { cwd: repo.dir, sandbox })
       // A jail that did not start because a socket of the files beside this one went meanwhile
       // (bubblewrap names its folder; the command never ran) is tried again here, as the run
       // would have had it been given their covers: this test looks at a command's own failure.
@@ -193,14 +181,7 @@ describe.skipIf(skipWithout('bubblewrap') || process.getuid?.() !== 0)(
     }
 
     const run = (command: string, repo: TestRepo, sandbox: Sandbox) =>
-      runCommand(command, {
-        cwd: repo.dir,
-        timeoutMs: 60_000,
-        outputLimit: 4000,
-        masker: new SecretMasker(),
-        env: validationEnv(process.env),
-        sandbox
-      })
+      jailedCommand(command, { cwd: repo.dir, sandbox })
 
     it('is covered where it went, command after command', async () => {
       const { repo, sandbox } = await socketInTree()

@@ -9,9 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { gitDirs } from '../../src/git/index.js'
-import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
-import { SecretMasker } from '../../src/secrets/index.js'
-import { runCommand } from '../../src/validation/index.js'
+import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
+import { jailedCommand } from '../support/jailed-command.js'
 import { createRepo } from '../support/repo.js'
 import { skipWithout } from '../support/sandbox-needs.js'
 
@@ -52,17 +51,10 @@ describe.each(BACKENDS)('TMPDIR with %s', (backend) => {
       const kept = readdirSync(temp).sort()
       expect(kept.some((name) => name.startsWith('patchsmith-sandbox-'))).toBe(true)
 
-      const result = await runCommand(
+      const result = await jailedCommand(
         `ls -A ${temp}; echo '[core] fsmonitor = touch /tmp/ran' > ${config} 2>/dev/null; ` +
           `cat ${config} 2>/dev/null || echo unread; echo end`,
-        {
-          cwd: repo.dir,
-          timeoutMs: 30_000,
-          outputLimit: 10_000,
-          masker: new SecretMasker(),
-          env: validationEnv(process.env),
-          sandbox
-        }
+        { cwd: repo.dir, sandbox }
       )
       expect(result.stdout).toContain('end')
       expect(result.stdout).toContain('unread')

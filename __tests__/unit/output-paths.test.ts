@@ -18,9 +18,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { gitDirs } from '../../src/git/index.js'
 import { checkOutputPath, writeOutputFile } from '../../src/report/index.js'
-import { jailLayout, Sandbox, validationEnv, type BackendName } from '../../src/sandbox/index.js'
-import { SecretMasker } from '../../src/secrets/index.js'
-import { runCommand } from '../../src/validation/index.js'
+import { jailLayout, Sandbox, type BackendName } from '../../src/sandbox/index.js'
+import { jailedCommand } from '../support/jailed-command.js'
 import { createRepo } from '../support/repo.js'
 import { skipWithout } from '../support/sandbox-needs.js'
 
@@ -76,12 +75,8 @@ describe.each(BACKENDS)('an output under /dev with %s', (backend) => {
       expect(layout.hidden).not.toContain('/dev')
       const sandbox = await Sandbox.open(layout, [backend])
       made.push(() => sandbox.dispose())
-      const result = await runCommand('test -c /dev/null && echo >/dev/null && echo null-ok', {
+      const result = await jailedCommand('test -c /dev/null && echo >/dev/null && echo null-ok', {
         cwd: repo.dir,
-        timeoutMs: 30_000,
-        outputLimit: 10_000,
-        masker: new SecretMasker(),
-        env: validationEnv(process.env),
         sandbox
       })
       expect(result.stdout).toContain('null-ok')
