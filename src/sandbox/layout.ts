@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
-import { delimiter, dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { PatchsmithError } from '../contract/index.js'
 import { enclosingGitDirs, hostSecrets, rootEntries, SYSTEM_TREES } from './host-view.js'
 
 /** What a sandboxed command may see and write. */
@@ -67,7 +68,7 @@ export function jailLayout(
   gitDirs: string[],
   extra: readonly (string | undefined)[] = []
 ): SandboxLayout {
-  const strict = runnerFolders(env, extra)
+  const strict = runnerFolders(env, [...extra, processTemp(workTree)])
   const homes = homeFolders(env).filter((home) => !contains(workTree, home))
   const work = workFolders(env, workTree)
   // Of the host's root only the system folders stay; the work tree and toolchains come back.
@@ -128,15 +129,31 @@ function runnerFolders(env: NodeJS.ProcessEnv, extra: readonly (string | undefin
   add(env.RUNNER_TEMP)
   for (const name of FILE_COMMANDS) add(env[name] ? dirname(env[name]!) : undefined)
   add(env.GITHUB_ACTION_PATH)
-  // This process's temp folder holds what host git and the run read back: the identity config
-  // (GIT_CONFIG_GLOBAL), the sandbox's own folder (sanitized configs, the unshare stash), the
-  // commit's scratch index. A TMPDIR inside the work tree would show them writable.
-  const temp = resolve(tmpdir())
-  if (!SYSTEM_ROOTS.has(temp)) add(temp)
   const runnerRoot = process.execPath.split(`${sep}externals${sep}`)
   if (runnerRoot.length > 1) add(runnerRoot[0])
   extra.forEach(add)
   return [...folders]
+}
+
+/**
+ * This process's temp folder, to hide: it holds what host git and the run read back (the
+ * identity config git reads as GIT_CONFIG_GLOBAL, the sandbox's own folder with the sanitized
+ * configs and the unshare stash, the commit's scratch index). Inside the work tree it is named
+ * by the tree's own path, so it is hidden after the tree is bound (a linked TMPDIR too); as
+ * the work tree itself it cannot be, and is refused. A system root is never hidden whole.
+ */
+function processTemp(workTree: string): string | undefined {
+  const temp = real(tmpdir())
+  if (SYSTEM_ROOTS.has(temp)) return undefined
+  const tree = real(workTree)
+  if (!contains(tree, temp)) return temp
+  if (temp === tree)
+    throw new PatchsmithError(
+      'ENVIRONMENT_ERROR',
+      `TMPDIR is the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
+      { path: workTree }
+    )
+  return join(workTree, relative(tree, temp))
 }
 
 /** The runner's HOME and this user's home by the password file (a container's HOME differs). */
