@@ -1,11 +1,13 @@
 /**
- * This process's temp folder (TMPDIR) as a jail sees it: the run keeps there what host git and
- * the run read back (the identity config git reads as GIT_CONFIG_GLOBAL, the sandbox's own
- * folder with the sanitized configs, the commit's scratch index), so a command must neither read
- * nor write it, wherever a workflow points TMPDIR: inside the work tree (by a link too), or a
- * folder of /var/tmp; the work tree itself is refused.
+ * This process's temp folder (TMPDIR) and the jail: the run keeps there what host git and the
+ * run read back (the identity config git reads as GIT_CONFIG_GLOBAL, the sandbox's own folder
+ * with the sanitized configs and the seccomp filter, the commit's scratch index), so a command
+ * must neither read nor write it. Elsewhere it is hidden; inside the work tree it is refused
+ * (a command could rename a folder above it, its cover with it, and reach it from the next
+ * jail: attack round s36), by a link or a bind mount too.
  * Its own process: it sets TMPDIR, which node's tmpdir() reads at each call.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -17,37 +19,20 @@ import { createRepo } from '../support/repo.js'
 import { skipWithout } from '../support/sandbox-needs.js'
 
 const BACKENDS: BackendName[] = ['bubblewrap', 'unshare']
-const PLACES = [
-  'inside the work tree',
-  'in /var/tmp',
-  'linked from /var/tmp into the work tree'
-] as const
 
 const undo: Array<() => void> = []
 afterEach(() => {
   for (const step of undo.splice(0).reverse()) step()
 })
-
-describe.each(BACKENDS)('TMPDIR with %s', (backend) => {
-  it.skipIf(skipWithout(backend)).each(PLACES)(
-    '%s: the run keeps its files there unseen and unchanged by the command',
-    async (place) => {
+describe.each(BACKENDS)('TMPDIR in /var/tmp with %s', (backend) => {
+  it.skipIf(skipWithout(backend))(
+    'the run keeps its files there unseen and unchanged by the command',
+    async () => {
       const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'jail-temp' })
       undo.push(() => repo.cleanup())
-      const temp =
-        place === 'in /var/tmp'
-          ? mkdtempSync('/var/tmp/patchsmith-temp-')
-          : join(repo.dir, '.cache', 'tmp')
-      mkdirSync(temp, { recursive: true })
+      const temp = mkdtempSync('/var/tmp/patchsmith-temp-')
       undo.push(() => rmSync(temp, { recursive: true, force: true }))
-      let named = temp
-      if (place.startsWith('linked')) {
-        const outside = mkdtempSync('/var/tmp/patchsmith-temp-link-')
-        undo.push(() => rmSync(outside, { recursive: true, force: true }))
-        named = join(outside, 'tmp')
-        symlinkSync(temp, named)
-      }
-      useTemp(named)
+      useTemp(temp)
       // The identity module keeps its folder for the process: a fresh one in this TMPDIR.
       vi.resetModules()
       const { identityFallbackConfig } = await import('../../src/git/identity.js')
@@ -60,7 +45,7 @@ describe.each(BACKENDS)('TMPDIR with %s', (backend) => {
       expect(kept.some((name) => name.startsWith('patchsmith-sandbox-'))).toBe(true)
 
       const result = await jailedCommand(
-        `ls -A ${temp} ${named}; echo '[core] fsmonitor = touch /tmp/ran' > ${config} 2>/dev/null; ` +
+        `ls -A ${temp}; echo '[core] fsmonitor = touch /tmp/ran' > ${config} 2>/dev/null; ` +
           `cat ${config} 2>/dev/null || echo unread; echo end`,
         { cwd: repo.dir, sandbox }
       )
@@ -74,20 +59,45 @@ describe.each(BACKENDS)('TMPDIR with %s', (backend) => {
   )
 })
 
-it('refuses a TMPDIR that is the work tree itself: ENVIRONMENT_ERROR naming TMPDIR', () => {
-  const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'jail-temp-tree' })
-  undo.push(() => repo.cleanup())
-  useTemp(repo.dir)
-  expect(() => jailLayout(process.env, repo.dir, gitDirs(repo.dir))).toThrow(
-    expect.objectContaining({
-      code: 'ENVIRONMENT_ERROR',
-      message: expect.stringContaining('Point TMPDIR at a folder outside the repository')
+const INSIDE = {
+  'the work tree itself': (tree: string) => tree,
+  'a folder of it': (tree: string) => made(join(tree, '.cache')),
+  'a folder two deep': (tree: string) => made(join(tree, '.cache', 'tmp')),
+  'a link from /var/tmp into it': (tree: string) => {
+    const outside = mkdtempSync('/var/tmp/patchsmith-temp-link-')
+    undo.push(() => rmSync(outside, { recursive: true, force: true }))
+    symlinkSync(made(join(tree, '.cache', 'tmp')), join(outside, 'tmp'))
+    return join(outside, 'tmp')
+  },
+  'a bind mount of it': (tree: string) => {
+    const mirror = mkdtempSync('/var/tmp/patchsmith-temp-bind-')
+    execFileSync('mount', ['--bind', tree, mirror])
+    undo.push(() => {
+      execFileSync('umount', [mirror])
+      rmSync(mirror, { recursive: true, force: true })
     })
-  )
-})
+    return made(join(mirror, '.cache', 'tmp'))
+  }
+}
+
+it.each(Object.keys(INSIDE) as Array<keyof typeof INSIDE>)(
+  'refuses a TMPDIR that is %s: ENVIRONMENT_ERROR naming TMPDIR, before any jail',
+  (place) => {
+    if (place === 'a bind mount of it' && process.getuid?.() !== 0) return
+    const repo = createRepo({ files: { 'a.txt': 'a\n' }, prefix: 'jail-temp-tree' })
+    undo.push(() => repo.cleanup())
+    useTemp(INSIDE[place](repo.dir))
+    expect(() => jailLayout(process.env, repo.dir, gitDirs(repo.dir))).toThrow(
+      expect.objectContaining({
+        code: 'ENVIRONMENT_ERROR',
+        message: expect.stringContaining('Point TMPDIR at a folder outside the repository')
+      })
+    )
+  }
+)
 
 it.skipIf(skipWithout('bubblewrap'))(
-  'a run with TMPDIR at its work tree stops before the model is asked, nothing changed (node dist/index.js)',
+  'a run with TMPDIR in its work tree stops before the model is asked, nothing changed (node dist/index.js)',
   async () => {
     const repo = fruitRepo()
     undo.push(() => repo.cleanup())
@@ -96,7 +106,7 @@ it.skipIf(skipWithout('bubblewrap'))(
       repo,
       fruitReplies([swap('apple', 'kiwi')]),
       { sandbox: 'required', 'validation-commands': 'sh check.sh' },
-      { TMPDIR: repo.dir, PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' },
+      { TMPDIR: made(join(repo.dir, '.cache', 'tmp')), PATCHSMITH_SANDBOX_BACKENDS: 'bubblewrap' },
       { dist: true }
     )
     expect(run.result.error?.code, run.stdout).toBe('ENVIRONMENT_ERROR')
@@ -115,4 +125,10 @@ function useTemp(folder: string): void {
     if (before === undefined) delete process.env.TMPDIR
     else process.env.TMPDIR = before
   })
+}
+
+/** `folder`, made with its parents. */
+function made(folder: string): string {
+  mkdirSync(folder, { recursive: true })
+  return folder
 }

@@ -1,6 +1,6 @@
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync, realpathSync, statSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
-import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { delimiter, dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { PatchsmithError } from '../contract/index.js'
 import { enclosingGitDirs, hostSecrets, rootEntries, SYSTEM_TREES } from './host-view.js'
 
@@ -138,22 +138,25 @@ function runnerFolders(env: NodeJS.ProcessEnv, extra: readonly (string | undefin
 /**
  * This process's temp folder, to hide: it holds what host git and the run read back (the
  * identity config git reads as GIT_CONFIG_GLOBAL, the sandbox's own folder with the sanitized
- * configs and the unshare stash, the commit's scratch index). Inside the work tree it is named
- * by the tree's own path, so it is hidden after the tree is bound (a linked TMPDIR too); as
- * the work tree itself it cannot be, and is refused. A system root is never hidden whole.
+ * configs, the seccomp filter and the unshare stash, the commit's scratch index). Refused inside
+ * the work tree, found by device and inode (a link or a bind mount of the tree too): there a
+ * command could move a folder above it, and the cover with it, and reach them from the next
+ * jail. A system root is never hidden whole.
  */
 function processTemp(workTree: string): string | undefined {
   const temp = real(tmpdir())
-  if (SYSTEM_ROOTS.has(temp)) return undefined
-  const tree = real(workTree)
-  if (!contains(tree, temp)) return temp
-  if (temp === tree)
-    throw new PatchsmithError(
-      'ENVIRONMENT_ERROR',
-      `TMPDIR is the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
-      { path: workTree }
-    )
-  return join(workTree, relative(tree, temp))
+  const tree = safe(() => statSync(workTree))
+  for (let folder = temp; tree; folder = dirname(folder)) {
+    const stat = safe(() => statSync(folder))
+    if (stat && stat.dev === tree.dev && stat.ino === tree.ino)
+      throw new PatchsmithError(
+        'ENVIRONMENT_ERROR',
+        `TMPDIR (${temp}) is inside the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
+        { path: temp }
+      )
+    if (folder === dirname(folder)) break
+  }
+  return SYSTEM_ROOTS.has(temp) ? undefined : temp
 }
 
 /** The runner's HOME and this user's home by the password file (a container's HOME differs). */
