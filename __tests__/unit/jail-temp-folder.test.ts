@@ -24,6 +24,7 @@ const undo: Array<() => void> = []
 afterEach(() => {
   for (const step of undo.splice(0).reverse()) step()
 })
+
 describe.each(BACKENDS)('TMPDIR in /var/tmp with %s', (backend) => {
   it.skipIf(skipWithout(backend))(
     'the run keeps its files there unseen and unchanged by the command',
@@ -68,6 +69,12 @@ const INSIDE = {
     undo.push(() => rmSync(outside, { recursive: true, force: true }))
     symlinkSync(made(join(tree, '.cache', 'tmp')), join(outside, 'tmp'))
     return join(outside, 'tmp')
+  },
+  'a link in it to a folder outside': (tree: string) => {
+    const outside = mkdtempSync('/var/tmp/patchsmith-temp-out-')
+    undo.push(() => rmSync(outside, { recursive: true, force: true }))
+    symlinkSync(outside, join(tree, '.tmplink'))
+    return join(tree, '.tmplink')
   },
   'a bind mount of it': (tree: string) => {
     const mirror = mkdtempSync('/var/tmp/patchsmith-temp-bind-')

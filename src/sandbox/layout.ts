@@ -139,23 +139,26 @@ function runnerFolders(env: NodeJS.ProcessEnv, extra: readonly (string | undefin
  * This process's temp folder, to hide: it holds what host git and the run read back (the
  * identity config git reads as GIT_CONFIG_GLOBAL, the sandbox's own folder with the sanitized
  * configs, the seccomp filter and the unshare stash, the commit's scratch index). Refused inside
- * the work tree, found by device and inode (a link or a bind mount of the tree too): there a
- * command could move a folder above it, and the cover with it, and reach them from the next
+ * the work tree, found by device and inode (a link or a bind mount of the tree too, and a link
+ * in the tree to a folder outside, through which the files are made): there a command could
+ * move a folder above it, and the cover with it, or swap the link, and reach them from the next
  * jail. A system root is never hidden whole.
  */
 function processTemp(workTree: string): string | undefined {
   const temp = real(tmpdir())
   const tree = safe(() => statSync(workTree))
-  for (let folder = temp; tree; folder = dirname(folder)) {
-    const stat = safe(() => statSync(folder))
-    if (stat && stat.dev === tree.dev && stat.ino === tree.ino)
-      throw new PatchsmithError(
-        'ENVIRONMENT_ERROR',
-        `TMPDIR (${temp}) is inside the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
-        { path: temp }
-      )
-    if (folder === dirname(folder)) break
-  }
+  // The path as written too: the run's files are made through it, a link in the tree among them.
+  for (const path of new Set([resolve(tmpdir()), temp]))
+    for (let folder = path; tree; folder = dirname(folder)) {
+      const stat = safe(() => statSync(folder))
+      if (stat && stat.dev === tree.dev && stat.ino === tree.ino)
+        throw new PatchsmithError(
+          'ENVIRONMENT_ERROR',
+          `TMPDIR (${path}) is inside the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
+          { path }
+        )
+      if (folder === dirname(folder)) break
+    }
   return SYSTEM_ROOTS.has(temp) ? undefined : temp
 }
 
