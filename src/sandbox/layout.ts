@@ -147,19 +147,26 @@ function runnerFolders(env: NodeJS.ProcessEnv, extra: readonly (string | undefin
 function processTemp(workTree: string): string | undefined {
   const temp = real(tmpdir())
   const tree = safe(() => statSync(workTree))
+  const isTree = (folder: string) => {
+    const stat = safe(() => statSync(folder))
+    return !!stat && !!tree && stat.dev === tree.dev && stat.ino === tree.ino
+  }
   // The path as written too: the run's files are made through it, a link in the tree among them.
-  for (const path of new Set([resolve(tmpdir()), temp]))
-    for (let folder = path; tree; folder = dirname(folder)) {
-      const stat = safe(() => statSync(folder))
-      if (stat && stat.dev === tree.dev && stat.ino === tree.ino)
-        throw new PatchsmithError(
-          'ENVIRONMENT_ERROR',
-          `TMPDIR (${path}) is inside the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
-          { path }
-        )
-      if (folder === dirname(folder)) break
-    }
+  const inTree = [resolve(tmpdir()), temp].find((path) => foldersUp(path).some(isTree))
+  if (inTree !== undefined)
+    throw new PatchsmithError(
+      'ENVIRONMENT_ERROR',
+      `TMPDIR (${inTree}) is inside the repository's work tree (${workTree}): the files this run keeps there would be open to the validation commands it runs. Point TMPDIR at a folder outside the repository.`,
+      { path: inTree }
+    )
   return SYSTEM_ROOTS.has(temp) ? undefined : temp
+}
+
+/** `path` and each folder above it, up to the root. */
+function foldersUp(path: string): string[] {
+  const folders = [path]
+  while (dirname(folders.at(-1)!) !== folders.at(-1)) folders.push(dirname(folders.at(-1)!))
+  return folders
 }
 
 /** The runner's HOME and this user's home by the password file (a container's HOME differs). */
